@@ -1,0 +1,176 @@
+"""Face lattices: graded posets of cells given by their covering relation.
+
+:class:`FaceLattice` is a container, not an algorithm: it holds the cells of a
+polyhedral complex (or of one polyhedron) with their dimensions and the
+covering relation ``τ ⋖ σ`` ("τ is a facet of σ"), checks that the relation is
+graded by dimension, and answers the combinatorial questions (faces, cofaces,
+stars, f-vector, Euler characteristic). Its Hasse diagram is an igraph DAG.
+The empty face is implicit: it is the bottom of every lattice and is not
+stored as a cell.
+"""
+
+from ..errors import GeometryError
+from ..graphs import igraph_to_networkx
+
+__all__ = ["FaceLattice"]
+
+
+class FaceLattice:
+    """Cells ``0 .. n-1`` with dimensions and a covering relation.
+
+    Parameters
+    ----------
+    dimensions : sequence of int
+        ``dimensions[i]`` is the dimension of cell ``i`` (at least 0).
+    covers : iterable of (int, int)
+        Pairs ``(i, j)``: cell ``i`` is a facet of cell ``j``. Must satisfy
+        ``dimensions[j] == dimensions[i] + 1``.
+    data : sequence, optional
+        One payload per cell (a sign vector, a vertex set, ...), kept as given.
+
+    Raises
+    ------
+    GeometryError
+        A cell index out of range, a negative dimension, a repeated pair, or a
+        pair that does not raise the dimension by exactly one.
+
+    Examples
+    --------
+    A triangle: three vertices, three edges, one 2-cell.
+
+    >>> L = FaceLattice([0, 0, 0, 1, 1, 1, 2],
+    ...                 [(0, 3), (1, 3), (1, 4), (2, 4), (2, 5), (0, 5), (3, 6), (4, 6), (5, 6)])
+    >>> L.f_vector(), L.euler_characteristic()
+    ((3, 3, 1), 1)
+    >>> L.faces(3), L.cofaces(0)
+    ((0, 1, 3), (0, 3, 5, 6))
+    >>> L.hasse_diagram().is_dag()
+    True
+    """
+
+    def __init__(self, dimensions, covers, data=None):
+        self._dims = tuple(int(d) for d in dimensions)
+        n = len(self._dims)
+        if any(d < 0 for d in self._dims):
+            raise GeometryError("cell dimensions must be non-negative (the empty face is implicit)")
+        self._down = [[] for _ in range(n)]
+        self._up = [[] for _ in range(n)]
+        seen = set()
+        for i, j in covers:
+            if not (0 <= i < n and 0 <= j < n):
+                raise GeometryError(f"covering pair ({i}, {j}) names a cell outside 0..{n - 1}")
+            if self._dims[j] != self._dims[i] + 1:
+                raise GeometryError(
+                    f"covering pair ({i}, {j}) is not graded: dimensions {self._dims[i]} and {self._dims[j]}"
+                )
+            if (i, j) in seen:
+                raise GeometryError(f"covering pair ({i}, {j}) is repeated")
+            seen.add((i, j))
+            self._down[j].append(i)
+            self._up[i].append(j)
+        self._down = tuple(tuple(sorted(c)) for c in self._down)
+        self._up = tuple(tuple(sorted(c)) for c in self._up)
+        if data is not None and len(data) != n:
+            raise GeometryError(f"data has {len(data)} entries for {n} cells")
+        self._data = tuple(data) if data is not None else (None,) * n
+
+    def __len__(self):
+        return len(self._dims)
+
+    def __eq__(self, other):
+        if not isinstance(other, FaceLattice):
+            return NotImplemented
+        return self._dims == other._dims and self._down == other._down and self._data == other._data
+
+    def __repr__(self):
+        return f"<FaceLattice with {len(self)} cells, f-vector {self.f_vector()}>"
+
+    @property
+    def dimensions(self):
+        """The dimension of every cell, by cell index."""
+        return self._dims
+
+    def dimension(self, cell=None):
+        """The dimension of ``cell``, or of the whole lattice (its largest cell) when omitted."""
+        if cell is None:
+            return max(self._dims, default=-1)
+        return self._dims[cell]
+
+    def data(self, cell):
+        """The payload stored with ``cell``."""
+        return self._data[cell]
+
+    def cells(self, dim=None):
+        """All cell indices, or those of dimension ``dim``."""
+        return tuple(i for i, d in enumerate(self._dims) if dim is None or d == dim)
+
+    def maximal_cells(self):
+        """Cells that are a facet of no other cell."""
+        return tuple(i for i, up in enumerate(self._up) if not up)
+
+    def covering_relation(self):
+        """All pairs ``(i, j)`` with ``i`` a facet of ``j``, sorted."""
+        return tuple((i, j) for j, down in enumerate(self._down) for i in down)
+
+    def facets(self, cell):
+        """The cells covered by ``cell`` (its faces of one dimension less)."""
+        return self._down[cell]
+
+    def cofacets(self, cell):
+        """The cells covering ``cell``."""
+        return self._up[cell]
+
+    def _closure(self, cell, step):
+        seen = {cell}
+        stack = [cell]
+        while stack:
+            for nxt in step[stack.pop()]:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        return tuple(sorted(seen))
+
+    def faces(self, cell):
+        """Every cell ``τ <= cell``, including ``cell`` itself."""
+        return self._closure(cell, self._down)
+
+    def cofaces(self, cell):
+        """Every cell ``σ >= cell``, including ``cell`` itself."""
+        return self._closure(cell, self._up)
+
+    def star(self, cell):
+        """The closed star: every face of every coface of ``cell``."""
+        return tuple(sorted({f for c in self.cofaces(cell) for f in self.faces(c)}))
+
+    def f_vector(self):
+        """``(f_0, ..., f_top)``: the number of cells of each dimension."""
+        top = self.dimension()
+        counts = [0] * (top + 1)
+        for d in self._dims:
+            counts[d] += 1
+        return tuple(counts)
+
+    def euler_characteristic(self):
+        """``sum_k (-1)^k f_k`` over the non-empty cells.
+
+        Notes
+        -----
+        For a polytope, or a complex covering a polytope, this is 1; for a
+        complex of closed cells covering ``R^n`` it is ``(-1)^n`` (DESIGN §2).
+        """
+        return sum((-1) ** d for d in self._dims)
+
+    def hasse_diagram(self):
+        """The Hasse diagram as a directed igraph graph, edges from face to coface.
+
+        Vertex ``i`` is cell ``i``, with the integer attribute ``dim``.
+        """
+        import igraph
+
+        g = igraph.Graph(n=len(self), edges=list(self.covering_relation()), directed=True)
+        g.vs["dim"] = list(self._dims)
+        return g
+
+    def to_networkx(self):
+        """The Hasse diagram as a :class:`networkx.DiGraph` with node attribute ``dim``."""
+        return igraph_to_networkx(self.hasse_diagram())

@@ -1,0 +1,194 @@
+"""Exact rational numbers at the API edge and integer rows in the hot loops.
+
+Every number that enters polyrelu goes through :func:`to_fraction`, which
+accepts integers, fractions, decimal or ``"p/q"`` strings and finite floats
+(converted *exactly*: a float is a dyadic rational) and rejects everything
+else with an error naming where the entry was.  Inside algorithms, linear
+constraints are kept as primitive integer rows (:func:`primitive_integer_row`),
+so exact checks are Python-integer dot products instead of ``Fraction``
+arithmetic.
+"""
+
+import math
+import numbers
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+import numpy as np
+
+from ..errors import InvalidNumberError, ShapeError
+
+__all__ = [
+    "to_fraction",
+    "to_fraction_vector",
+    "to_fraction_matrix",
+    "primitive_integer_row",
+    "integer_vector",
+    "fraction_to_json",
+]
+
+
+def to_fraction(value, where="value"):
+    """Return ``value`` as an exact :class:`~fractions.Fraction`.
+
+    Parameters
+    ----------
+    value : int, Fraction, float, numpy scalar, Decimal or str
+        Strings may be integers, decimals (``"0.25"``, ``"1e-3"``) or ``"p/q"``.
+        Floats are converted exactly (``0.1`` becomes ``3602879701896397/36028797018963968``).
+    where : str
+        Where the entry sits, used in the error message.
+
+    Returns
+    -------
+    Fraction
+
+    Raises
+    ------
+    InvalidNumberError
+        If ``value`` is NaN, infinite, a bool, ``None`` or not a number.
+
+    Examples
+    --------
+    >>> to_fraction("3/4"), to_fraction(0.5), to_fraction("-1e-2")
+    (Fraction(3, 4), Fraction(1, 2), Fraction(-1, 100))
+    >>> to_fraction(float("nan"), where="W1[0][1]")
+    Traceback (most recent call last):
+    ...
+    polyrelu.errors.InvalidNumberError: W1[0][1]: nan is not a finite number
+    """
+    if isinstance(value, (bool, np.bool_)) or value is None:
+        raise InvalidNumberError(f"{where}: {value!r} is not a number")
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, (int, np.integer)):
+        return Fraction(int(value))
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise InvalidNumberError(f"{where}: {float(value)!r} is not a finite number")
+        return Fraction(float(value))
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise InvalidNumberError(f"{where}: {value} is not a finite number")
+        return Fraction(value)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            result = Fraction(text)
+        except (ValueError, ZeroDivisionError):
+            try:
+                dec = Decimal(text)
+            except InvalidOperation:
+                dec = None
+            if dec is not None and not dec.is_finite():
+                raise InvalidNumberError(f"{where}: {value!r} is not a finite number") from None
+            raise InvalidNumberError(
+                f"{where}: {value!r} is not a number; use an integer, a decimal or 'p/q'"
+            ) from None
+        return result
+    if isinstance(value, numbers.Rational):
+        return Fraction(value.numerator, value.denominator)
+    raise InvalidNumberError(f"{where}: {value!r} of type {type(value).__name__} is not a real number")
+
+
+def to_fraction_vector(values, where="vector", length=None):
+    """Convert a 1-D sequence to a tuple of fractions, checking its length.
+
+    Examples
+    --------
+    >>> to_fraction_vector([1, "1/2", 0.25])
+    (Fraction(1, 1), Fraction(1, 2), Fraction(1, 4))
+    >>> to_fraction_vector([1, 2], where="x", length=3)
+    Traceback (most recent call last):
+    ...
+    polyrelu.errors.ShapeError: x: expected 3 entries, got 2
+    """
+    if isinstance(values, np.ndarray):
+        if values.ndim != 1:
+            raise ShapeError(f"{where}: expected a vector, got an array of shape {values.shape}")
+        values = values.tolist()
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise ShapeError(f"{where}: expected a sequence of numbers, got {type(values).__name__}")
+    values = list(values)
+    if length is not None and len(values) != length:
+        raise ShapeError(f"{where}: expected {length} entries, got {len(values)}")
+    return tuple(to_fraction(v, f"{where}[{i}]") for i, v in enumerate(values))
+
+
+def to_fraction_matrix(rows, where="matrix", shape=None):
+    """Convert a 2-D array-like to a tuple of fraction tuples.
+
+    ``shape`` is an optional ``(rows, columns)`` pair; either may be ``None``.
+    A matrix with no rows is returned as ``()`` (its column count is then
+    only checked by the caller).
+    """
+    if isinstance(rows, np.ndarray):
+        if rows.ndim != 2:
+            raise ShapeError(f"{where}: expected a matrix, got an array of shape {rows.shape}")
+        rows = rows.tolist()
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
+        raise ShapeError(f"{where}: expected a matrix (list of rows), got {type(rows).__name__}")
+    rows = list(rows)
+    n_rows, n_cols = shape if shape is not None else (None, None)
+    if n_rows is not None and len(rows) != n_rows:
+        raise ShapeError(f"{where}: expected {n_rows} rows, got {len(rows)}")
+    out = []
+    for i, row in enumerate(rows):
+        vec = to_fraction_vector(row, f"{where}[{i}]")
+        if n_cols is None:
+            n_cols = len(vec)
+        elif len(vec) != n_cols:
+            raise ShapeError(f"{where}[{i}]: expected {n_cols} entries, got {len(vec)}")
+        out.append(vec)
+    return tuple(out)
+
+
+def primitive_integer_row(row):
+    """Scale a rational row by a positive factor to coprime integers.
+
+    The sign is kept, so an inequality row keeps its meaning. A zero row stays zero.
+
+    Examples
+    --------
+    >>> primitive_integer_row([Fraction(1, 2), Fraction(-3, 4), 0])
+    (2, -3, 0)
+    """
+    row = [Fraction(v) for v in row]
+    lcm = 1
+    for v in row:
+        lcm = lcm * v.denominator // math.gcd(lcm, v.denominator)
+    ints = [int(v * lcm) for v in row]
+    g = 0
+    for v in ints:
+        g = math.gcd(g, v)
+    if g > 1:
+        ints = [v // g for v in ints]
+    return tuple(ints)
+
+
+def integer_vector(values):
+    """Return ``(numerators, denominator)`` with ``values == numerators / denominator``.
+
+    Examples
+    --------
+    >>> integer_vector([Fraction(1, 2), Fraction(1, 3)])
+    ((3, 2), 6)
+    """
+    den = 1
+    for v in values:
+        den = den * v.denominator // math.gcd(den, v.denominator)
+    return tuple(v.numerator * (den // v.denominator) for v in values), den
+
+
+def fraction_to_json(value):
+    """An exact JSON number: an ``int`` when integral, else a ``"p/q"`` string.
+
+    Examples
+    --------
+    >>> fraction_to_json(Fraction(4, 2)), fraction_to_json(Fraction(-1, 3))
+    (2, '-1/3')
+    """
+    value = Fraction(value)
+    if value.denominator == 1:
+        return value.numerator
+    return f"{value.numerator}/{value.denominator}"
