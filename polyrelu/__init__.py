@@ -1,0 +1,45 @@
+"""polyrelu: exact polyhedral geometry of ReLU networks.
+
+The public API lives here; subpackages :mod:`polyrelu.geometry` (exact
+polyhedra, certified LP, face lattices) and :mod:`polyrelu.graphs` (igraph
+helpers) know nothing about networks and can be used on their own.
+"""
+
+from .errors import (
+    BackendUnavailableError,
+    GeometryError,
+    InvalidNumberError,
+    NetworkFormatError,
+    PolyReluError,
+    ShapeError,
+    SymmetryError,
+)
+from .geometry import FaceLattice, Feasibility, LPOracle, Polyhedron
+from .network import Architecture, ReLUNetwork, load_network, network_from_dict, network_to_dict, save_network
+from .symmetry import canonical_form, equivalent, permute, scale
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Architecture",
+    "ReLUNetwork",
+    "load_network",
+    "save_network",
+    "network_to_dict",
+    "network_from_dict",
+    "scale",
+    "permute",
+    "canonical_form",
+    "equivalent",
+    "Polyhedron",
+    "LPOracle",
+    "Feasibility",
+    "FaceLattice",
+    "PolyReluError",
+    "BackendUnavailableError",
+    "InvalidNumberError",
+    "ShapeError",
+    "NetworkFormatError",
+    "GeometryError",
+    "SymmetryError",
+]

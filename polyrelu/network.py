@@ -1,0 +1,630 @@
+"""ReLU networks with exact rational parameters: architecture, evaluation, I/O.
+
+A network of architecture ``(n0, n1, ..., nL, m)`` has ``L`` hidden ReLU layers
+and an affine output layer (DESIGN §1). Parameters are exact
+:class:`~fractions.Fraction` values: floats are converted exactly (every float
+is a dyadic rational), so every later decision (signs, cells, weights) is made
+over Q. This module also reads and writes networks: the JSON format of
+DESIGN §8, NumPy ``.npz`` archives and PyTorch ``nn.Sequential`` models.
+
+Hidden neurons are named ``(layer, index)`` with ``layer`` in ``1 .. L`` and
+``index`` from 0; sign vectors and activation patterns list them layer by
+layer, ``H = n1 + ... + nL`` entries in all.
+"""
+
+import json
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from .errors import InvalidNumberError, NetworkFormatError, ShapeError
+from .geometry.rational import fraction_to_json, to_fraction_matrix, to_fraction_vector
+
+__all__ = [
+    "Architecture",
+    "ReLUNetwork",
+    "load_network",
+    "save_network",
+    "network_to_dict",
+    "network_from_dict",
+]
+
+NETWORK_FORMAT = "polyrelu.network"
+NETWORK_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """Layer widths ``(n0, n1, ..., nL, m)`` of a ReLU network.
+
+    Parameters
+    ----------
+    widths : sequence of int
+        Input width, the hidden widths, then the output width. At least two
+        entries; every width at least 1.
+
+    Raises
+    ------
+    ShapeError
+        Fewer than two widths, or a width below 1 (an empty layer).
+
+    Examples
+    --------
+    >>> arch = Architecture((2, 3, 3, 1))
+    >>> arch.depth, arch.num_parameters, arch.num_hidden, arch.functional_dimension_bound
+    (2, 25, 6, 19)
+    >>> arch.width_hypothesis, Architecture((2, 1, 1)).width_hypothesis
+    (True, False)
+
+    Notes
+    -----
+    ``D = sum_l n_l (n_{l-1} + 1)`` parameters and ``H = n1 + ... + nL`` hidden
+    neurons; the functional dimension never exceeds ``D - H`` (one scaling
+    direction per hidden neuron), and the seed paper proves it is attained on
+    an open set when ``n0 >= 2`` and every hidden width is ``>= 2`` (DESIGN §6).
+    """
+
+    widths: tuple
+
+    def __post_init__(self):
+        try:
+            widths = tuple(self.widths)
+        except TypeError:
+            raise ShapeError(f"architecture: expected a sequence of widths, got {self.widths!r}") from None
+        if len(widths) < 2:
+            raise ShapeError(f"architecture {widths}: needs at least an input and an output width")
+        for i, w in enumerate(widths):
+            if isinstance(w, bool) or not isinstance(w, (int, np.integer)):
+                raise ShapeError(f"architecture {widths}: width {i} is {w!r}, not an integer")
+            if w < 1:
+                what = "input" if i == 0 else "output" if i == len(widths) - 1 else f"hidden layer {i}"
+                raise ShapeError(f"architecture {widths}: the {what} is empty (width {w})")
+        object.__setattr__(self, "widths", tuple(int(w) for w in widths))
+
+    def __str__(self):
+        return "→".join(map(str, self.widths))
+
+    @property
+    def input_dim(self):
+        """``n0``."""
+        return self.widths[0]
+
+    @property
+    def output_dim(self):
+        """``m``."""
+        return self.widths[-1]
+
+    @property
+    def hidden_widths(self):
+        """``(n1, ..., nL)``."""
+        return self.widths[1:-1]
+
+    @property
+    def depth(self):
+        """The number ``L`` of hidden layers."""
+        return len(self.widths) - 2
+
+    @property
+    def num_parameters(self):
+        """``D``: weights and biases of all layers."""
+        return sum(n * (p + 1) for p, n in zip(self.widths, self.widths[1:]))
+
+    @property
+    def num_hidden(self):
+        """``H``: the number of hidden neurons."""
+        return sum(self.hidden_widths)
+
+    @property
+    def functional_dimension_bound(self):
+        """``D - H``, the largest possible functional dimension."""
+        return self.num_parameters - self.num_hidden
+
+    @property
+    def width_hypothesis(self):
+        """Whether ``n0 >= 2`` and every hidden width is ``>= 2`` (the seed theorem's hypothesis)."""
+        return self.input_dim >= 2 and all(n >= 2 for n in self.hidden_widths)
+
+    def hidden_neurons(self):
+        """All hidden neurons ``(layer, index)`` in sign-vector order."""
+        return tuple((l, i) for l, n in enumerate(self.hidden_widths, start=1) for i in range(n))
+
+
+def _matvec(W, x):
+    return tuple(sum((w * xi for w, xi in zip(row, x)), Fraction(0)) for row in W)
+
+
+def _matmul(W, M):
+    cols = list(zip(*M))
+    return tuple(tuple(sum((w * c for w, c in zip(row, col)), Fraction(0)) for col in cols) for row in W)
+
+
+def _pattern(pattern, widths):
+    """Active flags per hidden layer from a sign vector, bools or a ``"+-0"`` string."""
+    total = sum(widths)
+    if isinstance(pattern, str):
+        if any(ch not in "+-0" for ch in pattern):
+            raise ShapeError(f"pattern {pattern!r}: use only the characters '+', '-' and '0'")
+        flags = [ch == "+" for ch in pattern]
+    else:
+        flags = [bool(v > 0) if not isinstance(v, bool) else v for v in pattern]
+    if len(flags) != total:
+        raise ShapeError(f"pattern has {len(flags)} entries; the network has {total} hidden neurons")
+    out, start = [], 0
+    for n in widths:
+        out.append(flags[start : start + n])
+        start += n
+    return out
+
+
+class ReLUNetwork:
+    """A fully connected ReLU network with exact rational parameters.
+
+    Parameters
+    ----------
+    weights : sequence of matrices
+        ``W1, ..., W{L+1}``; ``Wl`` has ``nl`` rows and ``n(l-1)`` columns (the
+        PyTorch ``Linear.weight`` layout). Entries: ints, fractions, decimal
+        or ``"p/q"`` strings, or floats (converted exactly).
+    biases : sequence of vectors
+        ``b1, ..., b{L+1}``; ``bl`` has ``nl`` entries.
+    name : str, optional
+        A label for reports.
+
+    Raises
+    ------
+    ShapeError
+        Mismatched layer sizes, empty layers, a different number of weights and biases.
+    InvalidNumberError
+        NaN, infinite or non-numeric entries; the message names the layer and entry.
+
+    Examples
+    --------
+    ``f(x) = relu(relu(x1) + relu(x2) - 1)``:
+
+    >>> net = ReLUNetwork([[[1, 0], [0, 1]], [[1, 1]], [[1]]], [[0, 0], [-1], [0]])
+    >>> str(net.architecture), net.architecture.num_parameters
+    ('2→2→1→1', 11)
+    >>> net([2, "1/2"]), net.signs([2, "-1/2"])
+    ((Fraction(3, 2),), (1, -1, 1))
+    >>> net.affine_map("+-+")     # f(x) = x1 - 1 where only x1 is active
+    (((Fraction(1, 1), Fraction(0, 1)),), (Fraction(-1, 1),))
+    """
+
+    def __init__(self, weights, biases, *, name=None):
+        weights = list(weights) if not isinstance(weights, np.ndarray) else [weights]
+        biases = list(biases) if not isinstance(biases, np.ndarray) else [biases]
+        if not weights:
+            raise ShapeError("a network needs at least one (output) layer")
+        if len(weights) != len(biases):
+            raise ShapeError(f"{len(weights)} weight matrices but {len(biases)} bias vectors")
+        Ws, bs = [], []
+        prev = None
+        for l, (W, b) in enumerate(zip(weights, biases), start=1):
+            W = to_fraction_matrix(W, f"layer {l} weights")
+            if not W:
+                raise ShapeError(f"layer {l} is empty: its weight matrix has no rows")
+            cols = len(W[0])
+            if cols == 0:
+                raise ShapeError(f"layer {l}: the weight matrix has no columns" + (" (empty input)" if l == 1 else ""))
+            if prev is not None and cols != prev:
+                raise ShapeError(f"layer {l}: weights have {cols} columns but layer {l - 1} has {prev} neurons")
+            b = to_fraction_vector(b, f"layer {l} biases")
+            if len(b) != len(W):
+                raise ShapeError(f"layer {l}: {len(W)} weight rows but {len(b)} biases")
+            Ws.append(W)
+            bs.append(b)
+            prev = len(W)
+        self._weights = tuple(Ws)
+        self._biases = tuple(bs)
+        self.architecture = Architecture((len(Ws[0][0]),) + tuple(len(W) for W in Ws))
+        self.name = name
+
+    # -- construction --------------------------------------------------------------------
+    @classmethod
+    def from_layers(cls, layers, *, name=None):
+        """Build from a sequence of ``(W, b)`` pairs."""
+        layers = list(layers)
+        return cls([W for W, _ in layers], [b for _, b in layers], name=name)
+
+    @classmethod
+    def from_parameters(cls, architecture, parameters, *, name=None):
+        """Build from a flat parameter vector (the order of :meth:`parameters`).
+
+        Examples
+        --------
+        >>> net = ReLUNetwork.random((2, 2, 1), seed=1)
+        >>> ReLUNetwork.from_parameters(net.architecture, net.parameters()) == net
+        True
+        """
+        arch = architecture if isinstance(architecture, Architecture) else Architecture(architecture)
+        theta = to_fraction_vector(parameters, "parameters", arch.num_parameters)
+        Ws, bs, pos = [], [], 0
+        for p, n in zip(arch.widths, arch.widths[1:]):
+            Ws.append([theta[pos + i * p : pos + (i + 1) * p] for i in range(n)])
+            pos += n * p
+            bs.append(theta[pos : pos + n])
+            pos += n
+        return cls(Ws, bs, name=name)
+
+    @classmethod
+    def random(cls, architecture, seed=0, kind="integer", bound=3):
+        """A random network, reproducible from ``seed``.
+
+        Parameters
+        ----------
+        architecture : Architecture or sequence of int
+        seed : int
+            Seed of :func:`numpy.random.default_rng`.
+        kind : {"integer", "gaussian"}
+            ``"integer"``: entries uniform in ``-bound .. bound``; ``"gaussian"``:
+            standard normal float64 draws, converted exactly.
+        bound : int
+            Range of the integer entries.
+
+        Examples
+        --------
+        >>> net = ReLUNetwork.random((2, 3, 1), seed=0)
+        >>> net == ReLUNetwork.random((2, 3, 1), seed=0), {abs(v) <= 3 for v in net.parameters()}
+        (True, {True})
+        >>> ReLUNetwork.random((2, 3, 1), kind="gaussian").parameters()[0]
+        Fraction(4529908614923329, 36028797018963968)
+        """
+        arch = architecture if isinstance(architecture, Architecture) else Architecture(architecture)
+        rng = np.random.default_rng(seed)
+        if kind == "integer":
+            theta = rng.integers(-bound, bound, size=arch.num_parameters, endpoint=True).tolist()
+        elif kind == "gaussian":
+            theta = rng.standard_normal(arch.num_parameters).tolist()
+        else:
+            raise ValueError(f"kind must be 'integer' or 'gaussian', not {kind!r}")
+        return cls.from_parameters(arch, theta, name=f"random {kind} {arch} seed={seed}")
+
+    # -- parameters --------------------------------------------------------------------
+    @property
+    def weights(self):
+        """``(W1, ..., W{L+1})`` as tuples of rows of fractions."""
+        return self._weights
+
+    @property
+    def biases(self):
+        """``(b1, ..., b{L+1})`` as tuples of fractions."""
+        return self._biases
+
+    @property
+    def layers(self):
+        """``((W1, b1), ..., (W{L+1}, b{L+1}))``."""
+        return tuple(zip(self._weights, self._biases))
+
+    def parameters(self):
+        """The flat parameter vector ``θ``: ``W1`` row by row, ``b1``, ``W2``, ``b2``, ..."""
+        return tuple(v for W, b in self.layers for v in (*(x for row in W for x in row), *b))
+
+    def __eq__(self, other):
+        if not isinstance(other, ReLUNetwork):
+            return NotImplemented
+        return self._weights == other._weights and self._biases == other._biases
+
+    def __hash__(self):
+        return hash((self._weights, self._biases))
+
+    def __repr__(self):
+        label = f" {self.name!r}" if self.name else ""
+        return f"<ReLUNetwork{label} {self.architecture}>"
+
+    # -- evaluation ----------------------------------------------------------------------
+    def _input(self, x):
+        return to_fraction_vector(x, "x", self.architecture.input_dim)
+
+    def pre_activations(self, x):
+        """The exact pre-activations ``z_l(x)`` of every hidden layer, as a tuple of tuples."""
+        a = self._input(x)
+        out = []
+        for W, b in self.layers[:-1]:
+            z = tuple(v + bi for v, bi in zip(_matvec(W, a), b))
+            out.append(z)
+            a = tuple(max(v, 0) for v in z)
+        return tuple(out)
+
+    def __call__(self, x):
+        """``f(x)`` exactly, as a tuple of ``m`` fractions; float inputs are converted exactly."""
+        z = self.pre_activations(x)
+        a = tuple(max(v, 0) for v in z[-1]) if z else self._input(x)
+        W, b = self.layers[-1]
+        return tuple(v + bi for v, bi in zip(_matvec(W, a), b))
+
+    def signs(self, x):
+        """The sign vector ``s(x)`` in ``{-1, 0, 1}^H`` (DESIGN §2)."""
+        return tuple((v > 0) - (v < 0) for z in self.pre_activations(x) for v in z)
+
+    def _pattern_maps(self, pattern):
+        """Pre-activation maps of every hidden layer and the map of the last hidden layer's output."""
+        flags = _pattern(pattern, self.architecture.hidden_widths)
+        n0 = self.architecture.input_dim
+        zero = (Fraction(0),) * n0
+        M = tuple(tuple(Fraction(int(i == j)) for j in range(n0)) for i in range(n0))
+        v = zero
+        maps = []
+        for (W, b), active in zip(self.layers[:-1], flags):
+            G = _matmul(W, M)
+            g = tuple(s + bi for s, bi in zip(_matvec(W, v), b))
+            maps.append((G, g))
+            M = tuple(row if on else zero for row, on in zip(G, active))
+            v = tuple(c if on else Fraction(0) for c, on in zip(g, active))
+        return tuple(maps), (M, v)
+
+    def pre_activation_maps(self, pattern):
+        """Affine formulas of every hidden pre-activation on an activation pattern.
+
+        Parameters
+        ----------
+        pattern : str or sequence
+            One entry per hidden neuron: a sign (``+``/positive = active,
+            ``-``/``0``/non-positive = inactive) or a bool.
+
+        Returns
+        -------
+        tuple
+            Per hidden layer, a pair ``(G, g)`` with ``z_l(x) = G x + g`` on the
+            closure of the pattern's cell (only earlier layers' flags matter).
+        """
+        return self._pattern_maps(pattern)[0]
+
+    def affine_map(self, pattern):
+        """The affine map ``f(x) = A x + c`` on the cell of an activation pattern.
+
+        Returns
+        -------
+        A : tuple of tuple of Fraction
+            ``m × n0``.
+        c : tuple of Fraction
+        """
+        M, v = self._pattern_maps(pattern)[1]
+        W, b = self.layers[-1]
+        return _matmul(W, M), tuple(s + bi for s, bi in zip(_matvec(W, v), b))
+
+    @classmethod
+    def from_torch(cls, module):
+        """Build from a PyTorch ``nn.Sequential`` of ``Linear`` layers separated by ``ReLU``.
+
+        The last module must be ``Linear`` (the affine output). Float32 or
+        float64 parameters are converted exactly.
+
+        Raises
+        ------
+        NetworkFormatError
+            Another module type, a ``Linear`` without bias, or no final ``Linear``.
+        """
+        torch = _import_torch()
+        modules = list(module.children()) if isinstance(module, torch.nn.Sequential) else [module]
+        Ws, bs = [], []
+        for i, m in enumerate(modules):
+            if i % 2 == 0:
+                if not isinstance(m, torch.nn.Linear):
+                    raise NetworkFormatError(f"module {i} is {type(m).__name__}; expected Linear")
+                if m.bias is None:
+                    raise NetworkFormatError(f"module {i}: Linear without bias is not supported; use bias=True")
+                Ws.append(m.weight.detach().double().cpu().numpy())
+                bs.append(m.bias.detach().double().cpu().numpy())
+            elif not isinstance(m, torch.nn.ReLU):
+                raise NetworkFormatError(f"module {i} is {type(m).__name__}; expected ReLU between Linear layers")
+        if len(modules) % 2 == 0:
+            raise NetworkFormatError("the model must end with a Linear layer (the affine output)")
+        return cls(Ws, bs)
+
+
+# -- I/O ---------------------------------------------------------------------------------
+def network_to_dict(net):
+    """The network JSON object of DESIGN §8, with exact numbers.
+
+    Examples
+    --------
+    >>> net = ReLUNetwork([[["1/2", 1]], [[2]]], [[0], ["-1/3"]])
+    >>> network_to_dict(net)["layers"][0]
+    {'weights': [['1/2', 1]], 'biases': [0]}
+    """
+    return {
+        "format": NETWORK_FORMAT,
+        "version": NETWORK_VERSION,
+        "layers": [
+            {"weights": [[fraction_to_json(v) for v in row] for row in W], "biases": [fraction_to_json(v) for v in b]}
+            for W, b in net.layers
+        ],
+    }
+
+
+def network_from_dict(obj, source="network"):
+    """Read the network JSON object of DESIGN §8.
+
+    Numbers may be JSON integers, JSON floats (converted exactly), or decimal
+    or ``"p/q"`` strings.
+
+    Raises
+    ------
+    NetworkFormatError
+        Not a polyrelu network object, wrong ``format`` or ``version``, missing keys.
+    ShapeError, InvalidNumberError
+        Bad layer shapes or entries (the message names the layer and entry).
+    """
+    if not isinstance(obj, dict):
+        raise NetworkFormatError(f"{source}: expected a JSON object, got {type(obj).__name__}")
+    fmt = obj.get("format")
+    if fmt != NETWORK_FORMAT:
+        raise NetworkFormatError(
+            f"{source}: not a polyrelu network (format is {fmt!r}, expected {NETWORK_FORMAT!r})"
+        )
+    version = obj.get("version")
+    if version != NETWORK_VERSION:
+        raise NetworkFormatError(
+            f"{source}: unsupported version {version!r}; this polyrelu reads version {NETWORK_VERSION}"
+        )
+    layers = obj.get("layers")
+    if not isinstance(layers, list) or not layers:
+        raise NetworkFormatError(f"{source}: 'layers' must be a non-empty list of {{'weights', 'biases'}} objects")
+    for l, layer in enumerate(layers, start=1):
+        if not isinstance(layer, dict) or "weights" not in layer or "biases" not in layer:
+            raise NetworkFormatError(f"{source}: layer {l} must be an object with 'weights' and 'biases'")
+        if not isinstance(layer["weights"], list) or not all(isinstance(r, list) for r in layer["weights"]):
+            raise NetworkFormatError(f"{source}: layer {l} weights must be a list of rows")
+        if not isinstance(layer["biases"], list):
+            raise NetworkFormatError(f"{source}: layer {l} biases must be a list")
+    return ReLUNetwork([layer["weights"] for layer in layers], [layer["biases"] for layer in layers], name=obj.get("name"))
+
+
+def _reject_constant(token):
+    raise InvalidNumberError(f"{token} is not a finite number (JSON allows only finite numbers)")
+
+
+def save_network(net, path):
+    """Write ``net`` to ``path``: ``.json`` (exact) or ``.npz`` (float64, only if exact).
+
+    Raises
+    ------
+    NetworkFormatError
+        An unknown suffix, or an ``.npz`` target for parameters that float64
+        cannot hold exactly (use JSON then).
+    """
+    path = Path(path)
+    if path.suffix == ".json":
+        data = network_to_dict(net)
+        if net.name:
+            data["name"] = net.name
+        path.write_text(json.dumps(data, indent=1) + "\n")
+    elif path.suffix == ".npz":
+        arrays = {}
+        for l, (W, b) in enumerate(net.layers, start=1):
+            for key, values in ((f"W{l}", W), (f"b{l}", b)):
+                arr = np.array(values, dtype=float)
+                if any(Fraction(f) != v for f, v in zip(arr.ravel().tolist(), np.ravel(np.array(values, dtype=object)))):
+                    raise NetworkFormatError(f"{path}: {key} has entries float64 cannot hold exactly; save as .json")
+                arrays[key] = arr
+        np.savez(path, **arrays)
+    else:
+        raise NetworkFormatError(f"{path}: unknown suffix {path.suffix!r}; use .json or .npz")
+
+
+def load_network(path):
+    """Read a network from ``.json``, ``.npz``, or (with torch installed) ``.pt``/``.pth``.
+
+    Parameters
+    ----------
+    path : str or Path
+        ``.json``: DESIGN §8 format. ``.npz``: arrays ``W1, b1, W2, b2, ...``.
+        ``.pt``/``.pth``: a saved ``nn.Sequential`` of ``Linear``/``ReLU`` or its
+        ``state_dict``.
+
+    Raises
+    ------
+    NetworkFormatError
+        Missing file, invalid JSON, a foreign or malformed file.
+    ShapeError, InvalidNumberError
+        Bad shapes or entries, named by layer and position. Nothing is half-loaded.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> net = ReLUNetwork.random((2, 3, 1), seed=4)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     save_network(net, os.path.join(tmp, "net.json"))
+    ...     load_network(os.path.join(tmp, "net.json")) == net
+    True
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise NetworkFormatError(f"{path}: no such file")
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        try:
+            obj = json.loads(path.read_text(), parse_constant=_reject_constant)
+        except UnicodeDecodeError:
+            raise NetworkFormatError(f"{path}: not a text file") from None
+        except json.JSONDecodeError as exc:
+            raise NetworkFormatError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        except InvalidNumberError as exc:
+            raise InvalidNumberError(f"{path}: {exc}") from None
+        return network_from_dict(obj, source=str(path))
+    if suffix == ".npz":
+        return _load_npz(path)
+    if suffix in (".pt", ".pth"):
+        return _load_torch_file(path)
+    raise NetworkFormatError(f"{path}: unknown suffix {path.suffix!r}; expected .json, .npz, .pt or .pth")
+
+
+def _load_npz(path):
+    try:
+        archive = np.load(path, allow_pickle=False)
+    except Exception as exc:  # numpy raises several types for non-archives
+        raise NetworkFormatError(f"{path}: not a NumPy .npz archive ({exc})") from None
+    if not hasattr(archive, "files"):
+        raise NetworkFormatError(f"{path}: holds a single array, expected arrays W1, b1, W2, b2, ...")
+    with archive:
+        names = set(archive.files)
+        pattern = re.compile(r"^[Wb]([1-9][0-9]*)$")
+        bad = sorted(n for n in names if not pattern.match(n))
+        if bad:
+            raise NetworkFormatError(f"{path}: unexpected arrays {bad}; expected W1, b1, W2, b2, ...")
+        count = max((int(pattern.match(n).group(1)) for n in names), default=0)
+        if count == 0:
+            raise NetworkFormatError(f"{path}: no arrays W1, b1, ... found")
+        missing = [f"{k}{l}" for l in range(1, count + 1) for k in "Wb" if f"{k}{l}" not in names]
+        if missing:
+            raise NetworkFormatError(f"{path}: missing arrays {missing}")
+        arrays = {n: archive[n] for n in names}
+    for n, arr in arrays.items():
+        if arr.dtype.kind not in "iuf":
+            raise InvalidNumberError(f"{path}: array {n} has dtype {arr.dtype}, expected integers or floats")
+    return ReLUNetwork([arrays[f"W{l}"] for l in range(1, count + 1)], [arrays[f"b{l}"] for l in range(1, count + 1)])
+
+
+def _import_torch():
+    try:
+        import torch
+    except ImportError:
+        raise NetworkFormatError("reading PyTorch files needs torch: pip install 'polyrelu[torch]'") from None
+    return torch
+
+
+def _load_torch_file(path):
+    torch = _import_torch()
+    try:
+        obj = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception:
+        try:
+            # A whole pickled nn.Module cannot be read with weights_only; the
+            # user asked for this file, so trust it as torch itself would.
+            obj = torch.load(path, map_location="cpu", weights_only=False)
+        except Exception as exc:
+            raise NetworkFormatError(f"{path}: torch cannot read it ({type(exc).__name__}: {exc})") from None
+    return _network_from_torch_object(obj, str(path))
+
+
+def _network_from_torch_object(obj, source):
+    torch = _import_torch()
+    if isinstance(obj, torch.nn.Module):
+        return ReLUNetwork.from_torch(obj)
+    if isinstance(obj, dict):
+        return _network_from_state_dict(obj, source)
+    raise NetworkFormatError(f"{source}: holds a {type(obj).__name__}, expected an nn.Sequential or its state_dict")
+
+
+def _network_from_state_dict(state, source):
+    groups = {}
+    for key, value in state.items():
+        prefix, _, kind = str(key).rpartition(".")
+        if kind not in ("weight", "bias"):
+            raise NetworkFormatError(f"{source}: unexpected entry {key!r} in the state dict")
+        groups.setdefault(prefix, {})[kind] = value
+    def order(prefix):
+        return [int(p) if p.isdigit() else p for p in prefix.split(".")]
+    Ws, bs = [], []
+    for prefix in sorted(groups, key=order):
+        g = groups[prefix]
+        if "weight" not in g or "bias" not in g:
+            raise NetworkFormatError(f"{source}: layer {prefix!r} needs both weight and bias")
+        Ws.append(g["weight"].detach().double().cpu().numpy())
+        bs.append(g["bias"].detach().double().cpu().numpy())
+    if not Ws:
+        raise NetworkFormatError(f"{source}: the state dict has no layers")
+    return ReLUNetwork(Ws, bs)
