@@ -127,6 +127,23 @@ class Architecture:
         """Whether ``n0 >= 2`` and every hidden width is ``>= 2`` (the seed theorem's hypothesis)."""
         return self.input_dim >= 2 and all(n >= 2 for n in self.hidden_widths)
 
+    def split_hidden(self, values):
+        """Split a length-``H`` sequence (a sign vector, say) into per-layer tuples.
+
+        Examples
+        --------
+        >>> Architecture((2, 2, 1, 1)).split_hidden("+-0")
+        (('+', '-'), ('0',))
+        """
+        values = tuple(values)
+        if len(values) != self.num_hidden:
+            raise ShapeError(f"expected {self.num_hidden} entries, one per hidden neuron; got {len(values)}")
+        out, start = [], 0
+        for n in self.hidden_widths:
+            out.append(values[start : start + n])
+            start += n
+        return tuple(out)
+
     def hidden_neurons(self):
         """All hidden neurons ``(layer, index)`` in sign-vector order."""
         return tuple((l, i) for l, n in enumerate(self.hidden_widths, start=1) for i in range(n))
@@ -141,22 +158,15 @@ def _matmul(W, M):
     return tuple(tuple(sum((w * c for w, c in zip(row, col)), Fraction(0)) for col in cols) for row in W)
 
 
-def _pattern(pattern, widths):
+def _pattern(pattern, architecture):
     """Active flags per hidden layer from a sign vector, bools or a ``"+-0"`` string."""
-    total = sum(widths)
     if isinstance(pattern, str):
         if any(ch not in "+-0" for ch in pattern):
             raise ShapeError(f"pattern {pattern!r}: use only the characters '+', '-' and '0'")
         flags = [ch == "+" for ch in pattern]
     else:
-        flags = [bool(v > 0) if not isinstance(v, bool) else v for v in pattern]
-    if len(flags) != total:
-        raise ShapeError(f"pattern has {len(flags)} entries; the network has {total} hidden neurons")
-    out, start = [], 0
-    for n in widths:
-        out.append(flags[start : start + n])
-        start += n
-    return out
+        flags = [v if isinstance(v, bool) else bool(v > 0) for v in pattern]
+    return architecture.split_hidden(flags)
 
 
 class ReLUNetwork:
@@ -341,7 +351,7 @@ class ReLUNetwork:
 
     def _pattern_maps(self, pattern):
         """Pre-activation maps of every hidden layer and the map of the last hidden layer's output."""
-        flags = _pattern(pattern, self.architecture.hidden_widths)
+        flags = _pattern(pattern, self.architecture)
         n0 = self.architecture.input_dim
         zero = (Fraction(0),) * n0
         M = tuple(tuple(Fraction(int(i == j)) for j in range(n0)) for i in range(n0))

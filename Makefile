@@ -1,0 +1,38 @@
+# polyrelu: two commands on a fresh Debian machine (as root, or with sudo):
+#   make demo   - install what is missing, then report on the built-in example network
+#   make test   - install what is missing, then run the test suite (doctests included)
+# Re-running is fast: the venv is rebuilt only when pyproject.toml changes.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: demo test bench system-deps clean
+
+demo: $(STAMP)
+	$(BIN)/polyrelu demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_lp.py
+
+# pycddlib is compiled against Debian's cddlib and GMP so that `import cdd.gmp` works.
+system-deps:
+	@dpkg -s libcdd-dev libgmp-dev >/dev/null 2>&1 || { \
+		echo "installing libcdd-dev libgmp-dev"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq libcdd-dev libgmp-dev >/dev/null; }
+
+$(STAMP): pyproject.toml
+	$(MAKE) --no-print-directory system-deps
+	[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q --no-binary pycddlib -e '.[test,torch]'
+	$(BIN)/python -c "import cdd.gmp" || { echo "pycddlib lacks GMP: see README"; exit 1; }
+	touch $(STAMP)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info

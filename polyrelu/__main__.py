@@ -1,0 +1,3 @@
+from polyrelu.cli import main
+import sys
+sys.exit(main())

@@ -1,0 +1,119 @@
+"""Command-line interface: ``polyrelu demo`` and ``polyrelu info NET``.
+
+Later commands (``complex``, ``weights``, ``graph``, ``analyze``, ``recover``)
+are added here as their features land.
+"""
+
+import argparse
+import sys
+import time
+from fractions import Fraction
+
+from . import __version__
+from .errors import PolyReluError
+from .examples import bent_line_network
+from .geometry import Polyhedron, default_oracle
+from .network import load_network
+from .symmetry import canonical_form, equivalent, permute, scale
+
+__all__ = ["main", "network_report"]
+
+
+def _num(v):
+    v = Fraction(v)
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+
+
+def _vec(vs):
+    return "(" + ", ".join(_num(v) for v in vs) + ")"
+
+
+def network_report(net):
+    """A plain-text report: architecture, parameter counts, hypothesis, canonical form.
+
+    Examples
+    --------
+    >>> from polyrelu.examples import bent_line_network
+    >>> print(network_report(bent_line_network()).splitlines()[1])
+    architecture        2→2→1→1  (input 2, hidden (2, 1), output 1; depth L = 2)
+    """
+    arch = net.architecture
+    narrow = [f"hidden layer {l} has width {n}" for l, n in enumerate(arch.hidden_widths, 1) if n < 2]
+    if arch.input_dim < 2:
+        narrow.insert(0, f"input width is {arch.input_dim}")
+    lines = [
+        f"network             {net.name or '(unnamed)'}",
+        f"architecture        {arch}  (input {arch.input_dim}, hidden {arch.hidden_widths}, "
+        f"output {arch.output_dim}; depth L = {arch.depth})",
+        f"parameters D        {arch.num_parameters}",
+        f"hidden neurons H    {arch.num_hidden}",
+        f"D - H               {arch.functional_dimension_bound}  (upper bound on the functional dimension)",
+        "width hypothesis    "
+        + ("holds (n0 >= 2, every hidden width >= 2)" if arch.width_hypothesis else "fails: " + "; ".join(narrow)),
+        "canonical form      (rows scaled to a leading ±1, neurons sorted; row | bias)",
+    ]
+    canon = canonical_form(net)
+    for l, (W, b) in enumerate(canon.layers, start=1):
+        kind = "output" if l == len(canon.layers) else "hidden"
+        for i, (row, bias) in enumerate(zip(W, b)):
+            label = f"  layer {l} ({kind})" if i == 0 else ""
+            lines.append(f"{label:<20}{_vec(row)} | {_num(bias)}")
+    return "\n".join(lines)
+
+
+def _demo():
+    net = bent_line_network()
+    print(f"polyrelu {__version__} demo: the worked example f(x) = relu(relu(x1) + relu(x2) - 1)\n")
+    print(network_report(net))
+    print()
+    twin = permute(scale(net, [[3, "1/2"], [5]]), [[1, 0], [0]])
+    theta = list(net.parameters())
+    theta[-1] += Fraction(1, 1000)
+    perturbed = type(net).from_parameters(net.architecture, theta)
+    x = [Fraction(3, 2), Fraction(1, 3)]
+    print("trivial symmetries")
+    print(f"  permuted + rescaled copy: f{_vec(x)} = {_vec(twin(x))} (original {_vec(net(x))}), "
+          f"equivalent: {equivalent(net, twin)}")
+    print(f"  output bias + 1/1000:     equivalent: {equivalent(net, perturbed)}")
+    print()
+    signs = net.signs(x)
+    maps = net.pre_activation_maps(signs)
+    rows = [
+        (s * g, *(s * a for a in G_row))
+        for (G, g_vec), layer_signs in zip(maps, net.architecture.split_hidden(signs))
+        for G_row, g, s in zip(G, g_vec, layer_signs)
+    ]
+    region = Polyhedron(ieqs=rows)
+    vertices, rays, lines = region.vertices_rays_lines()
+    A, c = net.affine_map(signs)
+    print(f"the region of x = {_vec(x)}: sign vector {''.join({1: '+', -1: '-', 0: '0'}[s] for s in signs)}")
+    print(f"  dimension {region.dimension()}, vertices {[_vec(v) for v in vertices]}, rays {list(rays)}")
+    print(f"  f = {_vec(A[0])}·x + {_num(c[0])} there; relative interior point {_vec(region.relative_interior_point())}")
+    stats = dict(default_oracle.stats)
+    print(f"  LP oracle calls so far: {sum(stats.values())} ({stats})")
+
+
+def main(argv=None):
+    """Entry point of the ``polyrelu`` command."""
+    parser = argparse.ArgumentParser(prog="polyrelu", description="Exact polyhedral geometry of ReLU networks.")
+    parser.add_argument("--version", action="version", version=f"polyrelu {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("demo", help="report on the built-in example network")
+    info = sub.add_parser("info", help="architecture, parameter counts and canonical form of a network file")
+    info.add_argument("network", help="a .json, .npz, .pt or .pth network file")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    try:
+        if args.command == "demo":
+            _demo()
+        else:
+            print(network_report(load_network(args.network)))
+    except PolyReluError as exc:
+        print(f"polyrelu: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"\n({time.perf_counter() - start:.2f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
