@@ -14,6 +14,7 @@ from .errors import (
     ShapeError,
     SymmetryError,
 )
+from .complex import Box, CanonicalComplex, Cell, ComplexTooLargeError, canonical_complex
 from .geometry import FaceLattice, Feasibility, LPOracle, Polyhedron
 from .network import Architecture, ReLUNetwork, load_network, network_from_dict, network_to_dict, save_network
 from .symmetry import canonical_form, equivalent, permute, scale
@@ -31,6 +32,10 @@ __all__ = [
     "permute",
     "canonical_form",
     "equivalent",
+    "canonical_complex",
+    "CanonicalComplex",
+    "Cell",
+    "Box",
     "Polyhedron",
     "LPOracle",
     "Feasibility",
@@ -42,4 +47,5 @@ __all__ = [
     "NetworkFormatError",
     "GeometryError",
     "SymmetryError",
+    "ComplexTooLargeError",
 ]

@@ -54,6 +54,24 @@ class AffineSubspace:
         x = to_fraction_vector(x, "x", len(self.point))
         return all(_row_value(e, x) == 0 for e in self.equations)
 
+    @classmethod
+    def from_equations(cls, equations, ambient_dim):
+        """Solve integer equation rows ``(c, e)`` (``c + e·x = 0``) exactly; ``None`` if inconsistent."""
+        return _affine_subspace([tuple(e) for e in equations], ambient_dim)
+
+    def restrict(self, row):
+        """An affine row ``(b, a)`` on ``Q^d`` in the subspace's coordinates ``u``, as a primitive integer row."""
+        return _restrict(row, self)
+
+    def coordinates(self, x):
+        """The coordinates ``u`` of a point ``x`` of the subspace (``lift(u) == x``).
+
+        The basis comes from the reduced row echelon form, so ``u`` is read off
+        the free (non-pivot) coordinates of ``x``.
+        """
+        pivots = {next(i for i in range(1, len(e)) if e[i]) - 1 for e in self.equations}
+        return tuple(x[i] for i in range(len(self.point)) if i not in pivots)
+
     def lift(self, u):
         """The point ``point + sum_j u_j basis[j]`` for coordinates ``u``."""
         return tuple(
@@ -166,6 +184,22 @@ class Polyhedron:
             self._d = self._ambient_dim_of([ineq, eq], ambient_dim, offset=1)
             self._ieqs = tuple(primitive_integer_row(r) for r in ineq)
             self._eqns = tuple(primitive_integer_row(r) for r in eq)
+
+    @classmethod
+    def _with_relative_interior(cls, ieqs, eqns, hull, point, oracle=None):
+        """A polyhedron from primitive integer rows whose affine hull and a point are already known.
+
+        ``hull`` must be the solution set of ``eqns`` and ``point`` must satisfy
+        every inequality strictly (so none is an implicit equality). Callers that
+        built the rows themselves (cell enumeration) skip the LP work this way.
+        """
+        P = cls.__new__(cls)
+        P._oracle = oracle if oracle is not None else default_oracle
+        P._d = len(point)
+        P._ieqs, P._eqns = tuple(ieqs), tuple(eqns)
+        P._vrep = P._minimal_h = None
+        P._decomposition = (hull, tuple(point), frozenset())
+        return P
 
     @staticmethod
     def _ambient_dim_of(matrices, ambient_dim, offset):
