@@ -1,4 +1,4 @@
-"""Command-line interface: ``polyrelu demo`` and ``polyrelu info NET``.
+"""Command-line interface: ``polyrelu demo``, ``polyrelu info NET``, ``polyrelu complex NET``.
 
 Later commands (``complex``, ``weights``, ``graph``, ``analyze``, ``recover``)
 are added here as their features land.
@@ -10,7 +10,8 @@ import time
 from fractions import Fraction
 
 from . import __version__
-from .errors import PolyReluError
+from .complex import Box, canonical_complex
+from .errors import GeometryError, PolyReluError
 from .examples import bent_line_network
 from .geometry import Polyhedron, default_oracle
 from .network import load_network
@@ -93,6 +94,46 @@ def _demo():
     print(f"  LP oracle calls so far: {sum(stats.values())} ({stats})")
 
 
+def parse_domain(text):
+    """Parse ``box:LO,HI`` (or ``box:LO1,HI1;LO2,HI2;...`` per coordinate) into a :class:`Box`.
+
+    Examples
+    --------
+    >>> parse_domain("box:-10,10")
+    Box(lower=Fraction(-10, 1), upper=Fraction(10, 1))
+    """
+    kind, _, spec = text.partition(":")
+    if kind != "box" or not spec:
+        raise GeometryError(f"domain {text!r}: expected box:LO,HI or box:LO1,HI1;LO2,HI2;...")
+    try:
+        pairs = [tuple(Fraction(v) for v in part.split(",")) for part in spec.split(";")]
+    except ValueError:
+        raise GeometryError(f"domain {text!r}: the bounds must be numbers such as -10, 1/2 or 0.25") from None
+    if any(len(p) != 2 for p in pairs):
+        raise GeometryError(f"domain {text!r}: each coordinate needs LO,HI")
+    if len(pairs) == 1:
+        return Box(*pairs[0])
+    return Box([p[0] for p in pairs], [p[1] for p in pairs])
+
+
+def _complex_command(args):
+    net = load_network(args.network)
+    domain = parse_domain(args.domain) if args.domain else None
+    start = time.perf_counter()
+    K = canonical_complex(net, domain, progress=None)
+    elapsed = time.perf_counter() - start
+    n0 = net.architecture.input_dim
+    expected = 1 if domain is not None else (-1) ** n0
+    print(f"network           {args.network}  ({net.architecture})")
+    print(f"domain            {args.domain or f'R^{n0}'}")
+    print(f"f-vector          {K.f_vector()}  ({len(K)} cells, {len(K.regions())} regions)")
+    print(f"Euler char.       {K.euler_characteristic()}  (expected {expected})")
+    print(f"time              {elapsed:.3f} s")
+    if args.output:
+        K.write_json(args.output)
+        print(f"written           {args.output}")
+
+
 def main(argv=None):
     """Entry point of the ``polyrelu`` command."""
     parser = argparse.ArgumentParser(prog="polyrelu", description="Exact polyhedral geometry of ReLU networks.")
@@ -101,11 +142,17 @@ def main(argv=None):
     sub.add_parser("demo", help="report on the built-in example network")
     info = sub.add_parser("info", help="architecture, parameter counts and canonical form of a network file")
     info.add_argument("network", help="a .json, .npz, .pt or .pth network file")
+    cx = sub.add_parser("complex", help="the canonical polyhedral complex: f-vector, Euler characteristic, JSON")
+    cx.add_argument("network", help="a .json, .npz, .pt or .pth network file")
+    cx.add_argument("--domain", help="box:LO,HI (default: all of R^n0)")
+    cx.add_argument("-o", "--output", help="write the complex as JSON here")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     try:
         if args.command == "demo":
             _demo()
+        elif args.command == "complex":
+            _complex_command(args)
         else:
             print(network_report(load_network(args.network)))
     except PolyReluError as exc:
