@@ -24,16 +24,19 @@ the sign vectors: ``τ ≤ σ`` exactly when ``s(τ)_k ∈ {s(σ)_k, 0}`` for ev
 import itertools
 import json
 import math
+import os
 import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 
+import flint
 from tqdm import tqdm
 
 from .errors import GeometryError, NetworkFormatError, PolyReluError, ShapeError
 from .geometry import AffineSubspace, FaceLattice, Feasibility, Polyhedron, default_oracle
+from .geometry.subdivision import Subdivision
 from .geometry.rational import primitive_integer_row, to_fraction, to_fraction_vector
 from .network import ReLUNetwork, network_from_dict, network_to_dict
 
@@ -78,7 +81,6 @@ class Box:
         return Polyhedron(ieqs=rows)
 
 
-@dataclass(frozen=True, eq=False)
 class Cell:
     """One cell of the canonical complex: the closure of a sign class.
 
@@ -91,15 +93,29 @@ class Cell:
         The sign vector ``s ∈ {-1, 0, 1}^H``, one entry per hidden neuron.
     domain_signs : tuple of int
         For a polytope domain, ``1`` (inside) or ``0`` (on) per domain facet; else ``()``.
-    polyhedron : Polyhedron
-        The closed cell; its minimal H- and V-representation are computed on demand and cached.
     """
 
-    id: int
-    dimension: int
-    signs: tuple
-    domain_signs: tuple
-    polyhedron: Polyhedron
+    __slots__ = ("id", "dimension", "signs", "domain_signs", "_complex", "_polyhedron")
+
+    def __init__(self, id, dimension, signs, domain_signs, complex_=None, polyhedron=None):
+        self.id = id
+        self.dimension = dimension
+        self.signs = tuple(signs)
+        self.domain_signs = tuple(domain_signs)
+        self._complex = complex_
+        self._polyhedron = polyhedron
+
+    @property
+    def polyhedron(self):
+        """The closed cell as a :class:`~polyrelu.geometry.Polyhedron` (built on first use).
+
+        Its inequalities are the signed pre-activation formulas valid on the
+        cell, its equations those of the neurons that vanish on it; the
+        minimal H- and the V-representation are computed on demand and cached.
+        """
+        if self._polyhedron is None:
+            self._polyhedron = self._complex._cell_polyhedron(self)
+        return self._polyhedron
 
     @property
     def sign_string(self):
@@ -223,7 +239,7 @@ def _arrangement_cells_bound(k, d):
     )
 
 
-def canonical_complex(net, domain=None, *, max_cells=1_000_000, oracle=None, progress=None):
+def canonical_complex(net, domain=None, *, method="lattice", max_cells=1_000_000, oracle=None, progress=None):
     """The canonical polyhedral complex of ``net`` on ``R^n0`` or a polytope domain.
 
     Parameters
@@ -232,6 +248,11 @@ def canonical_complex(net, domain=None, *, max_cells=1_000_000, oracle=None, pro
     domain : None, Box or Polyhedron
         ``None`` for all of ``R^n0`` (cells may be unbounded); otherwise a
         non-empty bounded polyhedron in ``Q^n0`` whose faces refine the cells.
+    method : {"lattice", "lp"}
+        ``"lattice"`` (default): cut a face lattice neuron by neuron, every
+        decision read off exact values at its vertices (no LP at all).
+        ``"lp"``: split relatively open cells with one certified LP per
+        undecided split; slower, independent of the first, kept as reference.
     max_cells : int
         Refuse (before enumerating a layer) when the estimated number of cells exceeds this.
     oracle : LPOracle, optional
@@ -262,37 +283,61 @@ def canonical_complex(net, domain=None, *, max_cells=1_000_000, oracle=None, pro
     """
     if not isinstance(net, ReLUNetwork):
         raise TypeError(f"canonical_complex needs a ReLUNetwork, got {type(net).__name__}")
+    if method not in ("lattice", "lp"):
+        raise ValueError(f"method must be 'lattice' or 'lp', not {method!r}")
     oracle = oracle if oracle is not None else default_oracle
-    n0 = net.architecture.input_dim
-    domain = _domain_polyhedron(domain, n0)
-    splitter = _Splitter(oracle)
-    whole = AffineSubspace.from_equations((), n0)
-    cells = [_OpenCell((), (), (), whole, (Fraction(0),) * n0, ())]
-    domain_rows = ()
-    if domain is not None:
-        domain_rows = domain.minimal_h_representation()[0]
-        for row in domain_rows:
-            cells = [c for cell in cells for c in splitter.split(cell, row, allowed=(1, 0))]
-    n_domain = len(domain_rows)
-    arch = net.architecture
-    start = time.perf_counter()
+    domain = _domain_polyhedron(domain, net.architecture.input_dim)
+    domain_rows = domain.minimal_h_representation()[0] if domain is not None else ()
     bar = tqdm(
-        total=arch.num_hidden,
+        total=net.architecture.num_hidden,
         desc="neurons",
         delay=1.0,
         disable=None if progress is None else not progress,
         file=sys.stderr,
         leave=False,
     )
-    for l, width in enumerate(arch.hidden_widths, start=1):
-        estimate = _estimate_cells(len(cells), width, n0, l)
-        if estimate > max_cells:
-            bar.close()
-            raise ComplexTooLargeError(
-                f"layer {l} would bring the complex to about {estimate:,} cells (now {len(cells):,}), "
-                f"over max_cells={max_cells:,}; pass a larger max_cells or a smaller domain"
-            )
-        prefix_end = n_domain + sum(arch.hidden_widths[: l - 1])
+    start = time.perf_counter()
+    try:
+        build = _lattice_cells if method == "lattice" else _lp_cells
+        records = build(net, domain, domain_rows, oracle, max_cells, bar)
+    finally:
+        bar.close()
+    elapsed = time.perf_counter() - start
+    return CanonicalComplex._assemble(net, domain, domain_rows, records, oracle, elapsed)
+
+
+def _check_size(cells, width, n0, layer, max_cells):
+    estimate = _estimate_cells(cells, width, n0, layer)
+    if estimate > max_cells:
+        raise ComplexTooLargeError(
+            f"layer {layer} would bring the complex to about {estimate:,} cells (now {cells:,}), "
+            f"over max_cells={max_cells:,}; pass a larger max_cells or a smaller domain"
+        )
+
+
+@dataclass
+class _CellRecord:
+    """What a construction method found about one cell, before ids are assigned."""
+
+    dimension: int
+    signs: tuple  # domain signs, then neuron signs in network order
+    polyhedron: Polyhedron = None
+    facets: list = None  # indices into the record list, when the method knows them
+    generators: tuple = None  # (finite points, ray directions), when the method knows them
+
+
+def _lp_cells(net, domain, domain_rows, oracle, max_cells, bar):
+    """Cells by splitting with one certified LP per undecided split (the reference method)."""
+    n0 = net.architecture.input_dim
+    splitter = _Splitter(oracle)
+    cells = [_OpenCell((), (), (), AffineSubspace.from_equations((), n0), (Fraction(0),) * n0, ())]
+    for row in domain_rows:
+        cells = [c for cell in cells for c in splitter.split(cell, row, allowed=(1, 0))]
+    n_domain = len(domain_rows)
+    widths = net.architecture.hidden_widths
+    for l, width in enumerate(widths, start=1):
+        _check_size(len(cells), width, n0, l, max_cells)
+        prefix_end = n_domain + sum(widths[: l - 1])
         maps = {}
         for i in range(width):
             new_cells = []
@@ -304,16 +349,205 @@ def canonical_complex(net, domain=None, *, max_cells=1_000_000, oracle=None, pro
             cells = new_cells
             bar.update(1)
             bar.set_postfix(cells=len(cells))
-    bar.close()
-    elapsed = time.perf_counter() - start
-    return CanonicalComplex._from_open_cells(net, domain, domain_rows, n_domain, cells, oracle, elapsed)
+    return [
+        _CellRecord(
+            c.hull.dimension,
+            c.signs,
+            polyhedron=Polyhedron._with_relative_interior(c.strict, c.equations, c.hull, c.point, oracle),
+        )
+        for c in cells
+    ]
+
+
+class _IntegerNetwork:
+    """Exact pre-activations at homogeneous integer points ``(D, X)``, in batches (python-flint).
+
+    Every layer is scaled to integers; the value reported for neuron ``k`` at
+    ``(D, X)`` is ``c_k D z_k(X / D)`` with a constant ``c_k > 0``, and at an
+    ideal point (``D = 0``) it is ``c_k`` times the recession value, i.e. the
+    network with all biases set to zero evaluated at ``X``.
+    """
+
+    def __init__(self, weights, biases):
+        self.layers = []
+        scale = 1
+        for W, b in zip(weights, biases):
+            c = math.lcm(*(v.denominator for row in W for v in row), *(v.denominator for v in b))
+            Wi = flint.fmpz_mat([[int(v * c) for v in row] for row in W])
+            bi = flint.fmpz_mat([[int(v * c) * scale] for v in b])
+            self.layers.append((Wi, bi))
+            scale *= c
+
+    def __call__(self, points):
+        """All hidden pre-activation values at each point, as one tuple per point."""
+        if not points:
+            return []
+        n = len(points)
+        X = flint.fmpz_mat([list(p[1:]) for p in points]).transpose()
+        D = flint.fmpz_mat([[p[0] for p in points]])
+        columns = []
+        for Wi, bi in self.layers:
+            Z = Wi * X + bi * D
+            entries = [int(v) for v in Z.entries()]
+            columns.append(entries)
+            X = flint.fmpz_mat(Z.nrows(), n, [v if v > 0 else 0 for v in entries])
+        return [tuple(col[r * n + j] for col in columns for r in range(len(col) // n)) for j in range(n)]
+
+
+def _lattice_cells(net, domain, domain_rows, oracle, max_cells, bar):
+    """Cells by cutting a face lattice neuron by neuron, decided at its (ideal) vertices.
+
+    On ``R^n0`` the first layer's kernel ``L`` (common to all cells) is split
+    off: the computation runs in ``rowspace(W1)``, seeded with the arrangement of
+    a basis of first-layer hyperplanes, and cells are lifted back with ``L``
+    as lines. On a polytope domain it is seeded with the domain's face lattice.
+    """
+    arch = net.architecture
+    n0 = arch.input_dim
+    W1, b1 = net.weights[0], net.biases[0]
+    lines = ()
+    order = list(range(arch.num_hidden))
+    if domain is not None:
+        basis = None
+        subdivision, seed_signs = _polytope_seed(domain, domain_rows)
+        weights = net.weights[:-1]
+    else:
+        independent, basis, lines = _first_layer_basis(W1, n0)
+        if not independent:
+            return _constant_network_cells(net, n0, lines)
+        r = len(independent)
+        W1r = [tuple(sum((w * b[m] for m, w in enumerate(row)), Fraction(0)) for b in basis) for row in W1]
+        weights = (tuple(W1r),) + net.weights[1:-1]
+        subdivision = Subdivision.from_arrangement([primitive_integer_row((b1[i], *W1r[i])) for i in independent])
+        order = independent + [k for k in order if k not in independent]
+        seed_signs = 0
+        bar.update(r)
+    evaluate = _IntegerNetwork(weights, net.biases[:-1])
+    values = evaluate(subdivision.vertices)
+    first = len(independent) if domain is None else 0
+    layer_of = [l for l, w in enumerate(arch.hidden_widths, start=1) for _ in range(w)]
+    current_layer = None
+    for k in order[first:]:
+        if layer_of[k] != current_layer:
+            current_layer = layer_of[k]
+            if current_layer > 1:
+                _check_size(len(subdivision.finite_cells()), arch.hidden_widths[current_layer - 1], n0, current_layer, max_cells)
+        if len(values) < len(subdivision.vertices):
+            values.extend(evaluate(subdivision.vertices[len(values):]))
+        subdivision.cut([v[k] for v in values])
+        bar.update(1)
+    if domain is None and arch.depth and len(subdivision.finite_cells()) == 0:
+        raise RuntimeError("lattice enumeration lost every cell")
+    if len(values) < len(subdivision.vertices):
+        values.extend(evaluate(subdivision.vertices[len(values):]))
+    return _records_from_subdivision(subdivision, values, order, seed_signs, basis, lines)
+
+
+def _first_layer_basis(W1, n0):
+    """Independent first-layer rows (greedy, in order), a basis of their span, and ``ker W1``.
+
+    Returns ``(indices, basis, lines)``: ``basis`` holds the chosen rows, whose
+    span (the row space) carries the computation; ``lines`` is a primitive
+    integer basis of ``ker W1``.
+    """
+    rows = [primitive_integer_row(row) for row in W1]
+    mat = flint.fmpq_mat(n0, len(rows), [row[i] for i in range(n0) for row in rows])
+    rref, rank = mat.rref()
+    independent = []
+    for r in range(rank):
+        independent.append(next(c for c in range(len(rows)) if rref[r, c] != 0 and c not in independent))
+    basis = tuple(tuple(Fraction(v) for v in W1[i]) for i in independent)
+    kernel, nullity = flint.fmpz_mat(rows).nullspace()
+    lines = []
+    for j in range(nullity):
+        vec = primitive_integer_row([int(kernel[i, j]) for i in range(n0)])
+        sign = 1 if next(v for v in vec if v) > 0 else -1
+        lines.append(tuple(sign * v for v in vec))
+    return independent, basis, tuple(sorted(lines))
+
+
+def _polytope_seed(domain, domain_rows):
+    lattice = domain.face_lattice()
+    vertices = domain.vertices()
+    order = sorted(range(len(lattice)), key=lambda c: (lattice.dimension(c), lattice.data(c)[0]))
+    new_id = {c: i for i, c in enumerate(order)}
+    faces = [(lattice.dimension(c), lattice.data(c)[0], [new_id[f] for f in lattice.facets(c)]) for c in order]
+    subdivision = Subdivision.from_polytope(vertices, faces)
+    for cid, (_, vidx, _) in enumerate(faces):
+        subdivision.cells[cid].signs = [
+            0 if all(_value(row, vertices[i]) == 0 for i in vidx) else 1 for row in domain_rows
+        ]
+    return subdivision, len(domain_rows)
+
+
+def _constant_network_cells(net, n0, lines):
+    """``W1 = 0``: every neuron is constant, the whole space is one cell."""
+    return [_CellRecord(n0, net.signs((0,) * n0), facets=[], generators=(((Fraction(0),) * n0,), (), lines))]
+
+
+def _records_from_subdivision(subdivision, values, order, n_seed, basis, lines):
+    """The finite cells of a finished subdivision: signs in network order, minimal lifted generators.
+
+    A generator ``v`` of a cell ``σ`` is kept only if it is extreme. The smallest
+    face of ``cl σ`` containing ``v`` is where every constraint of ``σ`` that
+    vanishes at ``v`` vanishes; ``v`` is a vertex (an extreme ray) exactly when
+    no other finite (ideal) generator of ``σ`` lies on that face, a test on
+    bitmasks of the vertices where each neuron vanishes.
+    """
+    vertices = subdivision.vertices
+    ideal_bits = sum(1 << i for i, v in enumerate(vertices) if not v[0])
+    n = len(order)
+    zero_masks = [0] * (n_seed + n)
+    position = {k: n_seed + i for i, k in enumerate(order)}
+    for i, vals in enumerate(values):
+        for k in range(n):
+            if vals[k] == 0:
+                zero_masks[position[k]] |= 1 << i
+    for i, cid in enumerate(subdivision.vertex_cell):
+        for j, sgn in enumerate(subdivision.cells[cid].signs[:n_seed]):
+            if sgn == 0:
+                zero_masks[j] |= 1 << i
+    finite = subdivision.finite_cells()
+    index = {c: i for i, c in enumerate(finite)}
+
+    def lift(vec):
+        if basis is None:
+            return tuple(Fraction(v) for v in vec)
+        return tuple(sum((Fraction(v) * b[i] for v, b in zip(vec, basis)), Fraction(0)) for i in range(len(basis[0])))
+
+    points = {}
+    records = []
+    for c in finite:
+        cell = subdivision.cells[c]
+        active = [j for j, sgn in enumerate(cell.signs) if sgn != 0]
+        finite_pts, rays = [], []
+        for i in subdivision.cell_vertices(c):
+            bit = 1 << i
+            face = cell.vmask if vertices[i][0] else cell.vmask & ideal_bits
+            for j in active:
+                if zero_masks[j] & bit:
+                    face &= zero_masks[j]
+            if face != bit:
+                continue
+            if i not in points:
+                D, *X = vertices[i]
+                points[i] = lift([Fraction(x, D) for x in X]) if D else primitive_integer_row(lift(X))
+            (finite_pts if vertices[i][0] else rays).append(points[i])
+        signs = tuple(cell.signs[:n_seed]) + tuple(cell.signs[position[k]] for k in range(n))
+        facets = [index[f] for f in cell.facets if f in index]
+        generators = (tuple(sorted(finite_pts)), tuple(sorted(rays)), lines)
+        records.append(_CellRecord(cell.dim + len(lines), signs, facets=facets, generators=generators))
+    return records
 
 
 def _domain_polyhedron(domain, n0):
     if domain is None:
         return None
     if isinstance(domain, Box):
-        return domain.polyhedron(n0)
+        try:
+            return domain.polyhedron(n0)
+        except ShapeError as exc:
+            raise GeometryError(f"the box domain does not fit the network's input Q^{n0}: {exc}") from None
     if not isinstance(domain, Polyhedron):
         raise GeometryError(f"domain must be None, a Box or a Polyhedron, not {type(domain).__name__}")
     if domain.ambient_dim != n0:
@@ -362,16 +596,53 @@ class CanonicalComplex:
         self.lattice = lattice
         self.elapsed = elapsed
         self._index = {(c.domain_signs, c.signs): c for c in self._cells}
+        self._generators = {}
+        self._oracle = default_oracle
 
     @classmethod
-    def _from_open_cells(cls, net, domain, domain_rows, n_domain, open_cells, oracle, elapsed):
-        order = sorted(open_cells, key=lambda c: (c.hull.dimension, c.signs))
-        cells = []
-        for i, oc in enumerate(order):
-            poly = Polyhedron._with_relative_interior(oc.strict, oc.equations, oc.hull, oc.point, oracle)
-            cells.append(Cell(i, oc.hull.dimension, oc.signs[n_domain:], oc.signs[:n_domain], poly))
-        lattice = FaceLattice([c.dimension for c in cells], _covering([c.domain_signs + c.signs for c in cells], cells))
-        return cls(net, domain, domain_rows, cells, lattice, elapsed)
+    def _assemble(cls, net, domain, domain_rows, records, oracle, elapsed):
+        n_domain = len(domain_rows)
+        order = sorted(range(len(records)), key=lambda i: (records[i].dimension, records[i].signs))
+        new_id = {old: new for new, old in enumerate(order)}
+        K = cls.__new__(cls)
+        cells = [
+            Cell(i, records[old].dimension, records[old].signs[n_domain:], records[old].signs[:n_domain], K, records[old].polyhedron)
+            for i, old in enumerate(order)
+        ]
+        if all(r.facets is not None for r in records):
+            covers = [(new_id[f], new_id[old]) for old in order for f in records[old].facets]
+        else:
+            covers = _covering([c.domain_signs + c.signs for c in cells], cells)
+        K.__init__(net, domain, domain_rows, cells, FaceLattice([c.dimension for c in cells], covers), elapsed)
+        K._generators = {new_id[i]: r.generators for i, r in enumerate(records) if r.generators is not None}
+        K._oracle = oracle
+        return K
+
+    def _cell_polyhedron(self, cell):
+        """The closed cell from the formulas valid on it, with its affine hull and an interior point."""
+        ieqs, eqns = [], []
+        for row, s in zip(self._domain_rows, cell.domain_signs):
+            (ieqs if s else eqns).append(row)
+        for (G, g), signs in zip(
+            self.network.pre_activation_maps(cell.signs), self.network.architecture.split_hidden(cell.signs)
+        ):
+            for Gi, gi, s in zip(G, g, signs):
+                row = primitive_integer_row((gi, *Gi))
+                if s == 0:
+                    if any(row):
+                        eqns.append(row)
+                else:
+                    ieqs.append(row if s > 0 else tuple(-v for v in row))
+        hull = AffineSubspace.from_equations(eqns, self.network.architecture.input_dim)
+        vertices, rays, lines = self._generators[cell.id]
+        # A positive combination of all generators of a polyhedron lies in its relative interior.
+        n = len(vertices)
+        point = tuple(
+            sum((v[i] for v in vertices), Fraction(0)) / n + sum(r[i] for r in rays) for i in range(len(vertices[0]))
+        )
+        poly = Polyhedron._with_relative_interior(ieqs, eqns, hull, point, self._oracle)
+        poly._vrep = (vertices, rays, lines)
+        return poly
 
     # -- queries ---------------------------------------------------------------------
     def __len__(self):
@@ -548,7 +819,7 @@ class CanonicalComplex:
         NetworkFormatError
             Not a polyrelu complex, another version, or inconsistent content.
         """
-        if isinstance(data, str) and not data.lstrip().startswith("{"):
+        if isinstance(data, os.PathLike) or (isinstance(data, str) and not data.lstrip().startswith(("{", "["))):
             with open(data) as fh:
                 data = fh.read()
         if isinstance(data, str):
@@ -563,12 +834,21 @@ class CanonicalComplex:
         try:
             net = network_from_dict(data["network"], source="complex network")
             n0 = net.architecture.input_dim
-            domain_rows = tuple(primitive_integer_row([Fraction(v) for v in r]) for r in (data["domain"] or {}).get("ieqs", []))
+            domain_rows = () if data["domain"] is None else tuple(
+                primitive_integer_row([Fraction(v) for v in r]) for r in data["domain"]["ieqs"]
+            )
             domain = Polyhedron(ieqs=domain_rows, ambient_dim=n0) if data["domain"] is not None else None
             cells = []
             for i, entry in enumerate(data["cells"]):
                 if entry["id"] != i:
                     raise NetworkFormatError(f"complex JSON: cell {i} has id {entry['id']}")
+                if len(entry["signs"]) != net.architecture.num_hidden or len(entry["domain_signs"]) != len(domain_rows):
+                    raise NetworkFormatError(
+                        f"complex JSON: cell {i} has {len(entry['signs'])} signs and {len(entry['domain_signs'])} domain "
+                        f"signs; expected {net.architecture.num_hidden} and {len(domain_rows)}"
+                    )
+                if not 0 <= entry["dim"] <= n0 or any(len(r) != n0 for k in ("vertices", "rays", "lines") for r in entry[k]):
+                    raise NetworkFormatError(f"complex JSON: cell {i} has dimension {entry['dim']} or generators outside Q^{n0}")
                 poly = Polyhedron(
                     ieqs=[[Fraction(v) for v in r] for r in entry["ieqs"]],
                     eqns=[[Fraction(v) for v in r] for r in entry["eqns"]],
@@ -580,11 +860,11 @@ class CanonicalComplex:
                     tuple(tuple(int(v) for v in r) for r in entry["lines"]),
                 )
                 signs = tuple({"+": 1, "-": -1, "0": 0}[ch] for ch in entry["signs"])
-                domain_signs = tuple(1 if ch == "+" else 0 for ch in entry["domain_signs"])
-                cells.append(Cell(i, entry["dim"], signs, domain_signs, poly))
+                domain_signs = tuple({"+": 1, "0": 0}[ch] for ch in entry["domain_signs"])
+                cells.append(Cell(i, entry["dim"], signs, domain_signs, polyhedron=poly))
             lattice = FaceLattice([c.dimension for c in cells], [tuple(p) for p in data["covering"]])
-        except (KeyError, TypeError, ValueError) as exc:
-            if isinstance(exc, PolyReluError):
+        except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError, PolyReluError) as exc:
+            if isinstance(exc, NetworkFormatError):
                 raise
             raise NetworkFormatError(f"complex JSON is malformed: {type(exc).__name__}: {exc}") from None
         return cls(net, domain, domain_rows, cells, lattice)

@@ -258,8 +258,9 @@ class Polyhedron:
         rays : tuple of tuple of int
             Primitive integer directions.
         lines : tuple of tuple of int
-            Primitive integer directions, first non-zero entry positive; with
-            lines present, vertices and rays describe a section of the polyhedron.
+            Primitive integer directions, first non-zero entry positive. With
+            lines present, vertices and rays are those of the section by the
+            orthogonal complement of the lines, so the description is unique.
         """
         if self._vrep is None:
             if self.is_empty():
@@ -276,6 +277,8 @@ class Polyhedron:
                         rays.append(primitive_integer_row(row[1:]))
                     else:
                         vertices.append(tuple(Fraction(v) / Fraction(row[0]) for v in row[1:]))
+                if lines:
+                    vertices, rays = _orthogonal_section(vertices, rays, lines)
                 self._vrep = (tuple(sorted(vertices)), tuple(sorted(rays)), tuple(sorted(lines)))
         return self._vrep
 
@@ -481,6 +484,23 @@ class Polyhedron:
             f"<Polyhedron in Q^{self._d}, {what}, "
             f"{len(self._ieqs)} inequalities, {len(self._eqns)} equations>"
         )
+
+
+def _orthogonal_section(vertices, rays, lines):
+    """Project generators onto the orthogonal complement of the lineality space (exact)."""
+    d = len(lines[0])
+    L = flint.fmpq_mat([list(l) for l in lines]).transpose()
+    P = L * (L.transpose() * L).inv() * L.transpose()
+
+    def project(x):
+        xs = flint.fmpq_mat([[flint.fmpq(v.numerator, v.denominator)] for v in map(Fraction, x)])
+        y = xs - P * xs
+        return [Fraction(int(y[i, 0].p), int(y[i, 0].q)) for i in range(d)]
+
+    new_vertices = {tuple(project(v)) for v in vertices}
+    new_rays = {primitive_integer_row(project(r)) for r in rays}
+    new_rays.discard((0,) * d)
+    return list(new_vertices), list(new_rays)
 
 
 def _reduce_modulo(row, equations):

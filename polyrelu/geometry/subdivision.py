@@ -1,0 +1,274 @@
+"""Refining a polyhedral complex by cuts, decided by exact values at its vertices.
+
+A :class:`Subdivision` is a pointed polyhedral complex in ``Q^d`` kept as a
+face lattice together with its 0-cells. Unbounded cells are closed up by
+*ideal vertices*: directions at infinity, stored like points in homogeneous
+integer coordinates ``(D, X)`` with ``D = 0`` (a finite vertex has ``D > 0``
+and sits at ``X / D``). The closure of every cell is then the positive hull of
+its vertices, finite and ideal, so an affine function's sign pattern on a cell
+is read off its values at the cell's vertices; no LP is needed.
+
+:meth:`Subdivision.cut` refines every cell by the sign of a function that is
+affine on each cell (in homogeneous coordinates: linear on the cone over each
+cell), given by its exact integer values at the vertices (at an ideal vertex:
+the value of its recession function). A cell whose vertices see both signs
+splits into its ``+``, ``-`` and ``0`` parts; their facets follow from the
+facets' parts (a cut cell's zero part is bounded by the zero parts of its
+facets and by the codimension-2 faces on which the function vanishes), and a
+new vertex appears on every cut edge, where the values interpolate to zero.
+
+Nothing here knows about neural networks: callers supply the values.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+__all__ = ["Subdivision"]
+
+
+@dataclass
+class _SubCell:
+    dim: int
+    finite: bool
+    facets: list
+    vmask: int  # bit i set: vertex i is a face of the cell
+    signs: list = field(default_factory=list)
+
+
+def _primitive(vec):
+    g = 0
+    for v in vec:
+        g = math.gcd(g, v)
+    return tuple(v // g for v in vec) if g > 1 else tuple(vec)
+
+
+class Subdivision:
+    """A pointed polyhedral complex with ideal vertices, refined by exact cuts.
+
+    Build it with :meth:`from_polytope` or :meth:`from_arrangement`, then call
+    :meth:`cut` once per function.
+
+    Attributes
+    ----------
+    vertices : list of tuple of int
+        Homogeneous primitive integer coordinates ``(D, X_1, ..., X_d)``,
+        ``D > 0`` for a point ``X / D``, ``D = 0`` for a direction ``X``.
+    vertex_cell : list of int
+        The cell id of every vertex.
+
+    Examples
+    --------
+    The plane cut by ``x = 0`` and ``y = 0``, then by ``x + y - 1``:
+
+    >>> S = Subdivision.from_arrangement([(0, 1, 0), (0, 0, 1)])
+    >>> S.finite_f_vector()
+    (1, 4, 4)
+    >>> S.cut([sum(X) - D for D, *X in S.vertices])
+    >>> S.finite_f_vector()
+    (3, 9, 7)
+    """
+
+    def __init__(self, d):
+        self.d = d
+        self.cells = []
+        self.vertices = []
+        self.vertex_cell = []
+
+    def _add_vertex(self, coords, finite):
+        cid = len(self.cells)
+        bit = len(self.vertices)
+        self.vertices.append(coords)
+        self.vertex_cell.append(cid)
+        self.cells.append(_SubCell(0, finite, [], 1 << bit))
+        return cid
+
+    # -- initial complexes -----------------------------------------------------------
+    @classmethod
+    def from_polytope(cls, vertices, faces):
+        """The face lattice of a polytope.
+
+        Parameters
+        ----------
+        vertices : sequence of tuple of Fraction
+            The polytope's vertices.
+        faces : sequence of (int, sequence of int, sequence of int)
+            Every non-empty face: ``(dimension, vertex indices, facet face indices)``;
+            the 0-dimensional faces must come first, in the order of ``vertices``.
+        """
+        d = len(vertices[0])
+        S = cls(d)
+        for v in vertices:
+            den = math.lcm(*(x.denominator for x in v))
+            S._add_vertex(_primitive((den, *(int(x * den) for x in v))), True)
+        for dim, vidx, facets in faces[len(vertices):]:
+            mask = 0
+            for i in vidx:
+                mask |= 1 << i
+            S.cells.append(_SubCell(dim, True, list(facets), mask))
+        return S
+
+    @classmethod
+    def from_arrangement(cls, rows):
+        """The arrangement of ``d`` linearly independent affine hyperplanes in ``Q^d``.
+
+        Parameters
+        ----------
+        rows : sequence of ``d`` integer rows ``(b, a_1, ..., a_d)``
+            The functions ``b + a·x``; their linear parts must be independent.
+
+        Notes
+        -----
+        In the coordinates ``u_i = b_i + a_i·x`` this is the coordinate
+        arrangement: a cell for every sign vector ``s ∈ {-,0,+}^d``, the
+        vertex where all ``u_i`` vanish, and ideal vertices ``±`` the columns
+        of ``A^{-1}``. Every cell's ``signs`` start with ``s``.
+        """
+        import flint
+        from fractions import Fraction
+        from itertools import product
+
+        d = len(rows)
+        A = flint.fmpq_mat(d, d, [v for r in rows for v in r[1:]])
+        inv = A.inv()
+        point = [-sum(Fraction(int(inv[i, j].p), int(inv[i, j].q)) * rows[j][0] for j in range(d)) for i in range(d)]
+        S = cls(d)
+        den = math.lcm(*(x.denominator for x in point))
+        origin = S._add_vertex(_primitive((den, *(int(x * den) for x in point))), True)
+        ideal = {}
+        for j in range(d):
+            col = [Fraction(int(inv[i, j].p), int(inv[i, j].q)) for i in range(d)]
+            cden = math.lcm(*(x.denominator for x in col))
+            for sgn in (1, -1):
+                ideal[j, sgn] = S._add_vertex(_primitive((0, *(sgn * int(x * cden) for x in col))), False)
+        finite, infinite = {(0,) * d: origin}, {}
+        for j in range(d):
+            for sgn in (1, -1):
+                s = tuple(sgn if i == j else 0 for i in range(d))
+                infinite[s] = ideal[j, sgn]
+        for s in sorted(product((-1, 0, 1), repeat=d), key=lambda s: sum(map(abs, s))):
+            nnz = [i for i in range(d) if s[i]]
+            if not nnz:
+                S.cells[origin].signs = list(s)
+                continue
+            below = [tuple(0 if i == j else s[i] for i in range(d)) for j in nnz]
+            if len(nnz) == 1:
+                S.cells[infinite[s]].signs = list(s)
+            else:
+                mask = 0
+                for b in below:
+                    mask |= S.cells[infinite[b]].vmask
+                infinite[s] = len(S.cells)
+                S.cells.append(_SubCell(len(nnz) - 1, False, [infinite[b] for b in below], mask, list(s)))
+            mask = S.cells[origin].vmask | S.cells[infinite[s]].vmask
+            for b in below:
+                mask |= S.cells[finite[b]].vmask
+            finite[s] = len(S.cells)
+            S.cells.append(_SubCell(len(nnz), True, [finite[b] for b in below] + [infinite[s]], mask, list(s)))
+        return S
+
+    # -- the cut ---------------------------------------------------------------------------
+    def cut(self, values):
+        """Refine every cell by the sign of a function given by its values at the vertices.
+
+        Parameters
+        ----------
+        values : sequence of int
+            ``values[i]`` is the function at vertex ``i`` in homogeneous form:
+            ``D h(X / D)`` at a finite vertex ``(D, X)``, the recession value
+            ``lim h(tX) / t`` at an ideal one (a common positive factor is
+            allowed, a per-vertex one is not: new vertices interpolate these
+            values). The function must be affine on every cell.
+
+        Every cell's ``signs`` gets one more entry. New vertices are appended
+        to :attr:`vertices`; the function vanishes on them.
+        """
+        pos = neg = 0
+        for i, v in enumerate(values):
+            if v > 0:
+                pos |= 1 << i
+            elif v < 0:
+                neg |= 1 << i
+        split = []
+        for cid, cell in enumerate(self.cells):
+            p, n = cell.vmask & pos, cell.vmask & neg
+            if p and n:
+                split.append(cid)
+            else:
+                cell.signs.append(1 if p else -1 if n else 0)
+        split.sort(key=lambda c: self.cells[c].dim)
+        pieces = {}
+        for cid in split:
+            pieces[cid] = self._split_cell(cid, values, pos, neg, pieces)
+
+    def _split_cell(self, cid, values, pos, neg, pieces):
+        cell = self.cells[cid]
+        signs = cell.signs
+        if cell.dim == 1:
+            a, b = cell.facets
+            if self.cells[a].vmask & neg:
+                a, b = b, a  # a: the positive end, b: the negative end
+            ia = self.cells[a].vmask.bit_length() - 1
+            ib = self.cells[b].vmask.bit_length() - 1
+            va, vb = values[ia], values[ib]
+            coords = _primitive(tuple(-vb * x + va * y for x, y in zip(self.vertices[ia], self.vertices[ib])))
+            zero = self._add_vertex(coords, coords[0] > 0)
+            self.cells[zero].signs = signs + [0]
+            plus_facets, minus_facets, zero_facets = [a, zero], [b, zero], []
+        else:
+            plus_facets, minus_facets, zero_facets = [], [], []
+            vanishing = set()
+            for f in cell.facets:
+                if f in pieces:
+                    fp, fm, f0 = pieces[f]
+                    plus_facets.append(fp)
+                    minus_facets.append(fm)
+                    zero_facets.append(f0)
+                else:
+                    sign = self.cells[f].signs[-1]
+                    if sign == 0:  # impossible for an affine function: the facet would bound a one-sided cell
+                        raise RuntimeError(f"cut: cell {cid} has both signs but its facet {f} lies on the zero set")
+                    (plus_facets if sign > 0 else minus_facets).append(f)
+                    for g in self.cells[f].facets:
+                        if g not in pieces and self.cells[g].signs[-1] == 0:
+                            vanishing.add(g)
+            zero = len(self.cells)
+            zero_facets.extend(sorted(vanishing))
+            mask = 0
+            for f in zero_facets:
+                mask |= self.cells[f].vmask
+            self.cells.append(_SubCell(cell.dim - 1, cell.finite, zero_facets, mask, signs + [0]))
+            plus_facets.append(zero)
+            minus_facets.append(zero)
+        zmask = self.cells[zero].vmask
+        minus = len(self.cells)
+        mmask = 0
+        for f in minus_facets:
+            mmask |= self.cells[f].vmask
+        self.cells.append(_SubCell(cell.dim, cell.finite, minus_facets, mmask | zmask, signs + [-1]))
+        pmask = 0
+        for f in plus_facets:
+            pmask |= self.cells[f].vmask
+        cell.facets = plus_facets
+        cell.vmask = pmask | zmask
+        cell.signs = signs + [1]
+        return cid, minus, zero
+
+    # -- reading -----------------------------------------------------------------------------
+    def finite_cells(self):
+        """Ids of the cells of the complex itself (not at infinity)."""
+        return [c for c, cell in enumerate(self.cells) if cell.finite]
+
+    def finite_f_vector(self):
+        """The f-vector of the finite cells."""
+        dims = [self.cells[c].dim for c in self.finite_cells()]
+        return tuple(dims.count(k) for k in range(max(dims) + 1))
+
+    def cell_vertices(self, cid):
+        """The vertex indices (finite and ideal) of a cell's closure."""
+        mask = self.cells[cid].vmask
+        out = []
+        while mask:
+            low = mask & -mask
+            out.append(low.bit_length() - 1)
+            mask ^= low
+        return out
