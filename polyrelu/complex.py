@@ -21,6 +21,7 @@ the sign vectors: ``τ ≤ σ`` exactly when ``s(τ)_k ∈ {s(σ)_k, 0}`` for ev
 ``σ`` (the neurons where they differ vanish on ``τ``).
 """
 
+import functools
 import itertools
 import json
 import math
@@ -323,7 +324,7 @@ class _CellRecord:
     signs: tuple  # domain signs, then neuron signs in network order
     polyhedron: Polyhedron = None
     facets: list = None  # indices into the record list, when the method knows them
-    generators: tuple = None  # (finite points, ray directions), when the method knows them
+    generators: object = None  # a callable giving (vertices, rays, lines), when the method knows them
 
 
 def _lp_cells(net, domain, domain_rows, oracle, max_cells, bar):
@@ -482,62 +483,87 @@ def _polytope_seed(domain, domain_rows):
 
 def _constant_network_cells(net, n0, lines):
     """``W1 = 0``: every neuron is constant, the whole space is one cell."""
-    return [_CellRecord(n0, net.signs((0,) * n0), facets=[], generators=(((Fraction(0),) * n0,), (), lines))]
+    vrep = (((Fraction(0),) * n0,), (), lines)
+    return [_CellRecord(n0, net.signs((0,) * n0), facets=[], generators=lambda: vrep)]
 
 
 def _records_from_subdivision(subdivision, values, order, n_seed, basis, lines):
-    """The finite cells of a finished subdivision: signs in network order, minimal lifted generators.
+    """The finite cells of a finished subdivision, with signs in network order.
+
+    Their V-representations are left to :class:`_LatticeGenerators`, on demand.
+    """
+    position = [n_seed + order.index(k) for k in range(len(order))]
+    identity = order == sorted(order)
+    finite = subdivision.finite_cells()
+    index = {c: i for i, c in enumerate(finite)}
+    generators = _LatticeGenerators(subdivision, values, position, basis, lines)
+    records = []
+    for c in finite:
+        cell = subdivision.cells[c]
+        signs = tuple(cell.signs) if identity else tuple(cell.signs[:n_seed]) + tuple(cell.signs[p] for p in position)
+        facets = [index[f] for f in cell.facets if f in index]
+        records.append(_CellRecord(cell.dim + len(lines), signs, facets=facets, generators=functools.partial(generators, c)))
+    return records
+
+
+class _LatticeGenerators:
+    """Minimal V-representations of the cells of a finished subdivision, lifted to ``Q^n0``.
 
     A generator ``v`` of a cell ``σ`` is kept only if it is extreme. The smallest
     face of ``cl σ`` containing ``v`` is where every constraint of ``σ`` that
     vanishes at ``v`` vanishes; ``v`` is a vertex (an extreme ray) exactly when
-    no other finite (ideal) generator of ``σ`` lies on that face, a test on
-    bitmasks of the vertices where each neuron vanishes.
+    no other generator (other ideal generator) of ``σ`` lies on that face: a
+    test on bitmasks of the vertices where each constraint vanishes.
     """
-    vertices = subdivision.vertices
-    ideal_bits = sum(1 << i for i, v in enumerate(vertices) if not v[0])
-    n = len(order)
-    zero_masks = [0] * (n_seed + n)
-    position = {k: n_seed + i for i, k in enumerate(order)}
-    for i, vals in enumerate(values):
-        for k in range(n):
-            if vals[k] == 0:
-                zero_masks[position[k]] |= 1 << i
-    for i, cid in enumerate(subdivision.vertex_cell):
-        for j, sgn in enumerate(subdivision.cells[cid].signs[:n_seed]):
-            if sgn == 0:
-                zero_masks[j] |= 1 << i
-    finite = subdivision.finite_cells()
-    index = {c: i for i, c in enumerate(finite)}
 
-    def lift(vec):
-        if basis is None:
-            return tuple(Fraction(v) for v in vec)
-        return tuple(sum((Fraction(v) * b[i] for v, b in zip(vec, basis)), Fraction(0)) for i in range(len(basis[0])))
+    def __init__(self, subdivision, values, position, basis, lines):
+        self.subdivision = subdivision
+        self.values = values
+        self.position = position
+        self.basis = basis
+        self.lines = lines
+        self.zero_masks = None
+        self.points = {}
 
-    points = {}
-    records = []
-    for c in finite:
-        cell = subdivision.cells[c]
-        active = [j for j, sgn in enumerate(cell.signs) if sgn != 0]
-        finite_pts, rays = [], []
-        for i in subdivision.cell_vertices(c):
-            bit = 1 << i
-            face = cell.vmask if vertices[i][0] else cell.vmask & ideal_bits
-            for j in active:
-                if zero_masks[j] & bit:
-                    face &= zero_masks[j]
-            if face != bit:
-                continue
-            if i not in points:
-                D, *X = vertices[i]
-                points[i] = lift([Fraction(x, D) for x in X]) if D else primitive_integer_row(lift(X))
-            (finite_pts if vertices[i][0] else rays).append(points[i])
-        signs = tuple(cell.signs[:n_seed]) + tuple(cell.signs[position[k]] for k in range(n))
-        facets = [index[f] for f in cell.facets if f in index]
-        generators = (tuple(sorted(finite_pts)), tuple(sorted(rays)), lines)
-        records.append(_CellRecord(cell.dim + len(lines), signs, facets=facets, generators=generators))
-    return records
+    def _prepare(self):
+        sub = self.subdivision
+        n_constraints = len(sub.cells[0].signs)
+        self.zero_masks = [0] * n_constraints
+        self.zeros = []
+        n_seed = n_constraints - len(self.position)
+        for i, (vals, cid) in enumerate(zip(self.values, sub.vertex_cell)):
+            here = [j for j, sgn in enumerate(sub.cells[cid].signs[:n_seed]) if sgn == 0]
+            here += [self.position[k] for k, v in enumerate(vals) if v == 0]
+            for j in here:
+                self.zero_masks[j] |= 1 << i
+            self.zeros.append(here)
+        self.ideal_bits = sum(1 << i for i, v in enumerate(sub.vertices) if not v[0])
+
+    def _lift(self, vec):
+        if self.basis is None:
+            return tuple(vec)
+        return tuple(sum((v * b[i] for v, b in zip(vec, self.basis)), Fraction(0)) for i in range(len(self.basis[0])))
+
+    def _point(self, i):
+        if i not in self.points:
+            D, *X = self.subdivision.vertices[i]
+            self.points[i] = self._lift([Fraction(x, D) for x in X]) if D else primitive_integer_row(self._lift(X))
+        return self.points[i]
+
+    def __call__(self, cid):
+        if self.zero_masks is None:
+            self._prepare()
+        cell = self.subdivision.cells[cid]
+        vertices, rays = [], []
+        for i in self.subdivision.cell_vertices(cid):
+            finite = self.subdivision.vertices[i][0] > 0
+            face = cell.vmask if finite else cell.vmask & self.ideal_bits
+            for j in self.zeros[i]:
+                if cell.signs[j] != 0:
+                    face &= self.zero_masks[j]
+            if face == 1 << i:
+                (vertices if finite else rays).append(self._point(i))
+        return tuple(sorted(vertices)), tuple(sorted(rays)), self.lines
 
 
 def _domain_polyhedron(domain, n0):
@@ -634,7 +660,7 @@ class CanonicalComplex:
                 else:
                     ieqs.append(row if s > 0 else tuple(-v for v in row))
         hull = AffineSubspace.from_equations(eqns, self.network.architecture.input_dim)
-        vertices, rays, lines = self._generators[cell.id]
+        vertices, rays, lines = self._generators[cell.id]()
         # A positive combination of all generators of a polyhedron lies in its relative interior.
         n = len(vertices)
         point = tuple(
