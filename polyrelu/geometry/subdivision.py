@@ -196,11 +196,17 @@ class Subdivision:
             else:
                 cell.signs.append(1 if p else -1 if n else 0)
         split.sort(key=lambda c: self.cells[c].dim)
-        pieces = {}
+        # Masks of the parts: the parent's vertices on the part's closed side,
+        # plus the vertices created on the parent's cut edges. Those are kept
+        # as small masks relative to `base` while the cut runs.
+        base = len(self.vertices)
+        old = (1 << base) - 1
+        keep = {1: old & ~neg, -1: old & ~pos, 0: old & ~pos & ~neg}
+        pieces, new = {}, {}
         for cid in split:
-            pieces[cid] = self._split_cell(cid, values, pos, neg, pieces)
+            pieces[cid], new[cid] = self._split_cell(cid, values, neg, keep, pieces, new, base)
 
-    def _split_cell(self, cid, values, pos, neg, pieces):
+    def _split_cell(self, cid, values, neg, keep, pieces, new, base):
         cell = self.cells[cid]
         signs = cell.signs
         if cell.dim == 1:
@@ -213,45 +219,40 @@ class Subdivision:
             coords = _primitive(tuple(-vb * x + va * y for x, y in zip(self.vertices[ia], self.vertices[ib])))
             zero = self._add_vertex(coords, coords[0] > 0)
             self.cells[zero].signs = signs + [0]
-            plus_facets, minus_facets, zero_facets = [a, zero], [b, zero], []
+            created = 1 << (len(self.vertices) - 1 - base)
+            plus_facets, minus_facets = [a, zero], [b, zero]
         else:
             plus_facets, minus_facets, zero_facets = [], [], []
             vanishing = set()
+            created = 0
             for f in cell.facets:
                 if f in pieces:
                     fp, fm, f0 = pieces[f]
                     plus_facets.append(fp)
                     minus_facets.append(fm)
                     zero_facets.append(f0)
-                else:
-                    sign = self.cells[f].signs[-1]
-                    if sign == 0:  # impossible for an affine function: the facet would bound a one-sided cell
-                        raise RuntimeError(f"cut: cell {cid} has both signs but its facet {f} lies on the zero set")
-                    (plus_facets if sign > 0 else minus_facets).append(f)
-                    for g in self.cells[f].facets:
-                        if g not in pieces and self.cells[g].signs[-1] == 0:
-                            vanishing.add(g)
+                    created |= new[f]
+                    continue
+                facet = self.cells[f]
+                sign = facet.signs[-1]
+                if sign == 0:  # impossible for an affine function: the facet would bound a one-sided cell
+                    raise RuntimeError(f"cut: cell {cid} has both signs but its facet {f} lies on the zero set")
+                (plus_facets if sign > 0 else minus_facets).append(f)
+                if facet.vmask & keep[0]:
+                    vanishing.update(g for g in facet.facets if g not in pieces and self.cells[g].signs[-1] == 0)
             zero = len(self.cells)
             zero_facets.extend(sorted(vanishing))
-            mask = 0
-            for f in zero_facets:
-                mask |= self.cells[f].vmask
-            self.cells.append(_SubCell(cell.dim - 1, cell.finite, zero_facets, mask, signs + [0]))
+            zmask = (cell.vmask & keep[0]) | (created << base)
+            self.cells.append(_SubCell(cell.dim - 1, cell.finite, zero_facets, zmask, signs + [0]))
             plus_facets.append(zero)
             minus_facets.append(zero)
-        zmask = self.cells[zero].vmask
+        added = created << base
         minus = len(self.cells)
-        mmask = 0
-        for f in minus_facets:
-            mmask |= self.cells[f].vmask
-        self.cells.append(_SubCell(cell.dim, cell.finite, minus_facets, mmask | zmask, signs + [-1]))
-        pmask = 0
-        for f in plus_facets:
-            pmask |= self.cells[f].vmask
+        self.cells.append(_SubCell(cell.dim, cell.finite, minus_facets, (cell.vmask & keep[-1]) | added, signs + [-1]))
         cell.facets = plus_facets
-        cell.vmask = pmask | zmask
+        cell.vmask = (cell.vmask & keep[1]) | added
         cell.signs = signs + [1]
-        return cid, minus, zero
+        return (cid, minus, zero), created
 
     # -- reading -----------------------------------------------------------------------------
     def finite_cells(self):
