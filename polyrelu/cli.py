@@ -13,7 +13,6 @@ from . import __version__
 from .complex import Box, canonical_complex
 from .errors import GeometryError, PolyReluError
 from .examples import bent_line_network
-from .geometry import Polyhedron, default_oracle
 from .network import load_network
 from .symmetry import canonical_form, equivalent, permute, scale
 
@@ -77,21 +76,24 @@ def _demo():
           f"equivalent: {equivalent(net, twin)}")
     print(f"  output bias + 1/1000:     equivalent: {equivalent(net, perturbed)}")
     print()
-    signs = net.signs(x)
-    maps = net.pre_activation_maps(signs)
-    rows = [
-        (s * g, *(s * a for a in G_row))
-        for (G, g_vec), layer_signs in zip(maps, net.architecture.split_hidden(signs))
-        for G_row, g, s in zip(G, g_vec, layer_signs)
-    ]
-    region = Polyhedron(ieqs=rows)
-    vertices, rays, lines = region.vertices_rays_lines()
-    A, c = net.affine_map(signs)
-    print(f"the region of x = {_vec(x)}: sign vector {''.join({1: '+', -1: '-', 0: '0'}[s] for s in signs)}")
-    print(f"  dimension {region.dimension()}, vertices {[_vec(v) for v in vertices]}, rays {list(rays)}")
+    K = canonical_complex(net)
+    region = K.locate(x)
+    vertices, rays, _ = region.polyhedron.vertices_rays_lines()
+    A, c = K.affine_map(region)
+    print(f"the cell of x = {_vec(x)}: sign vector {region.sign_string}, dimension {region.dimension}")
+    print(f"  vertices {[_vec(v) for v in vertices]}, rays {list(rays)}")
     print(f"  f = {_vec(A[0])}·x + {_num(c[0])} there; relative interior point {_vec(region.relative_interior_point())}")
-    stats = dict(default_oracle.stats)
-    print(f"  LP oracle calls so far: {sum(stats.values())} ({stats})")
+    print()
+    print(f"canonical polyhedral complex on R^2: f-vector {K.f_vector()}, "
+          f"Euler characteristic {K.euler_characteristic()} (must be (-1)^2 = 1)")
+    bent = K.bent_hypersurface(2, 0)
+    pieces = [c for c in bent if c.dimension == 1]
+    print(f"  bent hypersurface of neuron (2, 0): {len(pieces)} pieces")
+    for c in pieces:
+        v, r, _ = c.polyhedron.vertices_rays_lines()
+        print(f"    signs {c.sign_string}: vertices {[_vec(p) for p in v]}, rays {list(r)}")
+    boxed = canonical_complex(net, Box(-2, 2))
+    print(f"  on the box [-2, 2]^2: f-vector {boxed.f_vector()}, Euler characteristic {boxed.euler_characteristic()}")
 
 
 def parse_domain(text):
