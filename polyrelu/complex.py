@@ -37,6 +37,7 @@ from tqdm import tqdm
 
 from .errors import GeometryError, NetworkFormatError, PolyReluError, ShapeError
 from .geometry import AffineSubspace, FaceLattice, Feasibility, Polyhedron, default_oracle
+from .geometry.polyhedron import _reduce_modulo
 from .geometry.subdivision import Subdivision
 from .geometry.rational import primitive_integer_row, to_fraction, to_fraction_vector
 from .network import ReLUNetwork, network_from_dict, network_to_dict
@@ -603,9 +604,9 @@ def _estimate_cells(current, width, n0, layer):
 
 def _layer_rows(net, layer, prefix):
     """Integer rows ``(g, G)`` of the layer's pre-activations on cells with the given earlier signs."""
-    depth_signs = prefix + (0,) * (net.architecture.num_hidden - len(prefix))
-    G, g = net.pre_activation_maps(depth_signs)[layer - 1]
-    return [primitive_integer_row((gi, *Gi)) for Gi, gi in zip(G, g)]
+    rows = net.pre_activation_rows(prefix + (0,) * (net.architecture.num_hidden - len(prefix)))
+    start = sum(net.architecture.hidden_widths[: layer - 1])
+    return rows[start : start + net.architecture.hidden_widths[layer - 1]]
 
 
 class CanonicalComplex:
@@ -645,20 +646,23 @@ class CanonicalComplex:
         return K
 
     def _cell_polyhedron(self, cell):
-        """The closed cell from the formulas valid on it, with its affine hull and an interior point."""
-        ieqs, eqns = [], []
-        for row, s in zip(self._domain_rows, cell.domain_signs):
-            (ieqs if s else eqns).append(row)
-        for (G, g), signs in zip(
-            self.network.pre_activation_maps(cell.signs), self.network.architecture.split_hidden(cell.signs)
-        ):
-            for Gi, gi, s in zip(G, g, signs):
-                row = primitive_integer_row((gi, *Gi))
-                if s == 0:
-                    if any(row):
-                        eqns.append(row)
-                else:
-                    ieqs.append(row if s > 0 else tuple(-v for v in row))
+        """The closed cell from the formulas valid on it, with both representations from the lattice.
+
+        Inequalities are the signed formulas of the non-zero constraints (domain
+        facets, then neurons), equations those of the zero ones. The facets of
+        the polyhedron are the constraints that vanish on some lattice facet of
+        the cell; the vertices and rays come from the lattice (extreme ones only).
+        """
+        ieqs, eqns, row_of = [], [], {}
+        constraints = list(zip(self._domain_rows, cell.domain_signs))
+        constraints.extend(zip(self.network.pre_activation_rows(cell.signs), cell.signs))
+        for j, (row, s) in enumerate(constraints):
+            if s == 0:
+                if any(row):
+                    eqns.append(row)
+            else:
+                row_of[j] = len(ieqs)
+                ieqs.append(row if s > 0 else tuple(-v for v in row))
         hull = AffineSubspace.from_equations(eqns, self.network.architecture.input_dim)
         vertices, rays, lines = self._generators[cell.id]()
         # A positive combination of all generators of a polyhedron lies in its relative interior.
@@ -668,6 +672,15 @@ class CanonicalComplex:
         )
         poly = Polyhedron._with_relative_interior(ieqs, eqns, hull, point, self._oracle)
         poly._vrep = (vertices, rays, lines)
+        full = cell.domain_signs + cell.signs
+        facet_rows = set()
+        for f in self.lattice.facets(cell.id):
+            facet = self._cells[f]
+            for j, v in enumerate(facet.domain_signs + facet.signs):
+                if v == 0 and full[j] != 0:
+                    facet_rows.add(_reduce_modulo(ieqs[row_of[j]], hull.equations))
+        facet_rows.discard(None)
+        poly._minimal_h = (tuple(sorted(facet_rows)), hull.equations)
         return poly
 
     # -- queries ---------------------------------------------------------------------

@@ -13,11 +13,13 @@ layer, ``H = n1 + ... + nL`` entries in all.
 """
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+import flint
 import numpy as np
 
 from .errors import InvalidNumberError, NetworkFormatError, ShapeError
@@ -147,6 +149,13 @@ class Architecture:
     def hidden_neurons(self):
         """All hidden neurons ``(layer, index)`` in sign-vector order."""
         return tuple((l, i) for l, n in enumerate(self.hidden_widths, start=1) for i in range(n))
+
+
+def _primitive_ints(row):
+    g = 0
+    for v in row:
+        g = math.gcd(g, v)
+    return tuple(v // g for v in row) if g > 1 else tuple(row)
 
 
 def _matvec(W, x):
@@ -395,6 +404,50 @@ class ReLUNetwork:
         W, b = self.layers[-1]
         return _matmul(W, M), tuple(s + bi for s, bi in zip(_matvec(W, v), b))
 
+    def pre_activation_rows(self, pattern):
+        """Primitive integer rows ``(g, G_1, ..., G_n0)`` of every hidden pre-activation on a pattern.
+
+        Row ``k`` is a positive multiple of ``z_k(x) = g + G·x`` on the closure of
+        the pattern's cell (see :meth:`pre_activation_maps`), computed in integer
+        arithmetic, so signs and zero sets are exact and cheap to evaluate.
+
+        Examples
+        --------
+        >>> net = ReLUNetwork([[[1, 0], [0, 1]], [["1/2", "1/2"]], [[1]]], [[0, 0], [-1], [0]])
+        >>> net.pre_activation_rows("+-+")
+        ((0, 1, 0), (0, 0, 1), (-2, 1, 0))
+        >>> deep = ReLUNetwork([[["1/3"]], [["1/5"]], [[7]], [[1]]], [[1], ["1/2"], [-1], [0]])
+        >>> deep.pre_activation_rows("+++")      # x/3 + 1, x/15 + 7/10, 7x/15 + 39/10
+        ((3, 1), (21, 2), (117, 14))
+        """
+        flags = [f for layer in _pattern(pattern, self.architecture) for f in layer]
+        n0 = self.architecture.input_dim
+        A = flint.fmpz_mat(n0 + 1, n0 + 1, [int(i == j) for i in range(n0 + 1) for j in range(n0 + 1)])
+        rows, k = [], 0
+        for Wb, c in self._integer_layers():
+            Z = Wb * A
+            n = Z.nrows()
+            entries = [int(v) for v in Z.entries()]
+            width = n0 + 1
+            kept = [int(A[0, j]) * c for j in range(width)]  # the constant 1, at the scale of this layer's rows
+            for i in range(n):
+                row = entries[i * width : (i + 1) * width]
+                rows.append(_primitive_ints(row))
+                kept.extend(row if flags[k] else [0] * width)
+                k += 1
+            A = flint.fmpz_mat(n + 1, width, kept)
+        return tuple(rows)
+
+    def _integer_layers(self):
+        """Hidden layers as pairs ``(c_l [b_l | W_l], c_l)`` of integer matrices and scales (cached)."""
+        if not hasattr(self, "_int_layers"):
+            layers = []
+            for W, b in self.layers[:-1]:
+                c = math.lcm(*(v.denominator for row in W for v in row), *(v.denominator for v in b))
+                layers.append((flint.fmpz_mat([[int(bi * c), *(int(v * c) for v in row)] for row, bi in zip(W, b)]), c))
+            self._int_layers = layers
+        return self._int_layers
+
     @classmethod
     def from_torch(cls, module):
         """Build from a PyTorch ``nn.Sequential`` of ``Linear`` layers separated by ``ReLU``.
@@ -421,7 +474,8 @@ class ReLUNetwork:
             elif not isinstance(m, torch.nn.ReLU):
                 raise NetworkFormatError(f"module {i} is {type(m).__name__}; expected ReLU between Linear layers")
         if len(modules) % 2 == 0:
-            raise NetworkFormatError("the model must end with a Linear layer (the affine output)")
+            last = f"module {len(modules) - 1} is {type(modules[-1]).__name__}; " if modules else "no modules; "
+            raise NetworkFormatError(last + "the model must end with a Linear layer (the affine output)")
         return cls(Ws, bs)
 
 
@@ -506,7 +560,10 @@ def save_network(net, path):
         arrays = {}
         for l, (W, b) in enumerate(net.layers, start=1):
             for key, values in ((f"W{l}", W), (f"b{l}", b)):
-                arr = np.array(values, dtype=float)
+                try:
+                    arr = np.array(values, dtype=float)
+                except OverflowError:
+                    raise NetworkFormatError(f"{path}: {key} has entries too large for float64; save as .json") from None
                 if any(Fraction(f) != v for f, v in zip(arr.ravel().tolist(), np.ravel(np.array(values, dtype=object)))):
                     raise NetworkFormatError(f"{path}: {key} has entries float64 cannot hold exactly; save as .json")
                 arrays[key] = arr
@@ -581,7 +638,12 @@ def _load_npz(path):
         missing = [f"{k}{l}" for l in range(1, count + 1) for k in "Wb" if f"{k}{l}" not in names]
         if missing:
             raise NetworkFormatError(f"{path}: missing arrays {missing}")
-        arrays = {n: archive[n] for n in names}
+        arrays = {}
+        for n in sorted(names):
+            try:
+                arrays[n] = archive[n]
+            except Exception as exc:  # object (pickled) arrays, damaged members
+                raise NetworkFormatError(f"{path}: cannot read array {n} ({exc}); expected integers or floats") from None
     for n, arr in arrays.items():
         if arr.dtype.kind not in "iuf":
             raise InvalidNumberError(f"{path}: array {n} has dtype {arr.dtype}, expected integers or floats")
