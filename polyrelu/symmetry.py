@@ -8,7 +8,7 @@ a canonical representative of each orbit.
 """
 
 import itertools
-from fractions import Fraction
+import numbers
 
 from .errors import ShapeError, SymmetryError
 from .geometry.rational import to_fraction
@@ -19,7 +19,10 @@ __all__ = ["scale", "permute", "canonical_form", "equivalent"]
 
 def _check_layers(net, values, what):
     widths = net.architecture.hidden_widths
-    values = [list(v) for v in values]
+    try:
+        values = [list(v) for v in values]
+    except TypeError:
+        raise ShapeError(f"{what}: expected one sequence per hidden layer ({len(widths)} in all)") from None
     if len(values) != len(widths):
         raise ShapeError(f"{what}: expected one entry per hidden layer ({len(widths)}), got {len(values)}")
     for l, (v, n) in enumerate(zip(values, widths), start=1):
@@ -96,7 +99,8 @@ def permute(net, permutations):
     Ws = [list(W) for W in net.weights]
     bs = [list(b) for b in net.biases]
     for l, perm in enumerate(permutations):
-        if sorted(perm) != list(range(len(perm))):
+        integral = all(isinstance(p, numbers.Integral) and not isinstance(p, bool) for p in perm)
+        if not integral or sorted(perm) != list(range(len(perm))):
             raise SymmetryError(f"permutations[{l}] = {perm} is not a permutation of 0..{len(perm) - 1}")
         _apply_permutation(Ws, bs, l, perm)
     return ReLUNetwork(Ws, bs, name=net.name)
@@ -109,29 +113,96 @@ def _apply_permutation(Ws, bs, l, perm):
     Ws[l + 1] = [[row[p] for p in perm] for row in Ws[l + 1]]
 
 
-def _normalize_layer(Ws, bs, l):
-    """Scale hidden layer ``l`` (0-based) in place so each ``(Wl[i], bl[i])`` starts with ±1.
+def _scale_neuron(Ws, bs, l, i, lam):
+    """Scale neuron ``(l + 1, i)`` (0-based layer ``l``) by ``lam`` in place."""
+    Ws[l][i] = [v * lam for v in Ws[l][i]]
+    bs[l][i] *= lam
+    for row in Ws[l + 1]:
+        row[i] /= lam
 
-    A neuron whose incoming row and bias are all zero is constant; its scale
-    acts only on its outgoing column, so that column is scaled to largest
-    absolute entry 1 instead (a choice that does not depend on the order of
-    the next layer, which is not fixed yet).
+
+def _liveness(Ws, bs, depth):
+    """Per hidden layer (0-based), which neurons are live.
+
+    A neuron is live if its bias is non-zero or it has a non-zero weight from
+    a live neuron (inputs are live). A neuron that is not live has
+    pre-activation 0 everywhere. Liveness depends only on where the zero
+    entries are, so scalings keep it and permutations move it along.
     """
+    live, prev = [], None
+    for l in range(depth):
+        flags = [
+            bool(bs[l][i]) or any(v and (prev is None or prev[k]) for k, v in enumerate(Ws[l][i]))
+            for i in range(len(Ws[l]))
+        ]
+        live.append(flags)
+        prev = flags
+    return live
+
+
+def _normalize_layer(Ws, bs, l, live):
+    """Scale the live neurons of hidden layer ``l`` (0-based) in place.
+
+    Each live neuron is scaled so that the first non-zero entry of its
+    incoming row ``(Wl[i], bl[i])`` outside the columns of neurons that are
+    not live is ``±1`` (with every neuron live, the rule of DESIGN §1). The
+    scales of neurons that are not live are fixed by :func:`_fix_not_live`
+    once every layer is ordered.
+    """
+    prev = live[l - 1] if l else None
     for i in range(len(Ws[l])):
-        pivot = next((v for v in (*Ws[l][i], bs[l][i]) if v), None)
-        if pivot is not None:
-            lam = 1 / abs(pivot)
-        else:
-            lam = max((abs(row[i]) for row in Ws[l + 1]), default=Fraction(0)) or Fraction(1)
-        Ws[l][i] = [v * lam for v in Ws[l][i]]
-        bs[l][i] *= lam
-        for row in Ws[l + 1]:
-            row[i] /= lam
+        if live[l][i]:
+            pivot = next((v for k, v in enumerate(Ws[l][i]) if v and (prev is None or prev[k])), None) or bs[l][i]
+            _scale_neuron(Ws, bs, l, i, 1 / abs(pivot))
 
 
-def _sorted_orderings(Ws, bs, l):
-    """Every order of hidden layer ``l`` that sorts its incoming rows, ties in all ways."""
-    keys = [(tuple(Ws[l][i]), bs[l][i]) for i in range(len(Ws[l]))]
+def _fix_not_live(Ws, bs, depth, live):
+    """Fix the scales of the neurons that are not live, in place, once all layers are ordered.
+
+    Such a neuron has zero bias and non-zero weights only from neurons that
+    are not live, so its scale is tied to the rest of the network through its
+    outgoing column or through other such neurons. In rounds, every such
+    neuron adjacent to a fixed neuron (live ones, the inputs, the outputs and
+    those fixed in earlier rounds) is scaled so that its largest outgoing
+    weight to fixed neurons, or else its largest incoming weight from fixed
+    neurons, has absolute value 1. A group touching no fixed neuron is
+    started at its first neuron in the canonical order: the group's common
+    scale changes no parameter, and every order of the tied neurons is
+    explored by :func:`canonical_form`.
+    """
+    todo = [(l, i) for l in range(depth) for i in range(len(Ws[l])) if not live[l][i]]
+    fixed = set()
+
+    def is_fixed(l, i):
+        return l < 0 or l >= depth or live[l][i] or (l, i) in fixed
+
+    while todo:
+        scales = {}
+        for l, i in todo:
+            out = max((abs(row[i]) for j, row in enumerate(Ws[l + 1]) if is_fixed(l + 1, j)), default=0)
+            inc = max((abs(v) for k, v in enumerate(Ws[l][i]) if is_fixed(l - 1, k)), default=0)
+            if out or inc:
+                scales[(l, i)] = out if out else 1 / inc
+        if not scales:
+            scales = {todo[0]: 1}
+        for (l, i), lam in scales.items():
+            _scale_neuron(Ws, bs, l, i, lam)
+        fixed.update(scales)
+        todo = [v for v in todo if v not in scales]
+
+
+def _sorted_orderings(Ws, bs, l, live):
+    """Every order of hidden layer ``l`` that sorts its incoming rows, ties in all ways.
+
+    In columns of neurons that are not live only the sign of an entry enters
+    the sort key (their scale is fixed only later), so rows equal elsewhere
+    are ties.
+    """
+    prev = live[l - 1] if l else None
+    keys = [
+        (tuple(v if prev is None or prev[k] else (v > 0) - (v < 0) for k, v in enumerate(Ws[l][i])), bs[l][i])
+        for i in range(len(Ws[l]))
+    ]
     order = sorted(range(len(keys)), key=keys.__getitem__)
     groups = [list(g) for _, g in itertools.groupby(order, key=keys.__getitem__)]
     for choice in itertools.product(*(itertools.permutations(g) for g in groups)):
@@ -146,6 +217,13 @@ def canonical_form(net, max_tie_orders=100_000):
     layer's neurons are sorted lexicographically by that row (DESIGN §1). Neurons with equal rows (twins) can be ordered in several
     ways; the one giving the lexicographically smallest parameter vector is
     chosen, so the result depends on the orbit only.
+
+    Neurons whose pre-activation is 0 by construction (zero bias, non-zero
+    weights only from such neurons, for example an all-zero incoming row) are
+    the exception: their incoming row cannot fix their scale. Their columns
+    are left out of the pivots of the next layer and enter its sort keys by
+    sign only, and their scales are fixed through their outgoing weights once
+    every layer is ordered (see ``_fix_not_live``).
 
     Parameters
     ----------
@@ -173,7 +251,11 @@ def canonical_form(net, max_tie_orders=100_000):
 
     def search(Ws, bs, l):
         nonlocal best, explored
+        Ws = [[list(r) for r in W] for W in Ws]
+        bs = [list(b) for b in bs]
+        live = _liveness(Ws, bs, depth)
         if l == depth:
+            _fix_not_live(Ws, bs, depth, live)
             explored += 1
             if explored > max_tie_orders:
                 raise SymmetryError(
@@ -183,10 +265,8 @@ def canonical_form(net, max_tie_orders=100_000):
             if best is None or _flat(candidate) < _flat(best):
                 best = candidate
             return
-        Ws = [[list(r) for r in W] for W in Ws]
-        bs = [list(b) for b in bs]
-        _normalize_layer(Ws, bs, l)
-        for perm in _sorted_orderings(Ws, bs, l):
+        _normalize_layer(Ws, bs, l, live)
+        for perm in _sorted_orderings(Ws, bs, l, live):
             Ws2 = list(Ws)
             bs2 = list(bs)
             _apply_permutation(Ws2, bs2, l, perm)
