@@ -537,10 +537,6 @@ def network_from_dict(obj, source="network"):
     return ReLUNetwork([layer["weights"] for layer in layers], [layer["biases"] for layer in layers], name=obj.get("name"))
 
 
-def _reject_constant(token):
-    raise InvalidNumberError(f"{token} is not a finite number (JSON allows only finite numbers)")
-
-
 def save_network(net, path):
     """Write ``net`` to ``path``: ``.json`` (exact) or ``.npz`` (float64, only if exact).
 
@@ -551,12 +547,13 @@ def save_network(net, path):
         cannot hold exactly (use JSON then).
     """
     path = Path(path)
-    if path.suffix == ".json":
+    suffix = path.suffix.lower()
+    if suffix == ".json":
         data = network_to_dict(net)
         if net.name:
             data["name"] = net.name
-        path.write_text(json.dumps(data, indent=1) + "\n")
-    elif path.suffix == ".npz":
+        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    elif suffix == ".npz":
         arrays = {}
         for l, (W, b) in enumerate(net.layers, start=1):
             for key, values in ((f"W{l}", W), (f"b{l}", b)):
@@ -604,14 +601,16 @@ def load_network(path):
     suffix = path.suffix.lower()
     if suffix == ".json":
         try:
-            obj = json.loads(path.read_text(), parse_constant=_reject_constant)
+            # NaN and Infinity tokens parse to floats; validation then names their layer and entry.
+            obj = json.loads(path.read_text(encoding="utf-8"))
         except UnicodeDecodeError:
             raise NetworkFormatError(f"{path}: not a text file") from None
         except json.JSONDecodeError as exc:
             raise NetworkFormatError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-        except InvalidNumberError as exc:
-            raise InvalidNumberError(f"{path}: {exc}") from None
-        return network_from_dict(obj, source=str(path))
+        try:
+            return network_from_dict(obj, source=str(path))
+        except (ShapeError, InvalidNumberError) as exc:
+            raise type(exc)(f"{path}: {exc}") from None
     if suffix == ".npz":
         return _load_npz(path)
     if suffix in (".pt", ".pth"):
