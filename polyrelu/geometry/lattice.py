@@ -110,7 +110,7 @@ class FaceLattice:
 
     def covering_relation(self):
         """All pairs ``(i, j)`` with ``i`` a facet of ``j``, sorted."""
-        return tuple((i, j) for j, down in enumerate(self._down) for i in down)
+        return tuple(sorted((i, j) for j, down in enumerate(self._down) for i in down))
 
     def facets(self, cell):
         """The cells covered by ``cell`` (its faces of one dimension less)."""

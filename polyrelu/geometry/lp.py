@@ -20,7 +20,9 @@ accepts the answer only with an *exact certificate* checked in Python integers:
   the support of the float dual gives multipliers ``y >= 0`` with
   ``sum y_i a_i = 0``; then ``sum y_i b_i < 0`` is a Farkas certificate of
   emptiness, and ``sum y_i b_i = 0`` proves that every row with ``y_i > 0``
-  holds with equality on the whole set.
+  holds with equality on the whole set. That alone does not exclude an empty
+  set, so "no interior" also needs a point of the set: the vertex of the float
+  LP's final basis, solved exactly (python-flint) and checked on every row.
 
 When no certificate can be built the same LP is solved exactly with
 ``cdd.gmp``. :class:`LPOracle` counts which path decided each call.
@@ -59,6 +61,7 @@ class FeasibilityCertificate:
     status : Feasibility
     point : tuple of Fraction or None
         For ``INTERIOR``: a point where every non-constant row is strictly positive.
+        For ``NO_INTERIOR``: a point of the set (it proves the set is not empty).
     multipliers : dict of int to int or None
         For ``EMPTY`` and ``NO_INTERIOR``: positive integer multipliers ``y_i``
         (row index to value) with ``sum y_i a_i = 0`` and ``sum y_i b_i < 0``
@@ -93,6 +96,10 @@ class FeasibilityCertificate:
                 _row_value(r, x) > 0 for r in rows if any(r[1:])
             ) and all(r[0] >= 0 for r in rows if not any(r[1:]))
         if not self.multipliers or any(v <= 0 for v in self.multipliers.values()):
+            return False
+        if self.status is Feasibility.NO_INTERIOR and (
+            self.point is None or any(_row_value(r, self.point) < 0 for r in rows)
+        ):
             return False
         d = len(rows[0]) - 1
         combo = [sum(y * rows[i][j] for i, y in self.multipliers.items()) for j in range(d + 1)]
@@ -174,6 +181,7 @@ class LPOracle:
         if answer.multipliers:
             answer = FeasibilityCertificate(
                 answer.status,
+                point=answer.point,
                 multipliers={live[i]: y for i, y in answer.multipliers.items()},
                 decided_by=answer.decided_by,
             )
@@ -189,13 +197,19 @@ class LPOracle:
         lp_rows = []
         for r in rows:
             scale = max(abs(a) for a in r[1:])
-            frow = [v / scale for v in r]
+            try:
+                frow = [v / scale for v in r]
+            except OverflowError:  # |b| / max|a_j| beyond the float range: leave it to cdd.gmp
+                return None
             frow.append(-sum(abs(a) for a in frow[1:]))
             lp_rows.append(frow)
         lp_rows.append([1.0] + [0.0] * d + [-1.0])
         lp_rows.append([0.0] * (d + 1) + [1.0])
         lp = cdd.linprog_from_array(lp_rows, cdd.LPObjType.MAX)
-        cdd.linprog_solve(lp)
+        try:
+            cdd.linprog_solve(lp)
+        except RuntimeError:  # e.g. "Possibly an LP cycling occurs": the float LP gave up
+            return None
         if lp.status != cdd.LPStatusType.OPTIMAL:
             return None
         return lp.primal_solution[:d], dict(lp.dual_solution)
@@ -220,9 +234,17 @@ class LPOracle:
         yb = sum(yi * rows[i][0] for yi, i in zip(y, support))
         if yb > 0:
             return None
-        status = Feasibility.EMPTY if yb < 0 else Feasibility.NO_INTERIOR
         multipliers = {i: yi for yi, i in zip(y, support) if yi > 0}
-        return FeasibilityCertificate(status, multipliers=multipliers, decided_by="certified-float")
+        if yb < 0:
+            return FeasibilityCertificate(Feasibility.EMPTY, multipliers=multipliers, decided_by="certified-float")
+        # yb == 0 proves the rows in the support are equalities on the set, but the
+        # set may still be empty (a wrong float basis): insist on a point of it.
+        point = _basic_point(rows, d, dual)
+        if point is None:
+            return None
+        return FeasibilityCertificate(
+            Feasibility.NO_INTERIOR, point=point, multipliers=multipliers, decided_by="certified-float"
+        )
 
     # -- exact reference ---------------------------------------------------------------
     def _exact(self, rows, d):
@@ -240,8 +262,11 @@ class LPOracle:
         y = {i: v for i, v in lp.dual_solution if i < m and v > 0}
         den = math.lcm(*(v.denominator for v in y.values())) if y else 1
         multipliers = {i: int(v * den) for i, v in y.items()}
-        status = Feasibility.EMPTY if t < 0 else Feasibility.NO_INTERIOR
-        return FeasibilityCertificate(status, multipliers=multipliers, decided_by="exact")
+        if t < 0:
+            return FeasibilityCertificate(Feasibility.EMPTY, multipliers=multipliers, decided_by="exact")
+        # t* = 0: the optimal x satisfies every row (b_i + a_i x >= w_i t* = 0).
+        point = tuple(lp.primal_solution[:d])
+        return FeasibilityCertificate(Feasibility.NO_INTERIOR, point=point, multipliers=multipliers, decided_by="exact")
 
 
 def _dyadic_interior_point(rows, x):
@@ -260,6 +285,36 @@ def _dyadic_interior_point(rows, x):
         if s <= 0:
             return None
     return tuple(Fraction(p, q) for p, q in ratios)
+
+
+def _basic_point(rows, d, basis):
+    """The ``x`` of the float LP's final basis, solved exactly, if it lies in the set.
+
+    ``basis`` holds the LP rows of the basis: row ``i < len(rows)`` is tight,
+    ``b_i + a_i·x - w_i t = 0``, and row ``len(rows)`` is ``t = 1``. Returns ``x``
+    as fractions if ``b_i + a_i·x >= 0`` holds exactly for every row, else ``None``.
+    """
+    m = len(rows)
+    eqs = []
+    for i in basis:
+        if i < m:
+            r = rows[i]
+            eqs.append((*r[1:], -sum(abs(a) for a in r[1:]), -r[0]))
+        elif i == m:
+            eqs.append((0,) * d + (1, 1))
+    if len(eqs) != d + 1:
+        return None
+    try:
+        sol = flint.fmpz_mat([e[:-1] for e in eqs]).solve(flint.fmpz_mat([[e[-1]] for e in eqs]))
+    except ZeroDivisionError:
+        return None
+    x = [Fraction(int(sol[j, 0].p), int(sol[j, 0].q)) for j in range(d)]
+    den = math.lcm(*(v.denominator for v in x))
+    X = [v.numerator * (den // v.denominator) for v in x]
+    for r in rows:
+        if r[0] * den + sum(a * xi for a, xi in zip(r[1:], X)) < 0:
+            return None
+    return tuple(x)
 
 
 def _one_sided_null_vector(support_rows, d):
