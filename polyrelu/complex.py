@@ -409,6 +409,10 @@ def _lattice_cells(net, domain, domain_rows, oracle, max_cells, bar):
     W1, b1 = net.weights[0], net.biases[0]
     lines = ()
     order = list(range(arch.num_hidden))
+    if arch.depth:
+        _check_size(1, arch.hidden_widths[0], n0, 1, max_cells)
+    elif domain is None:  # an affine network: net.weights[0] is the output layer, no neuron cuts
+        return _constant_network_cells(net, n0, tuple(sorted(tuple(int(i == j) for j in range(n0)) for i in range(n0))))
     if domain is not None:
         basis = None
         subdivision, seed_signs = _polytope_seed(domain, domain_rows)

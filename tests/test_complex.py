@@ -1,0 +1,1002 @@
+"""Tests of the canonical polyhedral complex (DESIGN §2, §8; issue 3).
+
+Everything here is checked against mathematics computed independently of
+``polyrelu.complex``: pre-activation formulas and network values are
+recomputed in this file with ``Fraction`` arithmetic from ``net.weights`` and
+``net.biases``; sign classes are decided by exact ``cdd.gmp`` LPs written here;
+face counts come from the hyperplane arrangement formulas; the exported
+representations are re-read by SageMath (passagemath) when it is installed.
+"""
+
+import copy
+import inspect
+import itertools
+import json
+import math
+import random
+import re
+from fractions import Fraction as F
+from pathlib import Path
+
+import cdd
+import cdd.gmp
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from polyrelu import (
+    Box,
+    CanonicalComplex,
+    ComplexTooLargeError,
+    GeometryError,
+    NetworkFormatError,
+    Polyhedron,
+    ReLUNetwork,
+    ShapeError,
+    canonical_complex,
+)
+from polyrelu.examples import bent_line_network
+
+SCHEMA_PATH = Path(__file__).resolve().parent.parent / "docs" / "schema" / "complex.schema.json"
+
+# Construction methods to cross-check (the default one first); older code has only one.
+METHODS = ["lattice", "lp"] if "method" in inspect.signature(canonical_complex).parameters else [None]
+
+HYPOTHESIS = dict(derandomize=True, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+# -----------------------------------------------------------------------------------------
+# Independent exact mathematics
+# -----------------------------------------------------------------------------------------
+def evaluate(net, x):
+    """``(sign vector, f(x))`` by direct exact evaluation of the layers."""
+    a = [F(v) for v in x]
+    signs = []
+    for W, b in zip(net.weights[:-1], net.biases[:-1]):
+        z = [sum((w * v for w, v in zip(row, a)), F(0)) + bi for row, bi in zip(W, b)]
+        signs.extend((v > 0) - (v < 0) for v in z)
+        a = [max(v, F(0)) for v in z]
+    W, b = net.weights[-1], net.biases[-1]
+    return tuple(signs), tuple(sum((w * v for w, v in zip(row, a)), F(0)) + bi for row, bi in zip(W, b))
+
+
+def formulas(net, pattern):
+    """Affine rows ``(c, a_1, ..., a_n0)`` of every hidden pre-activation, valid on the sign class of ``pattern``.
+
+    ``pattern`` may be a prefix: the row of neuron ``k`` only reads the entries of earlier layers,
+    and an entry that is missing counts as inactive.
+    """
+    n0 = net.architecture.input_dim
+    zero = (F(0),) * (n0 + 1)
+    post = [tuple(F(int(c == i + 1)) for c in range(n0 + 1)) for i in range(n0)]  # a_0 = x
+    rows, k = [], 0
+    for W, b in zip(net.weights[:-1], net.biases[:-1]):
+        layer = []
+        for Wi, bi in zip(W, b):
+            row = [sum((w * p[c] for w, p in zip(Wi, post)), F(0)) for c in range(n0 + 1)]
+            row[0] += bi
+            layer.append(tuple(row))
+        rows.extend(layer)
+        post = [r if k + i < len(pattern) and pattern[k + i] > 0 else zero for i, r in enumerate(layer)]
+        k += len(layer)
+    return rows
+
+
+def row_value(row, x):
+    return row[0] + sum((a * v for a, v in zip(row[1:], x)), F(0))
+
+
+def rank(rows):
+    """Exact rank of a list of rational rows (Gaussian elimination)."""
+    m = [[F(v) for v in r] for r in rows]
+    r = 0
+    cols = len(m[0]) if m else 0
+    for c in range(cols):
+        pivot = next((i for i in range(r, len(m)) if m[i][c] != 0), None)
+        if pivot is None:
+            continue
+        m[r], m[pivot] = m[pivot], m[r]
+        for i in range(len(m)):
+            if i != r and m[i][c] != 0:
+                f = m[i][c] / m[r][c]
+                m[i] = [a - f * b for a, b in zip(m[i], m[r])]
+        r += 1
+    return r
+
+
+def class_nonempty(n, strict, equal):
+    """Whether ``{x ∈ Q^n : r(x) > 0 (r in strict), e(x) = 0 (e in equal)}`` is non-empty.
+
+    Exact LP with ``cdd.gmp``: maximise ``t`` subject to ``r(x) >= t``, ``t <= 1``, ``e(x) = 0``;
+    the set is non-empty iff the LP is feasible with optimum ``t > 0``.
+    """
+    rows = [(1,) + (0,) * n + (-1,)]
+    rows += [tuple(r) + (-1,) for r in strict]
+    rows += [tuple(e) + (0,) for e in equal]
+    mat = cdd.gmp.matrix_from_array(
+        rows,
+        lin_set=set(range(1 + len(strict), len(rows))),
+        rep_type=cdd.RepType.INEQUALITY,
+        obj_type=cdd.LPObjType.MAX,
+        obj_func=(0,) * (n + 1) + (1,),
+    )
+    lp = cdd.gmp.linprog_from_matrix(mat)
+    cdd.gmp.linprog_solve(lp)
+    if lp.status == cdd.LPStatusType.INCONSISTENT:
+        return False
+    assert lp.status == cdd.LPStatusType.OPTIMAL, lp.status
+    return lp.obj_value > 0
+
+
+def brute_force_cells(net, domain_rows=()):
+    """Every non-empty sign class, by exact LP: ``{(domain_signs, signs): dimension}``.
+
+    Walks all of ``{+,0}^(domain facets) × {+,-,0}^H`` depth first; a sign vector is
+    skipped only when a prefix of it already has an empty class (every extension of an
+    empty class is empty). The dimension of a non-empty class is ``n0`` minus the rank
+    of its equations, since its strict inequalities cut an open subset of their solution set.
+    """
+    n0 = net.architecture.input_dim
+    H = net.architecture.num_hidden
+    found = {}
+
+    def visit(dom, signs, strict, equal):
+        if not class_nonempty(n0, strict, equal):
+            return
+        if len(dom) < len(domain_rows):
+            row = domain_rows[len(dom)]
+            visit(dom + (1,), signs, strict + [row], equal)
+            visit(dom + (0,), signs, strict, equal + [row])
+            return
+        if len(signs) == H:
+            found[(dom, signs)] = n0 - rank([e[1:] for e in equal])
+            return
+        row = formulas(net, signs)[len(signs)]
+        visit(dom, signs + (1,), strict + [row], equal)
+        visit(dom, signs + (-1,), strict + [tuple(-v for v in row)], equal)
+        visit(dom, signs + (0,), strict, equal + [row])
+
+    visit((), (), [], [])
+    return found
+
+
+def closure_rows(net, cell, domain_rows=()):
+    """``(ieqs, eqns)`` of the closure of the cell's sign class, from this file's formulas."""
+    ieqs, eqns = [], []
+    for row, s in zip(domain_rows, cell.domain_signs):
+        (ieqs if s else eqns).append(tuple(row))
+    for row, s in zip(formulas(net, cell.signs), cell.signs):
+        if s == 0:
+            eqns.append(row)
+        else:
+            ieqs.append(row if s > 0 else tuple(-v for v in row))
+    return ieqs, eqns
+
+
+def in_closure(rows, x):
+    ieqs, eqns = rows
+    return all(row_value(r, x) == 0 for r in eqns) and all(row_value(r, x) >= 0 for r in ieqs)
+
+
+def euler(cells):
+    return sum((-1) ** c.dimension for c in cells)
+
+
+def build(net, domain=None, **kw):
+    """``canonical_complex`` plus the Euler characteristic check every complex must pass."""
+    K = canonical_complex(net, domain, **kw)
+    n0 = net.architecture.input_dim
+    expected = (-1) ** n0 if domain is None else 1
+    assert euler(K) == expected, (net, domain, K.f_vector())
+    assert K.euler_characteristic() == expected
+    f = K.f_vector()
+    assert len(f) == n0 + 1 and sum(f) == len(K)
+    assert all(f[d] == sum(c.dimension == d for c in K) for d in range(n0 + 1))
+    return K
+
+
+# -----------------------------------------------------------------------------------------
+# Networks
+# -----------------------------------------------------------------------------------------
+def net(*layers):
+    """A network from ``(W, b)`` pairs, the last one the affine output."""
+    return ReLUNetwork.from_layers(layers)
+
+
+DEGENERATE = {
+    # parallel first-layer hyperplanes x1 = 0, 1, -2 and one transversal line
+    "parallel": net(([[1, 0], [1, 0], [-1, 0], [0, 1]], [0, -1, -2, 0]), ([[1, 1, 1, 1]], [0])),
+    # three coincident hyperplanes (two orientations), a fourth line, then a second layer
+    "coincident": net(
+        ([[1, 1], [2, 2], [-1, -1], [1, -1]], [0, 0, 0, 1]),
+        ([[1, 1, 0, -1], [1, -2, 0, 0]], [0, 0]),
+        ([[1, 1]], [0]),
+    ),
+    # dead (0x - 1), vanishing everywhere (0x + 0), a line, always active (0x + 2)
+    "zero rows": net(([[0, 0], [0, 0], [1, -1], [0, 0]], [-1, 0, 0, 2]), ([[1, 1, 1, 1]], [-1]), ([[1]], [0])),
+    # five lines through the origin, then a second-layer neuron through it too
+    "pencil": net(([[1, 0], [0, 1], [1, 1], [1, -1], [1, 2]], [0] * 5), ([[1, -1, 1, 0, 0]], [0]), ([[1]], [0])),
+    # four planes through the origin in R^3, one more elsewhere, a second layer through the origin
+    "pencil 3d": net(
+        ([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1], [1, -1, 0]], [0, 0, 0, 0, 1]),
+        ([[1, 1, -1, 0, 0]], [0]),
+        ([[1]], [0]),
+    ),
+    # z3 = relu(x1) - relu(x2) vanishes on the negative quadrant; z4 = relu(x1) on a half-plane;
+    # z5 = relu(z3) - relu(z4) in a third layer
+    "vanishing": net(
+        ([[1, 0], [0, 1]], [0, 0]),
+        ([[1, -1], [1, 0]], [0, 0]),
+        ([[1, -1]], [0]),
+        ([[1]], [0]),
+    ),
+    # second-layer zero sets coincide with first-layer lines: relu(x1) - 1 = 0 is x1 = 1
+    "bent onto first layer": net(
+        ([[1, 0], [0, 1], [1, 0]], [0, 0, -1]),
+        ([[1, 0, 0], [1, 1, -1], [0, 1, 0]], [-1, 0, 0]),
+        ([[1, 1, 1]], [0]),
+    ),
+    # composition of identities: later neurons vanish on quadrants
+    "identity stack": net(([[1, 0], [0, 1]], [0, 0]), ([[1, 0], [0, 1]], [0, 0]), ([[1, 0], [0, 1]], [0, 0]), ([[1, 1]], [0])),
+    # relu(relu(x)) in R^1: the second neuron vanishes on x <= 0
+    "relu relu 1d": net(([[1]], [0]), ([[1]], [0]), ([[1]], [0])),
+    # every neuron dead: one region, all of R^3, described by lines only
+    "all dead 3d": net(([[0, 0, 0], [0, 0, 0]], [-1, -2]), ([[1, 1]], [0])),
+    # a rank-one first layer in R^3 (cells have a 2-dimensional lineality space)
+    "rank one 3d": net(([[1, 2, -1], [-2, -4, 2], [1, 2, -1]], [0, 1, -3]), ([[1, 1, -1]], [1]), ([[1]], [0])),
+    # no hidden layer at all: f is affine, one cell
+    "affine 3d": net(([[1, 2, 3]], [4])),
+    # degenerate R^4: a zero row, parallel hyperplanes and a vanishing second layer
+    "degenerate 4d": net(
+        ([[1, 0, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0], [0, 1, 1, 0]], [0, -1, 0, 0]),
+        ([[1, -1, 0, 0], [0, 0, 1, 1]], [0, 0]),
+        ([[1, 1]], [0]),
+    ),
+}
+
+RANDOM = {
+    f"random {arch} seed={seed}": ReLUNetwork.random(arch, seed=seed, bound=2)
+    for arch, seed in [
+        ((1, 3, 2, 2, 1), 0),
+        ((1, 4, 3, 1), 1),
+        ((2, 4, 1), 0),
+        ((2, 3, 3, 1), 0),
+        ((2, 2, 2, 2, 1), 3),
+        ((3, 3, 2, 1), 1),
+        ((3, 2, 2, 2, 1), 4),
+        ((4, 3, 2, 1), 0),
+        ((4, 2, 2, 1, 1), 2),
+    ]
+}
+
+NETWORKS = {"bent line": bent_line_network(), **DEGENERATE, **RANDOM}
+
+_CACHE = {}
+
+
+def complex_of(name, domain=None, method=None):
+    key = (name, domain, method)
+    if key not in _CACHE:
+        kw = {} if method is None else {"method": method}
+        _CACHE[key] = build(NETWORKS[name], domain, **kw)
+    return _CACHE[key]
+
+
+TRIANGLE = Polyhedron(ieqs=[(0, 1, 0), (0, 0, 1), (1, -1, -1)])  # x, y >= 0, x + y <= 1: two edges on axes
+SIMPLEX_3D = Polyhedron(ieqs=[(1, 1, 0, 0), (1, 0, 1, 0), (1, 0, 0, 1), (2, -1, -1, -1)])
+
+DOMAIN_CASES = [
+    ("bent line", Box(-2, 2)),
+    ("bent line", Box((-1, "1/2"), (3, 1))),  # box edges through vertices and along x2 = 1
+    ("bent line", TRIANGLE),
+    ("pencil", Box(-1, 1)),
+    ("coincident", TRIANGLE),
+    ("zero rows", Box(0, 1)),
+    ("vanishing", Box(-1, 1)),
+    ("relu relu 1d", Box(-3, 2)),
+    ("relu relu 1d", Box(0, 2)),  # the breakpoint is a domain vertex
+    ("pencil 3d", SIMPLEX_3D),
+    ("all dead 3d", Box(-1, 1)),
+    ("random (3, 3, 2, 1) seed=1", SIMPLEX_3D),
+    ("random (4, 3, 2, 1) seed=0", Box(-1, 1)),
+]
+
+
+# -----------------------------------------------------------------------------------------
+# Euler characteristic
+# -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", list(NETWORKS))
+def test_euler_characteristic_whole_space(name):
+    complex_of(name)
+
+
+@pytest.mark.parametrize("name,domain", DOMAIN_CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(DOMAIN_CASES)])
+def test_euler_characteristic_polytope_domain(name, domain):
+    K = complex_of(name, domain)
+    assert all(c.polyhedron.is_bounded() for c in K)
+
+
+def test_no_hidden_layer_is_one_region():
+    """An affine network (depth 0): the whole space is one cell."""
+    K = build(net(([[1, 2, 3]], [4])))
+    assert K.f_vector() == (0, 0, 0, 1)
+    assert K.regions()[0].polyhedron == Polyhedron(ieqs=[], ambient_dim=3)
+
+
+def test_domain_cells_cover_domain_faces():
+    """With no neuron cutting it, the complex on a polytope is the polytope's own face lattice."""
+    K = complex_of("all dead 3d", Box(-1, 1))
+    assert K.f_vector() == (8, 12, 6, 1)
+    K = complex_of("pencil 3d", SIMPLEX_3D)
+    assert K.f_vector()[0] > 4
+
+
+# -----------------------------------------------------------------------------------------
+# Hyperplane arrangements in general position
+# -----------------------------------------------------------------------------------------
+def general_position(rows, d):
+    """Exact check: any m <= d normals are independent and any d + 1 hyperplanes have no common point."""
+    for m in range(1, min(len(rows), d) + 1):
+        for S in itertools.combinations(rows, m):
+            if rank([r[1:] for r in S]) < m:
+                return False
+    for S in itertools.combinations(rows, d + 1):
+        if rank(S) < d + 1:
+            return False
+    return True
+
+
+def arrangement_f_vector(k, d):
+    return tuple(
+        math.comb(k, d - j) * sum(math.comb(k - d + j, i) for i in range(j + 1)) if d - j <= k else 0
+        for j in range(d + 1)
+    )
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 4])
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 6, 7])
+def test_general_position_arrangement_counts(d, k):
+    rng = random.Random(1000 * d + k)
+    while True:
+        rows = [tuple(rng.randint(-4, 4) for _ in range(d + 1)) for _ in range(k)]
+        if general_position(rows, d):
+            break
+    network = net(([r[1:] for r in rows], [r[0] for r in rows]), ([[1] * k], [0]))
+    K = build(network)
+    expected = arrangement_f_vector(k, d)
+    assert K.f_vector() == expected
+    assert len(K.regions()) == sum(math.comb(k, i) for i in range(d + 1))
+    # hand-checked values of the formula itself
+    assert arrangement_f_vector(2, 2) == (1, 4, 4) and arrangement_f_vector(3, 2) == (3, 9, 7)
+    assert arrangement_f_vector(3, 3) == (1, 6, 12, 8) and arrangement_f_vector(1, 3) == (0, 0, 1, 2)
+
+
+# -----------------------------------------------------------------------------------------
+# Brute force: every sign vector by exact LP
+# -----------------------------------------------------------------------------------------
+def check_against_brute_force(network, K, domain_rows=()):
+    expected = brute_force_cells(network, domain_rows)
+    got = {(c.domain_signs, c.signs): c.dimension for c in K}
+    assert len(got) == len(K), "two cells share a sign vector"
+    assert got == expected
+    n0 = network.architecture.input_dim
+    assert K.f_vector() == tuple(sum(v == d for v in expected.values()) for d in range(n0 + 1))
+    for c in K:
+        # the cell's polyhedron is the closure of its sign class (formulas from this file)
+        ieqs, eqns = closure_rows(network, c, domain_rows)
+        assert c.polyhedron == Polyhedron(ieqs=ieqs, eqns=eqns, ambient_dim=n0)
+        assert c.polyhedron.dimension() == c.dimension
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("name", list(NETWORKS))
+def test_brute_force_whole_space(name, method):
+    check_against_brute_force(NETWORKS[name], complex_of(name, method=method))
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("name,domain", DOMAIN_CASES[:8], ids=[f"{n}-{i}" for i, (n, _) in enumerate(DOMAIN_CASES[:8])])
+def test_brute_force_polytope_domain(name, domain, method):
+    K = complex_of(name, domain, method)
+    rows = domain.polyhedron(NETWORKS[name].architecture.input_dim).minimal_h_representation()[0] if isinstance(
+        domain, Box
+    ) else domain.minimal_h_representation()[0]
+    assert [tuple(r) for r in K._domain_rows] == [tuple(r) for r in rows]
+    check_against_brute_force(NETWORKS[name], K, rows)
+
+
+@st.composite
+def small_networks(draw, max_hidden=6):
+    n0 = draw(st.integers(1, 4))
+    depth = draw(st.integers(1, 3))
+    widths, left = [], max_hidden
+    for l in range(depth):
+        w = draw(st.integers(1, min(3, left - (depth - l - 1))))
+        widths.append(w)
+        left -= w
+    arch = (n0, *widths, 1)
+    D = sum(n * (p + 1) for p, n in zip(arch, arch[1:]))
+    theta = draw(st.lists(st.integers(-2, 2), min_size=D, max_size=D))
+    return ReLUNetwork.from_parameters(arch, theta)
+
+
+@settings(max_examples=40, **HYPOTHESIS)
+@given(small_networks())
+def test_brute_force_random_small_networks(network):
+    for method in METHODS:
+        kw = {} if method is None else {"method": method}
+        check_against_brute_force(network, build(network, **kw))
+
+
+@settings(max_examples=10, **HYPOTHESIS)
+@given(small_networks(max_hidden=4), st.integers(1, 3))
+def test_brute_force_random_small_networks_in_box(network, half_width):
+    n0 = network.architecture.input_dim
+    domain = Box(-half_width, half_width)
+    K = build(network, domain)
+    check_against_brute_force(network, K, domain.polyhedron(n0).minimal_h_representation()[0])
+
+
+def test_methods_agree():
+    """The construction methods give the same complex (cells, dimensions, covering relation)."""
+    if len(METHODS) < 2:
+        pytest.skip("one construction method only")
+    for name in ["bent line", "coincident", "vanishing", "random (3, 3, 2, 1) seed=1"]:
+        Ks = [complex_of(name, method=m) for m in METHODS]
+        assert all(K == Ks[0] for K in Ks)
+
+
+# -----------------------------------------------------------------------------------------
+# locate
+# -----------------------------------------------------------------------------------------
+def random_point(rng, n, scale=6):
+    return tuple(F(rng.randint(-scale * 8, scale * 8), rng.randint(1, 8)) for _ in range(n))
+
+
+def special_points(network, K, rng):
+    """Points on purpose on hyperplanes, at vertices and on lower-dimensional cells."""
+    n0 = network.architecture.input_dim
+    points = [c.relative_interior_point() for c in K]
+    for c in K:
+        vertices, rays, _ = c.polyhedron.vertices_rays_lines()
+        points.extend(vertices)
+        points.extend(tuple(v + r for v, r in zip(vertices[0], ray)) for ray in rays)
+        if c.dimension == 1 and len(vertices) == 2:
+            points.append(tuple((2 * a + b) / 3 for a, b in zip(*vertices)))
+    for row in formulas(network, ())[: network.architecture.hidden_widths[0]]:
+        normal = row[1:]
+        if not any(normal):
+            continue
+        for _ in range(20):
+            x = random_point(rng, n0)
+            t = row_value(row, x) / sum(a * a for a in normal)
+            points.append(tuple(v - t * a for v, a in zip(x, normal)))
+    return points
+
+
+LOCATE_CASES = ["bent line", "pencil", "vanishing", "zero rows", "coincident", "relu relu 1d", "rank one 3d"]
+LOCATE_CASES += ["random (2, 3, 3, 1) seed=0", "random (3, 3, 2, 1) seed=1", "random (4, 3, 2, 1) seed=0"]
+
+
+@pytest.mark.parametrize("name", LOCATE_CASES)
+def test_locate(name):
+    network = NETWORKS[name]
+    K = complex_of(name)
+    n0 = network.architecture.input_dim
+    rng = random.Random(name)
+    closures = {c.id: closure_rows(network, c) for c in K}
+    special = special_points(network, K, rng)
+    points = special + [random_point(rng, n0) for _ in range(1000)]
+    for i, x in enumerate(points):
+        c = K.locate(x)
+        signs, value = evaluate(network, x)
+        assert c.signs == signs
+        assert c.polyhedron.relative_interior_contains(x)
+        assert c.dimension == n0 - rank([r[1:] for r in closures[c.id][1]])
+        if i < len(special) + 100:
+            # x lies in the closure of exactly the cells above its own cell
+            containing = {d.id for d in K if in_closure(closures[d.id], x)}
+            assert containing == {d.id for d in K.cofaces(c)}
+            for R in K.cofaces(c):
+                if R.dimension == n0:
+                    A, b = K.affine_map(R)
+                    assert tuple(sum((a * v for a, v in zip(row, x)), F(0)) + bi for row, bi in zip(A, b)) == value
+    # the special points hit every cell
+    assert {K.locate(x).id for x in special} == {c.id for c in K}
+
+
+@pytest.mark.parametrize("name,domain", [DOMAIN_CASES[1], DOMAIN_CASES[2], DOMAIN_CASES[12]], ids=["box", "triangle", "box4d"])
+def test_locate_in_polytope_domain(name, domain):
+    network = NETWORKS[name]
+    K = complex_of(name, domain)
+    n0 = network.architecture.input_dim
+    rows = K._domain_rows
+    dom = Polyhedron(ieqs=rows, ambient_dim=n0)
+    rng = random.Random(name)
+    lo = [min(v[i] for v in dom.vertices()) for i in range(n0)]
+    hi = [max(v[i] for v in dom.vertices()) for i in range(n0)]
+    points = [c.relative_interior_point() for c in K] + [v for c in K for v in c.polyhedron.vertices()]
+    while len(points) < 1000 + len(K):
+        x = tuple(a + (b - a) * F(rng.randint(0, 24), 24) for a, b in zip(lo, hi))
+        if dom.contains(x):
+            points.append(x)
+    for x in points:
+        c = K.locate(x)
+        assert c.signs == evaluate(network, x)[0]
+        assert c.domain_signs == tuple(int(row_value(r, x) > 0) for r in rows)
+        assert c.polyhedron.relative_interior_contains(x)
+    outside = tuple(h + 1 for h in hi)
+    with pytest.raises(GeometryError):
+        K.locate(outside)
+
+
+# -----------------------------------------------------------------------------------------
+# Structure of the complex
+# -----------------------------------------------------------------------------------------
+STRUCTURE_CASES = [(n, None) for n in NETWORKS] + DOMAIN_CASES
+
+
+def _ids(cases):
+    return [f"{n}-{'R^n' if d is None else i}" for i, (n, d) in enumerate(cases)]
+
+
+@pytest.mark.parametrize("name", list(NETWORKS))
+def test_codimension_one_cells_lie_in_two_regions(name):
+    network = NETWORKS[name]
+    K = complex_of(name)
+    n0 = network.architecture.input_dim
+    regions = K.regions()
+    closures = {R.id: closure_rows(network, R) for R in regions}
+    for c in K.cells(n0 - 1):
+        up = K.lattice.cofacets(c.id)
+        assert len(up) == 2 and all(K[j].dimension == n0 for j in up)
+        p = c.relative_interior_point()
+        assert {R.id for R in regions if in_closure(closures[R.id], p)} == set(up)
+
+
+def _faces_as_polyhedra(P):
+    vertices, rays, lines = P.vertices_rays_lines()
+    faces = set()
+    L = P.face_lattice()
+    for i in range(len(L)):
+        vi, ri = L.data(i)
+        Q = Polyhedron(
+            vertices=[vertices[j] for j in vi], rays=[rays[j] for j in ri], lines=list(lines), ambient_dim=P.ambient_dim
+        )
+        assert Q.dimension() == L.dimension(i)
+        faces.add(Q.minimal_h_representation())
+    return faces
+
+
+FACE_CASES = [case for case in STRUCTURE_CASES if case != DOMAIN_CASES[12]]
+
+
+@pytest.mark.parametrize(
+    "name,domain",
+    FACE_CASES + [pytest.param(*DOMAIN_CASES[12], marks=pytest.mark.slow)],  # ~10 s; the 3-d simplex case is faster
+    ids=_ids(FACE_CASES) + ["random 4d in a box"],
+)
+def test_faces_of_cells_are_cells(name, domain):
+    """The faces of every cell's polyhedron are exactly the cells below it in the lattice."""
+    K = complex_of(name, domain)
+    by_h = {c.polyhedron.minimal_h_representation(): c.id for c in K}
+    assert len(by_h) == len(K), "two cells with the same polyhedron"
+    for c in K:
+        faces = _faces_as_polyhedra(c.polyhedron)
+        assert faces <= set(by_h), "a face of a cell is not a cell"
+        assert {by_h[f] for f in faces} == {d.id for d in K.faces(c)}
+
+
+@pytest.mark.parametrize("name,domain", STRUCTURE_CASES, ids=_ids(STRUCTURE_CASES))
+def test_covering_relation_is_graded(name, domain):
+    K = complex_of(name, domain)
+    covering = K.lattice.covering_relation()
+    for i, j in covering:
+        tau, sigma = K[i], K[j]
+        assert sigma.dimension == tau.dimension + 1
+        # s(τ)_k ∈ {s(σ)_k, 0}, and τ is a proper part of the boundary of σ
+        assert all(a in (b, 0) for a, b in zip(tau.signs + tau.domain_signs, sigma.signs + sigma.domain_signs))
+        p = tau.relative_interior_point()
+        assert sigma.polyhedron.contains(p) and not sigma.polyhedron.relative_interior_contains(p)
+    g = K.to_igraph()
+    assert g.is_dag() and g.ecount() == len(covering) and g.vcount() == len(K)
+    assert list(g.vs["signs"]) == [c.sign_string for c in K]
+    nxg = K.to_networkx()
+    assert nxg.number_of_edges() == len(covering)
+    # the lattice is graded: every maximal chain from a cell down to a minimal cell has length = dimension drop
+    bottom = min(c.dimension for c in K)
+    for c in K:
+        if not K.lattice.facets(c.id):
+            assert c.dimension == bottom
+
+
+@pytest.mark.parametrize("name,domain", STRUCTURE_CASES, ids=_ids(STRUCTURE_CASES))
+def test_vertices_are_zero_cells(name, domain):
+    K = complex_of(name, domain)
+    zero_cells = {c.relative_interior_point(): c.id for c in K.cells(0)}
+    line_spaces = {c.polyhedron.lines() for c in K}
+    assert len(line_spaces) == 1, "cells of a complex covering R^n share one lineality space"
+    lines = line_spaces.pop()
+    if lines:
+        assert not zero_cells
+        return
+    all_vertices = set()
+    for c in K:
+        for v in c.polyhedron.vertices():
+            assert v in zero_cells and K.locate(v).id == zero_cells[v]
+            assert K[zero_cells[v]] in K.faces(c)
+            all_vertices.add(v)
+    assert all_vertices == set(zero_cells)
+
+
+@pytest.mark.parametrize("name,domain", STRUCTURE_CASES, ids=_ids(STRUCTURE_CASES))
+def test_relative_interior_point_has_the_cell_signs(name, domain):
+    network = NETWORKS[name]
+    K = complex_of(name, domain)
+    for c in K:
+        p = c.relative_interior_point()
+        assert evaluate(network, p)[0] == c.signs
+        assert c.polyhedron.relative_interior_contains(p)
+        assert tuple(int(row_value(r, p) > 0) for r in K._domain_rows) == c.domain_signs
+
+
+def test_queries_on_bent_line():
+    K = complex_of("bent line")
+    assert K.f_vector() == (3, 9, 7)
+    origin = K.locate([0, 0])
+    assert origin.dimension == 0 and origin.sign_string == "00-"
+    assert {c.sign_string for c in K.cofaces(origin) if c.dimension == 2} == {"---", "-+-", "+--", "++-"}
+    region = K.locate([5, 5])
+    assert set(K.faces(region)) >= {K.locate([1, 0]), K.locate([0, 1]), K.locate(["1/2", "1/2"])}
+    assert len(K.faces(region)) == 1 + 3 + 2  # the region, 2 rays and a segment, 2 vertices
+    assert set(K.star(origin)) == {f for c in K.cofaces(origin) for f in K.faces(c)}
+    assert all(c.dimension == 2 for c in K.regions()) and len(K.regions()) == 7
+
+
+# -----------------------------------------------------------------------------------------
+# Affine maps
+# -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name,domain", STRUCTURE_CASES, ids=_ids(STRUCTURE_CASES))
+def test_affine_maps(name, domain):
+    network = NETWORKS[name]
+    K = complex_of(name, domain)
+    exported = {c["id"]: c.get("affine_map") for c in _json_of(name, domain)["cells"]}
+    for R in K.regions():
+        A, b = K.affine_map(R)
+        vertices, rays, _ = R.polyhedron.vertices_rays_lines()
+        points = [R.relative_interior_point(), *vertices, *(tuple(v + r for v, r in zip(vertices[0], ray)) for ray in rays)]
+        for x in points:  # f is affine on the closed region
+            assert tuple(sum((a * v for a, v in zip(row, x)), F(0)) + bi for row, bi in zip(A, b)) == evaluate(network, x)[1]
+        assert exported[R.id] == {"A": [[_q(v) for v in row] for row in A], "b": [_q(v) for v in b]}
+    assert all(exported[c.id] is None for c in K if c.dimension < network.architecture.input_dim)
+
+
+# -----------------------------------------------------------------------------------------
+# Bent hypersurfaces
+# -----------------------------------------------------------------------------------------
+def _polys(cells):
+    return {c.polyhedron for c in cells}
+
+
+def test_bent_hypersurface_of_the_worked_example():
+    K = complex_of("bent line")
+    B = K.bent_hypersurface(2, 0)
+    assert sorted(c.dimension for c in B) == [0, 0, 1, 1, 1]
+    assert _polys(c for c in B if c.dimension == 1) == {
+        Polyhedron(vertices=[(1, 0)], rays=[(0, -1)]),  # x1 = 1, x2 <= 0
+        Polyhedron(vertices=[(1, 0), (0, 1)]),  # x1 + x2 = 1 between the two
+        Polyhedron(vertices=[(0, 1)], rays=[(-1, 0)]),  # x2 = 1, x1 <= 0
+    }
+    assert {c.relative_interior_point() for c in B if c.dimension == 0} == {(1, 0), (0, 1)}
+    assert all(c.signs[2] == 0 for c in B)
+    # first layer: the axis x1 = 0, cut at (0, 0) and (0, 1)
+    B1 = K.bent_hypersurface(1, 0)
+    assert sorted(c.dimension for c in B1) == [0, 0, 1, 1, 1]
+    assert all(c.polyhedron.minimal_h_representation()[1][0] == (0, 1, 0) for c in B1)
+
+
+def test_bent_hypersurface_empty_where_a_neuron_never_changes_sign():
+    K = complex_of("relu relu 1d")  # z2 = relu(x) >= 0 vanishes on x <= 0
+    assert K.bent_hypersurface(2, 0) == ()
+    assert [c.relative_interior_point() for c in K.bent_hypersurface(1, 0)] == [(0,)]
+    Z = complex_of("zero rows")  # dead, vanishing everywhere, a line, always active
+    assert Z.bent_hypersurface(1, 0) == () and Z.bent_hypersurface(1, 1) == () and Z.bent_hypersurface(1, 3) == ()
+    assert len(Z.bent_hypersurface(1, 2)) >= 1
+    V = complex_of("vanishing")
+    # z = relu(x1) - relu(x2): only the ray x1 = x2 >= 0, not the boundary of the quadrant where z = 0
+    assert _polys(V.bent_hypersurface(2, 0)) == {
+        Polyhedron(vertices=[(0, 0)], rays=[(1, 1)]),
+        Polyhedron(vertices=[(0, 0)]),
+    }
+    assert V.bent_hypersurface(2, 1) == ()  # relu(x1) never negative
+    with pytest.raises(ShapeError):
+        V.bent_hypersurface(4, 0)
+
+
+@pytest.mark.parametrize("name", [n for n in NETWORKS if NETWORKS[n].architecture.input_dim >= 2])
+def test_bent_hypersurfaces_by_definition(name):
+    """A facet with z = 0 is bent iff the two regions around it have strict opposite signs of z."""
+    network = NETWORKS[name]
+    K = complex_of(name)
+    n0 = network.architecture.input_dim
+    regions = K.regions()
+    closures = {R.id: closure_rows(network, R) for R in regions}
+    for k, (l, i) in enumerate(network.architecture.hidden_neurons()):
+        B = {c.id for c in K.bent_hypersurface(l, i)}
+        expected = set()
+        for facet in K.cells(n0 - 1):
+            if facet.signs[k] != 0:
+                continue
+            p = facet.relative_interior_point()
+            sides = {R.signs[k] for R in regions if in_closure(closures[R.id], p)}
+            if sides == {1, -1}:
+                expected |= {f.id for f in K.faces(facet)}
+        assert B == expected
+        assert all(K[j].signs[k] == 0 for j in B)
+
+
+# -----------------------------------------------------------------------------------------
+# JSON
+# -----------------------------------------------------------------------------------------
+def _q(v):
+    v = F(v)
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+
+
+_JSON = {}
+
+
+def _json_of(name, domain=None):
+    if (name, domain) not in _JSON:
+        _JSON[(name, domain)] = json.loads(json.dumps(complex_of(name, domain).to_json()))
+    return _JSON[(name, domain)]
+
+
+@pytest.fixture(scope="module")
+def validator():
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+
+
+JSON_CASES = [(n, None) for n in ["bent line", "relu relu 1d", "pencil 3d", "degenerate 4d", "all dead 3d", "rank one 3d", "affine 3d"]]
+JSON_CASES += [("affine 3d", Box(-1, 1))]
+JSON_CASES += [(n, None) for n in RANDOM if "(3," in n or "(2, 3" in n] + DOMAIN_CASES[:3] + DOMAIN_CASES[9:11]
+
+
+@pytest.mark.parametrize("name,domain", JSON_CASES, ids=_ids(JSON_CASES))
+def test_json_validates_and_round_trips(name, domain, validator, tmp_path):
+    K = complex_of(name, domain)
+    data = _json_of(name, domain)
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.path))
+    assert not errors, [f"{list(e.path)}: {e.message}" for e in errors[:5]]
+    # content checks against the mathematics, not the writer
+    n0 = K.network.architecture.input_dim
+    assert data["ambient_dim"] == n0 and data["f_vector"] == list(K.f_vector())
+    assert data["euler_characteristic"] == ((-1) ** n0 if domain is None else 1)
+    assert [tuple(p) for p in data["neurons"]] == list(K.network.architecture.hidden_neurons())
+    for entry, c in zip(data["cells"], K):
+        assert all(len(r) == n0 for k in ("vertices", "rays", "lines", "relative_interior_point") for r in (
+            entry[k] if k != "relative_interior_point" else [entry[k]]))
+        assert all(len(r) == n0 + 1 for k in ("ieqs", "eqns") for r in entry[k])
+        assert len(entry["eqns"]) == n0 - entry["dim"]
+        x = tuple(F(v) for v in entry["relative_interior_point"])
+        assert evaluate(K.network, x)[0] == c.signs and entry["signs"] == c.sign_string
+        for v in entry["vertices"]:
+            v = tuple(F(t) for t in v)
+            assert all(row_value([F(t) for t in r], v) >= 0 for r in entry["ieqs"])
+            assert all(row_value([F(t) for t in r], v) == 0 for r in entry["eqns"])
+    # round trips: dict, text, path (str and Path)
+    text = json.dumps(data)
+    path = tmp_path / "complex.json"
+    K.write_json(path)
+    for source in (data, text, str(path), path):
+        K2 = CanonicalComplex.from_json(source)
+        assert K2 == K
+        assert K2.f_vector() == K.f_vector() and K2.euler_characteristic() == K.euler_characteristic()
+        for a, b in zip(K, K2):
+            assert a.polyhedron == b.polyhedron
+            assert a.polyhedron.vertices_rays_lines() == b.polyhedron.vertices_rays_lines()
+    K2 = CanonicalComplex.from_json(text)
+    again = K2.to_json()
+    for e1, e2 in zip(again["cells"], data["cells"]):
+        p = e1.pop("relative_interior_point")
+        e2 = {k: v for k, v in e2.items() if k != "relative_interior_point"}
+        assert e1 == e2
+        assert evaluate(K.network, [F(v) for v in p])[0] == K[e1["id"]].signs
+    assert {k: v for k, v in again.items() if k != "cells"} == {k: v for k, v in data.items() if k != "cells"}
+    assert all(K2.locate(c.relative_interior_point()).id == c.id for c in K)
+
+
+def test_json_equality_can_fail():
+    K = complex_of("bent line")
+    assert K != complex_of("bent line", Box(-2, 2))
+    assert K != complex_of("pencil")
+    data = copy.deepcopy(_json_of("bent line"))
+    data["covering"] = data["covering"][1:]
+    assert CanonicalComplex.from_json(data) != K
+
+
+def _mutations():
+    def setter(path, value):
+        def mutate(d):
+            obj = d
+            for key in path[:-1]:
+                obj = obj[key]
+            obj[path[-1]] = value
+
+        return mutate
+
+    def deleter(path):
+        def mutate(d):
+            obj = d
+            for key in path[:-1]:
+                obj = obj[key]
+            del obj[path[-1]]
+
+        return mutate
+
+    return {
+        "float vertex": setter(("cells", 0, "vertices", 0, 0), 0.5),
+        "decimal string": setter(("cells", 0, "vertices", 0, 0), "0.5"),
+        "non-canonical fraction": setter(("cells", 0, "vertices", 0, 0), "2/1"),
+        "zero denominator": setter(("cells", 0, "vertices", 0, 0), "1/0"),
+        "fractional ray": setter(("cells", 5, "rays", 0, 0), "1/2"),
+        "bad sign": setter(("cells", 0, "signs"), "0x-"),
+        "bad domain sign": setter(("cells", 0, "domain_signs"), "-"),
+        "extra top-level key": setter(("weights",), []),
+        "extra cell key": setter(("cells", 0, "color"), "red"),
+        "missing covering": deleter(("covering",)),
+        "missing eqns": deleter(("cells", 0, "eqns")),
+        "wrong format": setter(("format",), "polyrelu.network"),
+        "wrong version": setter(("version",), 2),
+        "covering triple": setter(("covering", 0), [0, 1, 2]),
+        "negative dim": setter(("cells", 0, "dim"), -1),
+        "domain without ieqs": setter(("domain",), {}),
+        "network extra key": setter(("network", "activation"), "tanh"),
+        "affine map without b": setter(("cells", 12, "affine_map"), {"A": [["1", "0"]]}),
+    }
+
+
+@pytest.mark.parametrize("mutation", list(_mutations()))
+def test_schema_rejects(mutation, validator):
+    data = copy.deepcopy(_json_of("bent line"))
+    assert validator.is_valid(data)
+    _mutations()[mutation](data)
+    assert not validator.is_valid(data)
+
+
+def _cell(i, key, value):
+    def mutate(d):
+        d["cells"][i][key] = value
+        return d
+
+    return mutate
+
+
+BAD_DOCUMENTS = {
+    "invalid JSON text": lambda d: "{bad",
+    "JSON array": lambda d: "[1, 2]",
+    "a network": lambda d: json.dumps(d["network"]),
+    "no format": lambda d: {"version": 1},
+    "other version": lambda d: {**d, "version": 2},
+    "missing cells": lambda d: {k: v for k, v in d.items() if k != "cells"},
+    "missing network": lambda d: {k: v for k, v in d.items() if k != "network"},
+    "cells not a list": lambda d: {**d, "cells": 5},
+    "cell not an object": lambda d: {**d, "cells": [5]},
+    "wrong id": _cell(0, "id", 3),
+    "bad sign character": _cell(0, "signs", "0x-"),
+    "short sign string": _cell(0, "signs", "0"),
+    "bad number": _cell(0, "ieqs", [["nan", "1", "1"]]),
+    "zero denominator": _cell(0, "ieqs", [["1/0", "1", "1"]]),
+    "fractional ray": _cell(5, "rays", [["1/2", "1"]]),
+    "short row": _cell(0, "eqns", [["1"]]),
+    "short vertex": _cell(0, "vertices", [["1"]]),
+    "negative dimension": _cell(0, "dim", -1),
+    "dimension too large": _cell(0, "dim", 3),
+    "ungraded covering": lambda d: {**d, "covering": [[0, 0]]},
+    "covering out of range": lambda d: {**d, "covering": [[0, 100]]},
+    "domain not an object": lambda d: {**d, "domain": 5},
+    "domain rows of the wrong length": lambda d: {**d, "domain": {"ieqs": [["1", "1"]]}},
+    "bad network layer": lambda d: (d["network"]["layers"][0].__setitem__("biases", [0]), d)[1],
+}
+
+
+@pytest.mark.parametrize("doc", list(BAD_DOCUMENTS))
+def test_malformed_json_raises_network_format_error(doc):
+    bad = BAD_DOCUMENTS[doc](copy.deepcopy(_json_of("bent line")))
+    with pytest.raises(NetworkFormatError):
+        CanonicalComplex.from_json(bad)
+
+
+# -----------------------------------------------------------------------------------------
+# Sage cross-check
+# -----------------------------------------------------------------------------------------
+SAGE_CASES = [("bent line", None), ("pencil", None), ("vanishing", None), ("rank one 3d", None), ("all dead 3d", None)]
+SAGE_CASES += [("pencil 3d", None), ("random (3, 3, 2, 1) seed=1", None), ("random (4, 2, 2, 1, 1) seed=2", None)]
+SAGE_CASES += [DOMAIN_CASES[1], DOMAIN_CASES[2], DOMAIN_CASES[9]]
+
+
+@pytest.mark.parametrize("name,domain", SAGE_CASES, ids=_ids(SAGE_CASES))
+def test_sage_rebuilds_every_exported_cell(name, domain):
+    pytest.importorskip("sage.all__sagemath_polyhedra")
+    from sage.all__sagemath_polyhedra import QQ
+    from sage.all__sagemath_polyhedra import Polyhedron as SagePolyhedron
+
+    K = complex_of(name, domain)
+    data = _json_of(name, domain)
+    n = data["ambient_dim"]
+
+    def rows(rs):
+        return [[QQ(v) for v in r] for r in rs]
+
+    unbounded = 0
+    for entry, c in zip(data["cells"], K):
+        P_V = SagePolyhedron(
+            vertices=rows(entry["vertices"]), rays=rows(entry["rays"]), lines=rows(entry["lines"]), base_ring=QQ, ambient_dim=n
+        )
+        P_H = SagePolyhedron(ieqs=rows(entry["ieqs"]), eqns=rows(entry["eqns"]), base_ring=QQ, ambient_dim=n)
+        assert P_V == P_H, (name, entry["id"])
+        assert P_V.dim() == P_H.dim() == entry["dim"] == c.dimension
+        assert P_H.relative_interior_contains([QQ(v) for v in entry["relative_interior_point"]])
+        # Sage counts the empty face first, then faces by dimension 0, 1, ..., with zeros
+        # below the lineality dimension, as our face lattice (non-empty faces, from dimension 0)
+        ours = c.polyhedron.face_lattice().f_vector()
+        assert tuple(int(v) for v in P_H.f_vector()) == (1,) + tuple(ours)
+        assert P_H.n_lines() == len(entry["lines"])
+        if not entry["lines"]:
+            assert {tuple(v) for v in P_H.vertices_list()} == {tuple(QQ(t) for t in v) for v in entry["vertices"]}
+            assert P_H.n_rays() == len(entry["rays"])
+            assert P_H.n_facets() == len(entry["ieqs"])
+        unbounded += not P_H.is_compact()
+    assert (unbounded > 0) == (domain is None)
+
+
+# -----------------------------------------------------------------------------------------
+# Bad input
+# -----------------------------------------------------------------------------------------
+BAD_DOMAINS = {
+    "empty": Polyhedron(ieqs=[(-1, 1, 0), (0, -1, 0)]),  # x1 >= 1 and x1 <= 0
+    "unbounded": Polyhedron(ieqs=[(0, 1, 0)]),
+    "lower-dimensional": Polyhedron(ieqs=[(0, 1, 0), (1, -1, 0)], eqns=[(0, 0, 1)]),
+    "wrong dimension": Polyhedron(ieqs=[(0, 1), (1, -1)]),
+    "wrong dimension box": Box([0, 0, 0], [1, 1, 1]),
+    "flat box": Box([0, 0], [1, 0]),
+    "not a domain": "box:-1,1",
+}
+
+
+@pytest.mark.parametrize("which", list(BAD_DOMAINS))
+def test_bad_domains(which):
+    with pytest.raises(GeometryError):
+        canonical_complex(bent_line_network(), BAD_DOMAINS[which])
+
+
+def test_not_a_network():
+    with pytest.raises(TypeError):
+        canonical_complex("2-2-1")
+
+
+def _estimate(message):
+    m = re.search(r"about ([0-9,]+) cells", message)
+    assert m, message
+    return int(m.group(1).replace(",", ""))
+
+
+def test_too_large_default_max_cells():
+    big = ReLUNetwork.random((4, 60, 60, 60, 1), seed=0)
+    with pytest.raises(ComplexTooLargeError) as info:
+        canonical_complex(big)
+    assert _estimate(str(info.value)) > 1_000_000
+    with pytest.raises(ComplexTooLargeError):
+        canonical_complex(big, Box(-10, 10))
+
+
+@pytest.mark.parametrize("max_cells", [10, 150, 1000])
+def test_too_large_small_max_cells(max_cells):
+    network = ReLUNetwork.random((2, 8, 8, 8, 1), seed=0)
+    with pytest.raises(ComplexTooLargeError) as info:
+        canonical_complex(network, max_cells=max_cells)
+    assert _estimate(str(info.value)) > max_cells
+    assert f"{max_cells:,}" in str(info.value)
