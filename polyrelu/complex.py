@@ -364,35 +364,28 @@ def _lp_cells(net, domain, domain_rows, oracle, max_cells, bar):
 class _IntegerNetwork:
     """Exact pre-activations at homogeneous integer points ``(D, X)``, in batches (python-flint).
 
-    Every layer is scaled to integers; the value reported for neuron ``k`` at
-    ``(D, X)`` is ``c_k D z_k(X / D)`` with a constant ``c_k > 0``, and at an
-    ideal point (``D = 0``) it is ``c_k`` times the recession value, i.e. the
-    network with all biases set to zero evaluated at ``X``.
+    Uses the network's integer layers ``c_l [b_l | W_l]``: the value reported for
+    neuron ``k`` at ``(D, X)`` is ``C_k D z_k(X / D)`` with a constant ``C_k > 0``;
+    at an ideal point (``D = 0``) it is ``C_k`` times the recession value, i.e.
+    the network with all biases set to zero evaluated at ``X``.
     """
 
-    def __init__(self, weights, biases):
-        self.layers = []
-        scale = 1
-        for W, b in zip(weights, biases):
-            c = math.lcm(*(v.denominator for row in W for v in row), *(v.denominator for v in b))
-            Wi = flint.fmpz_mat([[int(v * c) for v in row] for row in W])
-            bi = flint.fmpz_mat([[int(v * c) * scale] for v in b])
-            self.layers.append((Wi, bi))
-            scale *= c
+    def __init__(self, net):
+        self.layers = net._integer_layers()
 
     def __call__(self, points):
         """All hidden pre-activation values at each point, as one tuple per point."""
         if not points:
             return []
         n = len(points)
-        X = flint.fmpz_mat([list(p[1:]) for p in points]).transpose()
-        D = flint.fmpz_mat([[p[0] for p in points]])
+        top = [p[0] for p in points]  # the constant 1 in homogeneous form, at each layer's scale
+        M = flint.fmpz_mat([top] + [list(col) for col in zip(*(p[1:] for p in points))])
         columns = []
-        for Wi, bi in self.layers:
-            Z = Wi * X + bi * D
-            entries = [int(v) for v in Z.entries()]
+        for Wb, c in self.layers:
+            entries = [int(v) for v in (Wb * M).entries()]
             columns.append(entries)
-            X = flint.fmpz_mat(Z.nrows(), n, [v if v > 0 else 0 for v in entries])
+            top = [t * c for t in top]
+            M = flint.fmpz_mat(1 + len(entries) // n, n, top + [v if v > 0 else 0 for v in entries])
         return [tuple(col[r * n + j] for col in columns for r in range(len(col) // n)) for j in range(n)]
 
 
@@ -416,19 +409,18 @@ def _lattice_cells(net, domain, domain_rows, oracle, max_cells, bar):
     if domain is not None:
         basis = None
         subdivision, seed_signs = _polytope_seed(domain, domain_rows)
-        weights = net.weights[:-1]
+        evaluate = _IntegerNetwork(net)
     else:
         independent, basis, lines = _first_layer_basis(W1, n0)
         if not independent:
             return _constant_network_cells(net, n0, lines)
         r = len(independent)
         W1r = [tuple(sum((w * b[m] for m, w in enumerate(row)), Fraction(0)) for b in basis) for row in W1]
-        weights = (tuple(W1r),) + net.weights[1:-1]
+        evaluate = _IntegerNetwork(ReLUNetwork((W1r,) + net.weights[1:], net.biases))
         subdivision = Subdivision.from_arrangement([primitive_integer_row((b1[i], *W1r[i])) for i in independent])
         order = independent + [k for k in order if k not in independent]
         seed_signs = 0
         bar.update(r)
-    evaluate = _IntegerNetwork(weights, net.biases[:-1])
     values = evaluate(subdivision.vertices)
     first = len(independent) if domain is None else 0
     layer_of = [l for l, w in enumerate(arch.hidden_widths, start=1) for _ in range(w)]
