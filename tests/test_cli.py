@@ -1,0 +1,90 @@
+"""The command line: demo, info and complex, as a user runs them."""
+
+import json
+from fractions import Fraction
+
+import jsonschema
+import pytest
+
+from polyrelu import CanonicalComplex, ReLUNetwork, canonical_complex, save_network
+from polyrelu.cli import main, parse_domain
+from polyrelu.complex import Box
+from polyrelu.examples import bent_line_network
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_demo_reports_counts_hypothesis_and_canonical_form(capsys):
+    code, out, err = run(capsys, "demo")
+    assert code == 0
+    assert "architecture        2→2→1→1" in out
+    assert "parameters D        11" in out and "hidden neurons H    3" in out and "D - H               8" in out
+    assert "width hypothesis    fails: hidden layer 2 has width 1" in out
+    assert "layer 2 (hidden)  (1, 1) | -1" in out
+    assert "equivalent: True" in out and "equivalent: False" in out
+    assert "f-vector (3, 9, 7), Euler characteristic 1" in out
+    assert "bent hypersurface of neuron (2, 0): 3 pieces" in out
+
+
+def test_info_on_a_saved_network(tmp_path, capsys):
+    net = ReLUNetwork.random((3, 2, 2, 1), seed=7)
+    path = tmp_path / "net.json"
+    save_network(net, path)
+    code, out, _ = run(capsys, "info", str(path))
+    arch = net.architecture
+    assert code == 0
+    assert f"parameters D        {arch.num_parameters}" in out
+    assert f"D - H               {arch.num_parameters - arch.num_hidden}" in out
+    assert "width hypothesis    holds" in out
+
+
+def test_complex_command_writes_a_valid_equal_complex(tmp_path, capsys):
+    net = ReLUNetwork.random((2, 3, 3, 1), seed=2)
+    path, out_path = tmp_path / "net.json", tmp_path / "complex.json"
+    save_network(net, path)
+    code, out, err = run(capsys, "complex", str(path), "--domain", "box:-4,4", "-o", str(out_path))
+    expected = canonical_complex(net, Box(-4, 4))
+    assert code == 0
+    assert f"f-vector          {expected.f_vector()}" in out
+    assert "Euler char.       1  (expected 1)" in out
+    assert "\r" not in err  # no progress bar when stderr is not a terminal
+    data = json.loads(out_path.read_text())
+    with open("docs/schema/complex.schema.json") as fh:
+        jsonschema.validate(data, json.load(fh))
+    assert CanonicalComplex.from_json(str(out_path)) == expected
+
+
+def test_complex_command_on_whole_space(tmp_path, capsys):
+    net = ReLUNetwork.random((3, 2, 2, 1), seed=1)
+    path = tmp_path / "net.json"
+    save_network(net, path)
+    code, out, _ = run(capsys, "complex", str(path))
+    assert code == 0
+    assert "Euler char.       -1  (expected -1)" in out
+
+
+@pytest.mark.parametrize(
+    "domain, message",
+    [("box:1,0", "lower[0] = 1 is not below upper[0] = 0"), ("ball:1", "expected box:LO,HI"), ("box:a,b", "must be numbers")],
+)
+def test_complex_command_bad_domain_exits_2_with_message(tmp_path, capsys, domain, message):
+    path = tmp_path / "net.json"
+    save_network(bent_line_network(), path)
+    code, out, err = run(capsys, "complex", str(path), "--domain", domain)
+    assert code == 2
+    assert message in err and "Traceback" not in err
+
+
+def test_missing_network_file_exits_2(tmp_path, capsys):
+    code, _, err = run(capsys, "info", str(tmp_path / "nope.json"))
+    assert code == 2 and "no such file" in err
+
+
+def test_parse_domain_per_coordinate_box():
+    box = parse_domain("box:-1,1;0,1/2")
+    assert box.lower == [Fraction(-1), Fraction(0)] and box.upper == [Fraction(1), Fraction(1, 2)]
+    assert box.polyhedron(2).vertices()[-1] == (Fraction(1), Fraction(1, 2))
