@@ -605,6 +605,70 @@ def _layer_rows(net, layer, prefix):
     return rows[start : start + net.architecture.hidden_widths[layer - 1]]
 
 
+class _CellPolyhedron(Polyhedron):
+    """The closure of a cell of a lattice-built complex, both representations from the lattice.
+
+    The V-representation (extreme generators) is known at once. The H-side is
+    built on first use: inequalities are the signed formulas of the non-zero
+    constraints (domain facets, then neurons), equations those of the zero
+    ones; the facets of the polyhedron are the constraints that vanish on some
+    lattice facet of the cell; a positive combination of all generators is a
+    relative interior point.
+    """
+
+    def __init__(self, complex_, cell, vrep):
+        self._complex = complex_
+        self._cell = cell
+        self._oracle = complex_._oracle
+        self._d = complex_.network.architecture.input_dim
+        self._vrep = vrep
+        self._rows = self._decomposition = self._minimal_h = None
+
+    def _constraint_rows(self):
+        if self._rows is None:
+            cell = self._cell
+            ieqs, eqns, row_of = [], [], {}
+            constraints = list(zip(self._complex._domain_rows, cell.domain_signs))
+            constraints.extend(zip(self._complex.network.pre_activation_rows(cell.signs), cell.signs))
+            for j, (row, s) in enumerate(constraints):
+                if s == 0:
+                    if any(row):
+                        eqns.append(row)
+                else:
+                    row_of[j] = len(ieqs)
+                    ieqs.append(row if s > 0 else tuple(-v for v in row))
+            self._rows = (tuple(ieqs), tuple(eqns), row_of)
+        return self._rows
+
+    _ieqs = property(lambda self: self._constraint_rows()[0])
+    _eqns = property(lambda self: self._constraint_rows()[1])
+
+    def _decompose(self):
+        if self._decomposition is None:
+            hull = AffineSubspace.from_equations(self._eqns, self._d)
+            vertices, rays, _ = self._vrep
+            # A positive combination of all generators of a polyhedron lies in its relative interior.
+            n = len(vertices)
+            point = tuple(sum((v[i] for v in vertices), Fraction(0)) / n + sum(r[i] for r in rays) for i in range(self._d))
+            self._decomposition = (hull, point, frozenset())
+        return self._decomposition
+
+    def minimal_h_representation(self):
+        if self._minimal_h is None:
+            ieqs, _, row_of = self._constraint_rows()
+            hull = self.affine_hull()
+            full = self._cell.domain_signs + self._cell.signs
+            facet_rows = set()
+            for f in self._complex.lattice.facets(self._cell.id):
+                facet = self._complex[f]
+                for j, v in enumerate(facet.domain_signs + facet.signs):
+                    if v == 0 and full[j] != 0:
+                        facet_rows.add(_reduce_modulo(ieqs[row_of[j]], hull.equations))
+            facet_rows.discard(None)
+            self._minimal_h = (tuple(sorted(facet_rows)), hull.equations)
+        return self._minimal_h
+
+
 class CanonicalComplex:
     """The canonical polyhedral complex of a network: cells, face lattice, queries, export.
 
@@ -642,42 +706,8 @@ class CanonicalComplex:
         return K
 
     def _cell_polyhedron(self, cell):
-        """The closed cell from the formulas valid on it, with both representations from the lattice.
-
-        Inequalities are the signed formulas of the non-zero constraints (domain
-        facets, then neurons), equations those of the zero ones. The facets of
-        the polyhedron are the constraints that vanish on some lattice facet of
-        the cell; the vertices and rays come from the lattice (extreme ones only).
-        """
-        ieqs, eqns, row_of = [], [], {}
-        constraints = list(zip(self._domain_rows, cell.domain_signs))
-        constraints.extend(zip(self.network.pre_activation_rows(cell.signs), cell.signs))
-        for j, (row, s) in enumerate(constraints):
-            if s == 0:
-                if any(row):
-                    eqns.append(row)
-            else:
-                row_of[j] = len(ieqs)
-                ieqs.append(row if s > 0 else tuple(-v for v in row))
-        hull = AffineSubspace.from_equations(eqns, self.network.architecture.input_dim)
-        vertices, rays, lines = self._generators[cell.id]()
-        # A positive combination of all generators of a polyhedron lies in its relative interior.
-        n = len(vertices)
-        point = tuple(
-            sum((v[i] for v in vertices), Fraction(0)) / n + sum(r[i] for r in rays) for i in range(len(vertices[0]))
-        )
-        poly = Polyhedron._with_relative_interior(ieqs, eqns, hull, point, self._oracle)
-        poly._vrep = (vertices, rays, lines)
-        full = cell.domain_signs + cell.signs
-        facet_rows = set()
-        for f in self.lattice.facets(cell.id):
-            facet = self._cells[f]
-            for j, v in enumerate(facet.domain_signs + facet.signs):
-                if v == 0 and full[j] != 0:
-                    facet_rows.add(_reduce_modulo(ieqs[row_of[j]], hull.equations))
-        facet_rows.discard(None)
-        poly._minimal_h = (tuple(sorted(facet_rows)), hull.equations)
-        return poly
+        """The closed cell of a lattice-built complex (see :class:`_CellPolyhedron`)."""
+        return _CellPolyhedron(self, cell, self._generators[cell.id]())
 
     # -- queries ---------------------------------------------------------------------
     def __len__(self):
