@@ -588,6 +588,23 @@ def test_faces_of_cells_are_cells(name, domain):
 
 
 @pytest.mark.parametrize("name,domain", STRUCTURE_CASES, ids=_ids(STRUCTURE_CASES))
+def test_lattice_representations_agree_with_cdd(name, domain):
+    """The lattice method's V-representation and minimal H-representation equal cdd.gmp's, cell by cell.
+
+    cdd recomputes both from the cell's raw constraint rows by double description
+    and canonicalization, which share nothing with the lattice code.
+    """
+    K = complex_of(name, domain)
+    for cell in K:
+        lattice_side = cell.polyhedron
+        cdd_side = Polyhedron(ieqs=lattice_side.inequalities, eqns=lattice_side.equations, ambient_dim=lattice_side.ambient_dim)
+        assert cdd_side.dimension() == cell.dimension
+        assert lattice_side.vertices_rays_lines() == cdd_side.vertices_rays_lines()
+        assert lattice_side.minimal_h_representation() == cdd_side.minimal_h_representation()
+        assert cdd_side.relative_interior_contains(lattice_side.relative_interior_point())
+
+
+@pytest.mark.parametrize("name,domain", STRUCTURE_CASES, ids=_ids(STRUCTURE_CASES))
 def test_covering_relation_is_graded(name, domain):
     K = complex_of(name, domain)
     covering = K.lattice.covering_relation()
