@@ -247,9 +247,11 @@ def canonical_complex(net, domain=None, *, method="lattice", max_cells=1_000_000
     Parameters
     ----------
     net : ReLUNetwork
-    domain : None, Box or Polyhedron
+    domain : None, Box, Polyhedron or sequence of rows
         ``None`` for all of ``R^n0`` (cells may be unbounded); otherwise a
-        non-empty bounded polyhedron in ``Q^n0`` whose faces refine the cells.
+        full-dimensional polytope in ``Q^n0`` whose faces refine the cells,
+        given as a Box, a Polyhedron or inequality rows ``(b, a_1, ..., a_n0)``
+        meaning ``b + a·x >= 0``.
     method : {"lattice", "lp"}
         ``"lattice"`` (default): cut a face lattice neuron by neuron, every
         decision read off exact values at its vertices (no LP at all).
@@ -571,8 +573,12 @@ def _domain_polyhedron(domain, n0):
             return domain.polyhedron(n0)
         except ShapeError as exc:
             raise GeometryError(f"the box domain does not fit the network's input Q^{n0}: {exc}") from None
+    if isinstance(domain, (list, tuple)):
+        domain = Polyhedron(ieqs=domain, ambient_dim=n0)
     if not isinstance(domain, Polyhedron):
-        raise GeometryError(f"domain must be None, a Box or a Polyhedron, not {type(domain).__name__}")
+        raise GeometryError(
+            f"domain must be None, a Box, a Polyhedron or inequality rows (b, a1, ..., an), not {type(domain).__name__}"
+        )
     if domain.ambient_dim != n0:
         raise GeometryError(f"the domain lives in Q^{domain.ambient_dim} but the network's input is Q^{n0}")
     if domain.is_empty():

@@ -1017,3 +1017,16 @@ def test_too_large_small_max_cells(max_cells):
         canonical_complex(network, max_cells=max_cells)
     assert _estimate(str(info.value)) > max_cells
     assert f"{max_cells:,}" in str(info.value)
+
+
+def test_domain_given_as_inequality_rows():
+    triangle = [(0, 1, 0), (0, 0, 1), (3, -1, -1)]  # x, y >= 0, x + y <= 3
+    net = bent_line_network()
+    K = canonical_complex(net, triangle)
+    assert K == canonical_complex(net, Polyhedron(ieqs=triangle))
+    assert K.euler_characteristic() == 1
+    # the triangle's corners (0,0), (3,0), (0,3) and the bent line's vertices (1,0), (0,1) on its edges
+    corners = {c.polyhedron.vertices()[0] for c in K.cells(0)}
+    assert {(F(0), F(0)), (F(3), F(0)), (F(0), F(3)), (F(1), F(0)), (F(0), F(1))} == corners
+    with pytest.raises(GeometryError, match="unbounded"):
+        canonical_complex(net, [(0, 1, 0)])
