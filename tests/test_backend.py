@@ -4,7 +4,6 @@ import importlib
 import subprocess
 import sys
 
-import pytest
 
 import polyrelu
 from polyrelu.errors import BackendUnavailableError, PolyReluError

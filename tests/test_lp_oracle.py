@@ -120,7 +120,6 @@ def reference_all_implicit(rows, indices):
 
 def reference_implicit_set(rows):
     """All implicit equalities, one exact LP per row (small instances only)."""
-    d = len(rows[0]) - 1
     live = [tuple(r) for r in rows if not is_zero_row(r)]
     out = set()
     for i, r in enumerate(rows):
