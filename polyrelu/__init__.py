@@ -18,6 +18,7 @@ from .complex import Box, CanonicalComplex, Cell, ComplexTooLargeError, canonica
 from .geometry import FaceLattice, Feasibility, LPOracle, Polyhedron
 from .network import Architecture, ReLUNetwork, load_network, network_from_dict, network_to_dict, save_network
 from .symmetry import canonical_form, equivalent, permute, scale
+from .tropical import FacetWeight, WeightedComplex, tropical_weights
 
 __version__ = "0.1.0"
 
@@ -36,6 +37,9 @@ __all__ = [
     "CanonicalComplex",
     "Cell",
     "Box",
+    "tropical_weights",
+    "WeightedComplex",
+    "FacetWeight",
     "Polyhedron",
     "LPOracle",
     "Feasibility",

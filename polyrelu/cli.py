@@ -15,6 +15,7 @@ from .errors import GeometryError, PolyReluError
 from .examples import bent_line_network
 from .network import load_network
 from .symmetry import canonical_form, equivalent, permute, scale
+from .tropical import tropical_weights
 
 __all__ = ["main", "network_report"]
 
@@ -92,6 +93,14 @@ def _demo():
     for c in pieces:
         v, r, _ = c.polyhedron.vertices_rays_lines()
         print(f"    signs {c.sign_string}: vertices {[_vec(p) for p in v]}, rays {list(r)}")
+    weights = tropical_weights(K)
+    print("  facet weights (exact, relative to the primitive normal; Euclidean in brackets):")
+    for c in K.cells(1):
+        w = weights.weight(c)
+        print(f"    signs {c.sign_string}: normal {w.normal}, weight {_num(w.weight[0])} "
+              f"[{w.euclidean_weight[0]:.4f}], neurons {list(w.neurons)}")
+    balanced = all(not any(v for row in weights.balancing_defect(t) for v in row) for t in K.cells(0))
+    print(f"  balancing at every vertex: {'exact zero' if balanced else 'FAILS'}")
     boxed = canonical_complex(net, Box(-2, 2))
     print(f"  on the box [-2, 2]^2: f-vector {boxed.f_vector()}, Euler characteristic {boxed.euler_characteristic()}")
 

@@ -1,0 +1,194 @@
+"""Tropical weights of the canonical complex: how much ``f`` bends on every facet.
+
+For a facet ``σ`` between regions ``R-`` and ``R+``, continuity of ``f`` forces the
+jump of its Jacobian to be rank one, ``J(R+) - J(R-) = w(σ) ⊗ ν`` (DESIGN §3),
+with ``ν`` the primitive integer normal of the facet's affine hull pointing
+from ``R-`` into ``R+``. The weight ``w(σ) ∈ Q^m`` is exact; ``w(σ)·|ν|`` is the
+Euclidean weight (a float, for display). Around every codimension-2 cell the
+jumps met in one turn sum to zero (balancing); :meth:`WeightedComplex.balancing_defect`
+computes that sum from the weights and normals, exactly.
+"""
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .errors import GeometryError
+
+__all__ = ["FacetWeight", "WeightedComplex", "tropical_weights"]
+
+
+@dataclass(frozen=True)
+class FacetWeight:
+    """The weight of one facet of the canonical complex.
+
+    Attributes
+    ----------
+    facet : int
+        The facet's cell id.
+    weight : tuple of Fraction
+        ``w(σ) ∈ Q^m`` relative to the primitive integer normal.
+    normal : tuple of int
+        ``ν``: primitive, pointing from ``minus_region`` into ``plus_region``.
+    minus_region, plus_region : int
+        Cell ids of the two regions.
+    neurons : tuple of (int, int)
+        The hidden neurons that vanish on the facet and change sign across it
+        (several only when their zero sets coincide there).
+    """
+
+    facet: int
+    weight: tuple
+    normal: tuple
+    minus_region: int
+    plus_region: int
+    neurons: tuple
+
+    @property
+    def euclidean_weight(self):
+        """``w(σ)·|ν|``, the weight relative to the unit normal (floats, for display)."""
+        norm = math.sqrt(sum(v * v for v in self.normal))
+        return tuple(float(w) * norm for w in self.weight)
+
+
+class WeightedComplex:
+    """A canonical complex together with the weights of its facets.
+
+    Build it with :func:`tropical_weights`.
+    """
+
+    def __init__(self, complex_, weights):
+        self.complex = complex_
+        self._weights = dict(weights)
+
+    def __repr__(self):
+        nonzero = sum(1 for w in self._weights.values() if any(w.weight))
+        return f"<WeightedComplex: {len(self._weights)} interior facets, {nonzero} with non-zero weight>"
+
+    def weights(self):
+        """All facet weights, by facet id (facets on a domain's boundary have none)."""
+        return dict(self._weights)
+
+    def weight(self, facet):
+        """The :class:`FacetWeight` of a facet (a cell or its id)."""
+        fid = facet if isinstance(facet, int) else facet.id
+        if fid not in self._weights:
+            raise GeometryError(f"cell {fid} is not an interior facet of the complex")
+        return self._weights[fid]
+
+    def balancing_defect(self, cell):
+        """``Σ ±w(σ) ⊗ ν(σ)`` over one turn around a codimension-2 cell, as an ``m × n0`` matrix.
+
+        The facets ``σ`` containing the cell and the regions between them form a
+        cycle; each facet is crossed once, with sign ``+`` when the turn enters
+        its ``plus_region``. For correct weights the sum is exactly zero.
+
+        Raises
+        ------
+        GeometryError
+            The cell is not of codimension 2, or lies on a domain's boundary.
+        """
+        K = self.complex
+        tau = K[cell if isinstance(cell, int) else cell.id]
+        n0 = K.network.architecture.input_dim
+        if tau.dimension != n0 - 2:
+            raise GeometryError(f"cell {tau.id} has dimension {tau.dimension}, not n0 - 2 = {n0 - 2}")
+        facets = [s for s in K.lattice.cofacets(tau.id)]
+        if any(f not in self._weights for f in facets):
+            raise GeometryError(f"cell {tau.id} lies on the domain's boundary; balancing is checked inside only")
+        around = {}  # region -> the facets through tau that bound it
+        for f in facets:
+            w = self._weights[f]
+            for r in (w.minus_region, w.plus_region):
+                around.setdefault(r, []).append(f)
+        m = K.network.architecture.output_dim
+        defect = [[Fraction(0)] * n0 for _ in range(m)]
+        start = facets[0]
+        region, facet = self._weights[start].minus_region, start
+        for _ in range(len(facets)):
+            w = self._weights[facet]
+            sign = 1 if w.minus_region == region else -1
+            region = w.plus_region if sign == 1 else w.minus_region
+            for i in range(m):
+                for j in range(n0):
+                    defect[i][j] += sign * w.weight[i] * w.normal[j]
+            nxt = [f for f in around[region] if f != facet]
+            if len(nxt) != 1:
+                raise GeometryError(f"region {region} meets {len(around[region])} facets through cell {tau.id}, not 2")
+            facet = nxt[0]
+        if facet != start:
+            raise GeometryError(f"the facets around cell {tau.id} do not close up into one turn")
+        return tuple(tuple(row) for row in defect)
+
+
+def tropical_weights(complex_):
+    """The exact weight of every interior facet of a canonical complex (DESIGN §3).
+
+    Parameters
+    ----------
+    complex_ : CanonicalComplex
+
+    Returns
+    -------
+    WeightedComplex
+
+    Raises
+    ------
+    GeometryError
+        A Jacobian jump that is not rank one (which continuity excludes: a bug).
+
+    Examples
+    --------
+    The worked example ``f(x) = relu(relu(x1) + relu(x2) - 1)``: the middle piece
+    of the bent line has weight 1 relative to the normal ``(1, 1)``, i.e.
+    Euclidean weight ``√2``; the ray ``{x2 = 0, x1 < 1}`` is invisible.
+
+    >>> from polyrelu import canonical_complex
+    >>> from polyrelu.examples import bent_line_network
+    >>> K = canonical_complex(bent_line_network())
+    >>> W = tropical_weights(K)
+    >>> segment = W.weight(K.locate(["1/2", "1/2"]))
+    >>> segment.weight, segment.normal, round(segment.euclidean_weight[0], 6), segment.neurons
+    ((Fraction(1, 1),), (1, 1), 1.414214, ((2, 0),))
+    >>> W.weight(K.locate(["1/2", 0])).weight
+    (Fraction(0, 1),)
+    """
+    K = complex_
+    net = K.network
+    n0 = net.architecture.input_dim
+    neurons = net.architecture.hidden_neurons()
+    jacobians = {}
+    weights = {}
+    for facet in K.cells(n0 - 1):
+        regions = K.lattice.cofacets(facet.id)
+        if len(regions) != 2:
+            continue  # on the boundary of a polytope domain
+        (_, *normal), = facet.polyhedron.affine_hull().equations
+        g = math.gcd(*normal)  # the equation row is primitive with its constant; the normal alone need not be
+        normal = [v // g for v in normal]
+        minus, plus = regions
+        if _side(K[plus], normal, facet) < 0:
+            minus, plus = plus, minus
+        for r in (minus, plus):
+            if r not in jacobians:
+                jacobians[r] = K.affine_map(r)[0]
+        jump = [[a - b for a, b in zip(ra, rb)] for ra, rb in zip(jacobians[plus], jacobians[minus])]
+        j = next(i for i, v in enumerate(normal) if v)
+        weight = tuple(row[j] / normal[j] for row in jump)
+        if any(row[i] != w * normal[i] for row, w in zip(jump, weight) for i in range(n0)):
+            raise GeometryError(f"the Jacobian jump across facet {facet.id} is not rank one: {jump}")
+        changing = tuple(
+            neurons[k]
+            for k, s in enumerate(facet.signs)
+            if s == 0 and {K[minus].signs[k], K[plus].signs[k]} == {1, -1}
+        )
+        weights[facet.id] = FacetWeight(facet.id, weight, tuple(normal), minus, plus, changing)
+    return WeightedComplex(K, weights)
+
+
+def _side(region, normal, facet):
+    """The sign of ``ν·(p - q)`` for interior points ``p`` of the region and ``q`` of the facet."""
+    p = region.relative_interior_point()
+    q = facet.relative_interior_point()
+    value = sum(n * (a - b) for n, a, b in zip(normal, p, q))
+    return (value > 0) - (value < 0)

@@ -1,0 +1,150 @@
+"""Tropical weights of facets: exact values, balancing, invariance (DESIGN §3)."""
+
+import math
+from fractions import Fraction as F
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from polyrelu import Box, GeometryError, ReLUNetwork, canonical_complex, permute, scale
+from polyrelu.examples import bent_line_network
+from polyrelu.tropical import tropical_weights
+
+
+def random_network(n0, depth, m, seed, width=3):
+    return ReLUNetwork.random((n0,) + (width,) * depth + (m,), seed=seed, kind="integer", bound=3)
+
+
+def jacobian_by_evaluation(net, region):
+    """The Jacobian of f on a region from exact values at its interior point and nearby points inside it."""
+    p = region.relative_interior_point()
+    n0 = len(p)
+    base = net(p)
+    columns = []
+    for j in range(n0):
+        step = F(1)
+        while True:
+            q = tuple(v + (step if i == j else 0) for i, v in enumerate(p))
+            if region.polyhedron.relative_interior_contains(q):
+                break
+            step /= 2
+        columns.append([(a - b) / step for a, b in zip(net(q), base)])
+    return [[columns[j][i] for j in range(n0)] for i in range(len(base))]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    n0=st.integers(2, 4),
+    depth=st.integers(1, 3),
+    m=st.integers(1, 2),
+    seed=st.integers(0, 10_000),
+)
+def test_balancing_is_exactly_zero_everywhere(n0, depth, m, seed):
+    width = 3 if n0 < 4 else 2
+    net = random_network(n0, depth, m, seed, width)
+    K = canonical_complex(net)
+    W = tropical_weights(K)
+    zero = tuple(tuple(F(0) for _ in range(n0)) for _ in range(m))
+    for tau in K.cells(n0 - 2):
+        assert W.balancing_defect(tau) == zero
+
+
+def test_balancing_inside_a_box_and_boundary_refused():
+    net = random_network(2, 2, 1, seed=5)
+    K = canonical_complex(net, Box(-2, 2))
+    W = tropical_weights(K)
+    inside = boundary = 0
+    for tau in K.cells(0):
+        if any(s == 0 for s in tau.domain_signs):
+            boundary += 1
+            with pytest.raises(GeometryError, match="boundary"):
+                W.balancing_defect(tau)
+        else:
+            inside += 1
+            assert W.balancing_defect(tau) == ((0, 0),)
+    assert inside and boundary
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("shape", [(2, 3, 3, 1), (3, 3, 2, 2), (2, 2, 2, 2, 1)])
+def test_weights_are_jacobian_jumps_from_evaluation(shape, seed):
+    net = ReLUNetwork.random(shape, seed=seed, kind="integer", bound=3)
+    K = canonical_complex(net)
+    W = tropical_weights(K)
+    for fw in W.weights().values():
+        jp = jacobian_by_evaluation(net, K[fw.plus_region])
+        jm = jacobian_by_evaluation(net, K[fw.minus_region])
+        for i, w in enumerate(fw.weight):
+            assert [a - b for a, b in zip(jp[i], jm[i])] == [w * v for v in fw.normal]
+        # the normal is primitive, normal to the facet, and points into the plus region
+        assert math.gcd(*fw.normal) == 1
+        facet = K[fw.facet]
+        q = facet.relative_interior_point()
+        for v in facet.polyhedron.vertices():
+            assert sum(n * (a - b) for n, a, b in zip(fw.normal, v, q)) == 0
+        p = K[fw.plus_region].relative_interior_point()
+        assert sum(n * (a - b) for n, a, b in zip(fw.normal, p, q)) > 0
+
+
+def test_worked_example():
+    net = bent_line_network()
+    K = canonical_complex(net)
+    W = tropical_weights(K)
+    by_point = lambda x: W.weight(K.locate(x))
+    # the bent line of neuron (2, 0): ray x1 = 1, x2 < 0; segment x1 + x2 = 1; ray x2 = 1, x1 < 0
+    pieces = [by_point([1, -3]), by_point(["1/2", "1/2"]), by_point([-3, 1])]
+    assert [round(p.euclidean_weight[0], 12) for p in pieces] == [1, round(math.sqrt(2), 12), 1]
+    assert all(p.neurons == ((2, 0),) for p in pieces)
+    # visible parts of the axes have weight 1, the parts hidden by the second layer weight 0
+    assert by_point([3, 0]).weight == (1,) and by_point([0, 3]).weight == (1,)
+    assert by_point(["1/2", 0]).weight == (0,) and by_point([0, "1/2"]).weight == (0,)
+    assert by_point([-3, 0]).weight == (0,) and by_point([0, -3]).weight == (0,)
+    assert by_point([3, 0]).neurons == ((1, 1),) and by_point([0, 3]).neurons == ((1, 0),)
+    # f is convex across every visible piece here (m = 1, positive weights)
+    assert all(w.weight[0] >= 0 for w in W.weights().values())
+
+
+def _weights_by_location(net):
+    K = canonical_complex(net)
+    W = tropical_weights(K)
+    return K, {K[f].relative_interior_point(): w for f, w in W.weights().items()}
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_weights_invariant_under_trivial_symmetries(seed):
+    net = ReLUNetwork.random((2, 3, 3, 1), seed=seed, kind="integer")
+    other = permute(scale(net, [[2, F(1, 3), 5], [7, F(1, 2), 3]]), [[2, 0, 1], [1, 2, 0]])
+    K, mine = _weights_by_location(net)
+    K2 = canonical_complex(other)
+    W2 = tropical_weights(K2)
+    assert K2.f_vector() == K.f_vector()
+    for point, w in mine.items():
+        w2 = W2.weight(K2.locate(point))
+        assert w2.normal == w.normal and w2.weight == w.weight
+
+
+def test_weights_change_under_a_generic_perturbation():
+    net = ReLUNetwork.random((2, 3, 3, 1), seed=11, kind="integer")
+    theta = list(net.parameters())
+    theta[-2] += F(1, 7)  # an output weight
+    bumped = ReLUNetwork.from_parameters(net.architecture, theta)
+    _, mine = _weights_by_location(net)
+    K2 = canonical_complex(bumped)
+    W2 = tropical_weights(K2)
+    assert any(W2.weight(K2.locate(p)).weight != w.weight for p, w in mine.items())
+
+
+def test_vector_valued_weights_for_two_outputs():
+    net = ReLUNetwork([[[1, 0], [0, 1]], [[2, 0], [0, -3]]], [[0, 0], [0, 1]])
+    K = canonical_complex(net)
+    W = tropical_weights(K)
+    assert W.weight(K.locate([0, 5])).weight in ((2, 0), (-2, 0))
+    assert W.weight(K.locate([5, 0])).weight in ((0, -3), (0, 3))
+
+
+def test_not_codimension_two_refused():
+    K = canonical_complex(bent_line_network())
+    W = tropical_weights(K)
+    with pytest.raises(GeometryError, match="not n0 - 2"):
+        W.balancing_defect(K.regions()[0])
