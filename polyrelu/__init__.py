@@ -18,7 +18,8 @@ from .complex import Box, CanonicalComplex, Cell, ComplexTooLargeError, canonica
 from .geometry import FaceLattice, Feasibility, LPOracle, Polyhedron
 from .network import Architecture, ReLUNetwork, load_network, network_from_dict, network_to_dict, save_network
 from .symmetry import canonical_form, equivalent, permute, scale
-from .tropical import FacetWeight, WeightedComplex, tropical_weights
+from .genericity import GenericityReport, genericity
+from .tropical import BentHypersurface, FacetWeight, WeightedComplex, bent_hypersurfaces, tropical_weights
 
 __version__ = "0.1.0"
 
@@ -38,6 +39,10 @@ __all__ = [
     "Cell",
     "Box",
     "tropical_weights",
+    "bent_hypersurfaces",
+    "BentHypersurface",
+    "genericity",
+    "GenericityReport",
     "WeightedComplex",
     "FacetWeight",
     "Polyhedron",

@@ -1,4 +1,4 @@
-"""Command-line interface: ``polyrelu demo``, ``polyrelu info NET``, ``polyrelu complex NET``.
+"""Command-line interface: ``polyrelu demo``, ``info NET``, ``complex NET``, ``weights NET``.
 
 Later commands (``complex``, ``weights``, ``graph``, ``analyze``, ``recover``)
 are added here as their features land.
@@ -15,7 +15,8 @@ from .errors import GeometryError, PolyReluError
 from .examples import bent_line_network
 from .network import load_network
 from .symmetry import canonical_form, equivalent, permute, scale
-from .tropical import tropical_weights
+from .genericity import genericity
+from .tropical import bent_hypersurfaces, tropical_weights
 
 __all__ = ["main", "network_report"]
 
@@ -101,6 +102,9 @@ def _demo():
               f"[{w.euclidean_weight[0]:.4f}], neurons {list(w.neurons)}")
     balanced = all(not any(v for row in weights.balancing_defect(t) for v in row) for t in K.cells(0))
     print(f"  balancing at every vertex: {'exact zero' if balanced else 'FAILS'}")
+    print("genericity (DESIGN §4):")
+    for line in str(genericity(K, weighted=weights)).splitlines():
+        print(f"  {line}")
     boxed = canonical_complex(net, Box(-2, 2))
     print(f"  on the box [-2, 2]^2: f-vector {boxed.f_vector()}, Euler characteristic {boxed.euler_characteristic()}")
 
@@ -145,6 +149,22 @@ def _complex_command(args):
         print(f"written           {args.output}")
 
 
+def _weights_command(args):
+    net = load_network(args.network)
+    domain = parse_domain(args.domain) if args.domain else None
+    K = canonical_complex(net, domain)
+    W = tropical_weights(K)
+    B = bent_hypersurfaces(K)
+    print(f"network           {args.network}  ({net.architecture}), f-vector {K.f_vector()}")
+    print("neuron     facets  visible  bends  Euclidean weights of its facets (floats for display; exact in the API)")
+    for (layer, index), b in B.items():
+        ws = [W.weight(f) for f in b.facets if f in W.weights()]
+        visible = sum(1 for w in ws if any(w.weight))
+        shown = sorted({", ".join(f"{v:.4g}" for v in w.euclidean_weight) for w in ws})
+        print(f"({layer}, {index})  {len(b.facets):>9}  {visible:>7}  {len(b.bends):>5}  {'; '.join(shown) or '-'}")
+    print(genericity(K, weighted=W, hypersurfaces=B))
+
+
 def main(argv=None):
     """Entry point of the ``polyrelu`` command."""
     parser = argparse.ArgumentParser(prog="polyrelu", description="Exact polyhedral geometry of ReLU networks.")
@@ -157,6 +177,9 @@ def main(argv=None):
     cx.add_argument("network", help="a .json, .npz, .pt or .pth network file")
     cx.add_argument("--domain", help="box:LO,HI (default: all of R^n0)")
     cx.add_argument("-o", "--output", help="write the complex as JSON here")
+    wt = sub.add_parser("weights", help="tropical weights per neuron and the genericity verdict")
+    wt.add_argument("network", help="a .json, .npz, .pt or .pth network file")
+    wt.add_argument("--domain", help="box:LO,HI (default: all of R^n0)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     try:
@@ -164,6 +187,8 @@ def main(argv=None):
             _demo()
         elif args.command == "complex":
             _complex_command(args)
+        elif args.command == "weights":
+            _weights_command(args)
         else:
             print(network_report(load_network(args.network)))
     except PolyReluError as exc:

@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from .errors import GeometryError
 
-__all__ = ["FacetWeight", "WeightedComplex", "tropical_weights"]
+__all__ = ["FacetWeight", "WeightedComplex", "tropical_weights", "BentHypersurface", "bent_hypersurfaces"]
 
 
 @dataclass(frozen=True)
@@ -163,9 +163,7 @@ def tropical_weights(complex_):
         regions = K.lattice.cofacets(facet.id)
         if len(regions) != 2:
             continue  # on the boundary of a polytope domain
-        (_, *normal), = facet.polyhedron.affine_hull().equations
-        g = math.gcd(*normal)  # the equation row is primitive with its constant; the normal alone need not be
-        normal = [v // g for v in normal]
+        normal = _primitive_normal(facet)
         minus, plus = regions
         if _side(K[plus], normal, facet) < 0:
             minus, plus = plus, minus
@@ -192,3 +190,88 @@ def _side(region, normal, facet):
     q = facet.relative_interior_point()
     value = sum(n * (a - b) for n, a, b in zip(normal, p, q))
     return (value > 0) - (value < 0)
+
+
+@dataclass(frozen=True)
+class BentHypersurface:
+    """The bent hypersurface ``B_z`` of one hidden neuron (DESIGN §2).
+
+    Attributes
+    ----------
+    neuron : (int, int)
+        ``(layer, index)``.
+    facets : tuple of int
+        Facets whose sign at the neuron is 0 and whose two regions have ``+`` and ``-`` there.
+    cells : tuple of int
+        The facets and all their faces.
+    bends : tuple of (int, tuple)
+        Codimension-2 cells of ``B_z`` where it is not flat (its two facets there have
+        different normals), each with the other neurons that vanish there and
+        belong to earlier layers: those it bends along.
+    """
+
+    neuron: tuple
+    facets: tuple
+    cells: tuple
+    bends: tuple
+
+    @property
+    def is_empty(self):
+        return not self.facets
+
+
+def bent_hypersurfaces(complex_):
+    """The bent hypersurface of every hidden neuron, with where and along what it bends.
+
+    Returns
+    -------
+    dict
+        ``(layer, index) -> BentHypersurface``; empty ones for dead or
+        always-active neurons and for neurons that vanish on a whole region.
+
+    Examples
+    --------
+    >>> from polyrelu import canonical_complex
+    >>> from polyrelu.examples import bent_line_network
+    >>> K = canonical_complex(bent_line_network())
+    >>> B = bent_hypersurfaces(K)[2, 0]
+    >>> len(B.facets), [(K[t].polyhedron.vertices(), along) for t, along in B.bends]
+    (3, [(((Fraction(0, 1), Fraction(1, 1)),), ((1, 0),)), (((Fraction(1, 1), Fraction(0, 1)),), ((1, 1),))])
+    """
+    K = complex_
+    arch = K.network.architecture
+    n0 = arch.input_dim
+    neurons = arch.hidden_neurons()
+    out = {}
+    for k, (layer, index) in enumerate(neurons):
+        facets = tuple(c.id for c in K.bent_hypersurface(layer, index) if c.dimension == n0 - 1)
+        cells = tuple(c.id for c in K.bent_hypersurface(layer, index))
+        bends = []
+        if n0 >= 2:
+            members = set(facets)
+            for t in cells:
+                if K[t].dimension != n0 - 2:
+                    continue
+                through = [f for f in K.lattice.cofacets(t) if f in members]
+                normals = {_line_of(K[f]) for f in through}
+                if len(normals) > 1:
+                    along = tuple(
+                        neurons[j] for j, s in enumerate(K[t].signs) if s == 0 and neurons[j][0] < layer
+                    )
+                    bends.append((t, along))
+        out[layer, index] = BentHypersurface((layer, index), facets, cells, tuple(bends))
+    return out
+
+
+def _primitive_normal(facet):
+    """The primitive integer normal of a facet's affine hull (one of its two orientations)."""
+    (_, *normal), = facet.polyhedron.affine_hull().equations
+    g = math.gcd(*normal)  # the equation row is primitive with its constant; the normal alone need not be
+    return [v // g for v in normal]
+
+
+def _line_of(facet):
+    """The facet's hyperplane direction: its primitive normal up to sign."""
+    normal = _primitive_normal(facet)
+    sign = 1 if next(v for v in normal if v) > 0 else -1
+    return tuple(sign * v for v in normal)

@@ -88,3 +88,22 @@ def test_parse_domain_per_coordinate_box():
     box = parse_domain("box:-1,1;0,1/2")
     assert box.lower == [Fraction(-1), Fraction(0)] and box.upper == [Fraction(1), Fraction(1, 2)]
     assert box.polyhedron(2).vertices()[-1] == (Fraction(1), Fraction(1, 2))
+
+
+def test_weights_command_summarises_neurons_and_verdict(tmp_path, capsys):
+    path = tmp_path / "net.json"
+    save_network(ReLUNetwork.random((2, 5, 3, 1), seed=9, kind="gaussian"), path)
+    code, out, _ = run(capsys, "weights", str(path))
+    assert code == 0
+    assert out.count("\n(1, ") == 5 and out.count("\n(2, ") == 3
+    assert "generic: yes, all four conditions hold" in out
+
+
+def test_weights_command_on_the_worked_example(tmp_path, capsys):
+    path = tmp_path / "net.json"
+    save_network(bent_line_network(), path)
+    code, out, _ = run(capsys, "weights", str(path))
+    row = next(line for line in out.splitlines() if line.startswith("(2, 0)"))
+    assert row.split()[2:5] == ["3", "3", "2"]  # three facets, all visible, two bends
+    assert "1.414" in row
+    assert "transparency: fails" in out

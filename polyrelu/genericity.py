@@ -1,0 +1,148 @@
+"""The four genericity conditions of the seed paper, checked exactly (DESIGN §4).
+
+Each condition is decided on the canonical complex and returns whether it holds
+with exact witnesses: the offending cells, facets, regions or neuron pairs.
+
+1. **Supertransversality**: every cell of codimension ``k`` lies in exactly
+   ``k`` bent hypersurfaces.
+2. **No cancellation**: a facet of a bent hypersurface ``B_z`` has non-zero
+   weight unless some hidden layer after ``z``'s is entirely inactive on it.
+3. **Transparency**: in every region, every hidden layer has an active neuron.
+4. **TPIC** (transversal pairwise intersection): for neurons ``z`` and ``z'``
+   of consecutive hidden layers, ``B_z`` and ``B_z'`` meet, and every cell of
+   their intersection has codimension 2.
+
+On a polytope domain only cells off the domain's boundary are checked, since
+the domain's facets are not bent hypersurfaces.
+"""
+
+from dataclasses import dataclass
+
+from .tropical import bent_hypersurfaces, tropical_weights
+
+__all__ = ["ConditionResult", "GenericityReport", "genericity"]
+
+
+@dataclass(frozen=True)
+class ConditionResult:
+    """One condition: its name, whether it holds, and the witnesses when it does not."""
+
+    name: str
+    holds: bool
+    witnesses: tuple
+
+    def __str__(self):
+        verdict = "holds" if self.holds else f"fails ({len(self.witnesses)} witnesses, e.g. {self.witnesses[0]})"
+        return f"{self.name}: {verdict}"
+
+
+@dataclass(frozen=True)
+class GenericityReport:
+    """The four conditions of :func:`genericity` and the overall verdict."""
+
+    supertransversality: ConditionResult
+    no_cancellation: ConditionResult
+    transparency: ConditionResult
+    tpic: ConditionResult
+
+    @property
+    def conditions(self):
+        return (self.supertransversality, self.no_cancellation, self.transparency, self.tpic)
+
+    @property
+    def holds(self):
+        """Whether all four conditions hold."""
+        return all(c.holds for c in self.conditions)
+
+    def __str__(self):
+        lines = [str(c) for c in self.conditions]
+        lines.append("generic: " + ("yes, all four conditions hold" if self.holds else "no"))
+        return "\n".join(lines)
+
+
+def genericity(complex_, weighted=None, hypersurfaces=None):
+    """Check the four genericity conditions exactly.
+
+    Parameters
+    ----------
+    complex_ : CanonicalComplex
+    weighted : WeightedComplex, optional
+        Reused if already computed (:func:`~polyrelu.tropical.tropical_weights`).
+    hypersurfaces : dict, optional
+        Reused if already computed (:func:`~polyrelu.tropical.bent_hypersurfaces`).
+
+    Returns
+    -------
+    GenericityReport
+        Witnesses: supertransversality ``(cell, codimension, number of bent
+        hypersurfaces containing it)``; no cancellation ``(neuron, facet)``;
+        transparency ``(region, layer)``; TPIC ``(neuron, neuron', reason, cells)``
+        with reason ``"disjoint"`` or ``"codimension"``.
+
+    Examples
+    --------
+    Three lines in general position, the third one invisible in the output:
+
+    >>> from polyrelu import ReLUNetwork, canonical_complex
+    >>> net = ReLUNetwork([[[1, 0], [0, 1], [-1, -1]], [[1, 1, 0]]], [[0, 0, 1], [0]])
+    >>> report = genericity(canonical_complex(net))
+    >>> [c.holds for c in report.conditions], report.no_cancellation.witnesses[0][0]
+    ([True, False, True, True], (1, 2))
+    """
+    K = complex_
+    arch = K.network.architecture
+    n0 = arch.input_dim
+    neurons = arch.hidden_neurons()
+    B = hypersurfaces if hypersurfaces is not None else bent_hypersurfaces(K)
+    W = weighted if weighted is not None else tropical_weights(K)
+    interior = [c for c in K if all(c.domain_signs)]
+    containing = {}
+    for z, b in B.items():
+        for c in b.cells:
+            containing.setdefault(c, []).append(z)
+
+    supertransversal = tuple(
+        (c.id, n0 - c.dimension, len(containing.get(c.id, ())))
+        for c in interior
+        if len(containing.get(c.id, ())) != n0 - c.dimension
+    )
+
+    layer_slices = []
+    start = 0
+    for width in arch.hidden_widths:
+        layer_slices.append(slice(start, start + width))
+        start += width
+    cancelled = []
+    for z, b in B.items():
+        for f in b.facets:
+            if f not in W.weights() or any(W.weight(f).weight):
+                continue
+            signs = K[f].signs
+            blocked = any(all(s <= 0 for s in signs[sl]) for sl in layer_slices[z[0]:])
+            if not blocked:
+                cancelled.append((z, f))
+
+    opaque = tuple(
+        (r.id, l)
+        for r in K.regions()
+        for l, sl in enumerate(layer_slices, start=1)
+        if not any(s > 0 for s in r.signs[sl])
+    )
+
+    pairs = []
+    for l in range(1, arch.depth):
+        for z in (n for n in neurons if n[0] == l):
+            for z2 in (n for n in neurons if n[0] == l + 1):
+                common = sorted(set(B[z].cells) & set(B[z2].cells))
+                common = [c for c in common if all(K[c].domain_signs)]
+                if not common:
+                    pairs.append((z, z2, "disjoint", ()))
+                elif any(n0 - K[c].dimension != 2 for c in common):
+                    pairs.append((z, z2, "codimension", tuple(c for c in common if n0 - K[c].dimension != 2)))
+
+    return GenericityReport(
+        ConditionResult("supertransversality", not supertransversal, supertransversal),
+        ConditionResult("no cancellation", not cancelled, tuple(cancelled)),
+        ConditionResult("transparency", not opaque, opaque),
+        ConditionResult("TPIC", not pairs, tuple(pairs)),
+    )

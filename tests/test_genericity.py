@@ -1,0 +1,92 @@
+"""The four genericity conditions (DESIGN §4): each flagged with the right witness, generic networks pass."""
+
+from fractions import Fraction as F
+
+import pytest
+
+from polyrelu import ReLUNetwork, canonical_complex
+from polyrelu.genericity import genericity
+from polyrelu.tropical import bent_hypersurfaces
+
+
+def holds(report):
+    return [c.holds for c in report.conditions]
+
+
+def test_three_lines_through_a_point_violate_only_supertransversality():
+    # x1, x2 and -x1 - x2 all vanish at the origin; no region has all three negative
+    net = ReLUNetwork([[[1, 0], [0, 1], [-1, -1]], [[1, 1, 1]]], [[0, 0, 0], [0]])
+    K = canonical_complex(net)
+    report = genericity(K)
+    assert holds(report) == [False, True, True, True]
+    origin = K.locate([0, 0])
+    assert report.supertransversality.witnesses == ((origin.id, 2, 3),)
+
+
+def test_invisible_neuron_violates_only_no_cancellation():
+    net = ReLUNetwork([[[1, 0], [0, 1], [-1, -1]], [[1, 1, 0]]], [[0, 0, 1], [0]])
+    K = canonical_complex(net)
+    report = genericity(K)
+    assert holds(report) == [True, False, True, True]
+    witnesses = report.no_cancellation.witnesses
+    assert {z for z, _ in witnesses} == {(1, 2)}
+    # every facet of the line -x1 - x2 + 1 = 0 is a witness, and only those
+    line = {c.id for c in K.bent_hypersurface(1, 2) if c.dimension == 1}
+    assert {f for _, f in witnesses} == line
+
+
+def test_layer_inactive_after_the_facet_excuses_a_zero_weight():
+    # The second layer's only neuron is dead for x1 + x2 < 1 (relu(x1) + relu(x2) - 1 <= 0 there),
+    # so zero weights on the axes near the origin are not cancellations.
+    net = ReLUNetwork([[[1, 0], [0, 1]], [[1, 1]], [[1]]], [[0, 0], [-1], [0]])
+    report = genericity(canonical_complex(net))
+    assert report.no_cancellation.holds
+    assert not report.transparency.holds  # the same dead region is opaque
+
+
+def test_region_with_an_inactive_layer_violates_only_transparency():
+    net = ReLUNetwork([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]])
+    K = canonical_complex(net)
+    report = genericity(K)
+    assert holds(report) == [True, True, False, True]
+    assert report.transparency.witnesses == ((K.locate([-1, -1]).id, 1),)
+
+
+def test_tpic_only_violation_on_a_gaussian_network():
+    net = ReLUNetwork.random((2, 4, 4, 1), seed=2, kind="gaussian")
+    K = canonical_complex(net)
+    report = genericity(K)
+    assert holds(report) == [True, True, True, False]
+    B = bent_hypersurfaces(K)
+    for z, z2, reason, cells in report.tpic.witnesses:
+        assert z2[0] == z[0] + 1
+        common = set(B[z].cells) & set(B[z2].cells)
+        if reason == "disjoint":
+            assert not common
+        else:
+            assert cells and all(K.network.architecture.input_dim - K[c].dimension != 2 for c in cells)
+
+
+def test_a_generic_network_passes_all_four():
+    net = ReLUNetwork.random((2, 5, 3, 1), seed=9, kind="gaussian")
+    report = genericity(canonical_complex(net))
+    assert report.holds and all(not c.witnesses for c in report.conditions)
+    assert "generic: yes" in str(report)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_supertransversality_and_no_cancellation_hold_for_gaussian_networks(seed):
+    net = ReLUNetwork.random((2, 4, 4, 1), seed=seed, kind="gaussian")
+    report = genericity(canonical_complex(net))
+    assert report.supertransversality.holds and report.no_cancellation.holds
+
+
+def test_witnessed_counts_match_an_independent_count():
+    """For the violating pencil, count hypersurfaces through each vertex from the sign vectors directly."""
+    net = ReLUNetwork([[[1, 0], [0, 1], [-1, -1], [1, -1]], [[1, 1, 1, 1]]], [[0, 0, 0, 0], [0]])
+    K = canonical_complex(net)
+    report = genericity(K)
+    for cell, codim, count in report.supertransversality.witnesses:
+        assert codim == 2 - K[cell].dimension
+        assert count == sum(1 for s in K[cell].signs if s == 0)  # first-layer lines: every zero is a crossing line
+    assert (K.locate([0, 0]).id, 2, 4) in report.supertransversality.witnesses
