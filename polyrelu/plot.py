@@ -1,0 +1,121 @@
+"""Pictures of canonical complexes in the plane (matplotlib).
+
+Regions are filled, facets drawn coloured by the layer of the neuron that
+bends there and with line width growing with ``|weight|`` (dashed where the
+weight is zero: the neuron is invisible in ``f`` there), vertices marked.
+Unbounded cells are clipped to a box around all vertices. Geometry is exact
+up to the final conversion of clipped vertices to floats for drawing.
+"""
+
+import math
+from fractions import Fraction
+
+from .errors import GeometryError
+from .geometry import Polyhedron
+
+__all__ = ["plot_complex"]
+
+
+def _clip_box(K, margin):
+    if K.domain is not None:
+        vertices = K.domain.vertices()
+    else:
+        vertices = [c.polyhedron.vertices()[0] for c in K.cells(0)] or [(Fraction(0), Fraction(0))]
+    lo = [min(v[i] for v in vertices) for i in range(2)]
+    hi = [max(v[i] for v in vertices) for i in range(2)]
+    span = max(max(h - l for l, h in zip(lo, hi)), Fraction(2))
+    pad = span * Fraction(margin) if K.domain is None else Fraction(0)
+    return [(pad - lo[0], 1, 0), (pad - lo[1], 0, 1), (hi[0] + pad, -1, 0), (hi[1] + pad, 0, -1)]
+
+
+def _clipped_vertices(cell, box):
+    ieqs, eqns = cell.polyhedron.minimal_h_representation()
+    return Polyhedron(ieqs=list(ieqs) + box, eqns=eqns, ambient_dim=2).vertices()
+
+
+def plot_complex(complex_, weights=None, ax=None, margin="1/2", window=None, title=None):
+    """Draw a canonical complex of a network with two inputs.
+
+    Parameters
+    ----------
+    complex_ : CanonicalComplex
+        Of a network with ``n0 = 2``.
+    weights : WeightedComplex, optional
+        Facet weights (computed with :func:`~polyrelu.tropical.tropical_weights` if omitted).
+    ax : matplotlib Axes, optional
+    margin : number
+        On ``R^2``, how far beyond the vertices to draw, relative to their spread.
+    window : (number, number), optional
+        Draw ``[lo, hi]^2`` instead (vertices far away make the default window large).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    GeometryError
+        The network does not have two inputs.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from polyrelu import canonical_complex
+    >>> from polyrelu.examples import bent_line_network
+    >>> ax = plot_complex(canonical_complex(bent_line_network()))
+    >>> len(ax.lines)           # the 9 edges of the complex, clipped to the picture, and the vertex marks
+    10
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    from .tropical import tropical_weights
+
+    K = complex_
+    if K.network.architecture.input_dim != 2:
+        raise GeometryError(f"plot_complex draws networks with 2 inputs; this one has {K.network.architecture.input_dim}")
+    W = weights if weights is not None else tropical_weights(K)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 6))
+    if window is not None:
+        lo, hi = (Fraction(v) for v in window)
+        box = [(-lo, 1, 0), (-lo, 0, 1), (hi, -1, 0), (hi, 0, -1)]
+    else:
+        box = _clip_box(K, margin)
+    cmap = plt.get_cmap("tab10")
+    for r in K.regions():
+        pts = [tuple(map(float, v)) for v in _clipped_vertices(r, box)]
+        if len(pts) >= 3:
+            cx, cy = sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts)
+            pts.sort(key=lambda p: math.atan2(p[1] - cy, p[0] - cx))
+            ax.fill(*zip(*pts), color=cmap(r.id % 10), alpha=0.12, linewidth=0)
+    all_w = [abs(w.euclidean_weight[0]) for w in W.weights().values()] or [1.0]
+    top = max(all_w) or 1.0
+    layers_seen = set()
+    for f in K.cells(1):
+        pts = [tuple(map(float, v)) for v in _clipped_vertices(f, box)]
+        if len(pts) != 2:
+            continue
+        if f.id in W.weights():
+            fw = W.weight(f)
+            layer = fw.neurons[0][0] if fw.neurons else 0
+            size = max(abs(v) for v in fw.euclidean_weight)
+            style = "--" if size == 0 else "-"
+            width = 0.8 + 3.2 * size / top
+        else:  # the domain's boundary
+            layer, style, width = 0, ":", 0.8
+        layers_seen.add(layer)
+        ax.plot(*zip(*pts), style, color="0.4" if layer == 0 else cmap(layer - 1), linewidth=width)
+    inside = [c.polyhedron.vertices()[0] for c in K.cells(0)]
+    inside = [v for v in inside if all(b + a0 * v[0] + a1 * v[1] >= 0 for b, a0, a1 in box)]
+    xs, ys = [float(v[0]) for v in inside], [float(v[1]) for v in inside]
+    if xs:
+        ax.plot(xs, ys, "k.", markersize=4, linestyle="none")
+    handles = [Line2D([], [], color=cmap(l - 1), label=f"layer {l}") for l in sorted(layers_seen) if l]
+    handles.append(Line2D([], [], color="0.3", linestyle="--", label="weight 0 (invisible)"))
+    ax.legend(handles=handles, loc="upper right", fontsize="small")
+    ax.set_aspect("equal")
+    ax.set_title(title or f"{K.network.architecture}: f-vector {K.f_vector()}")
+    return ax
