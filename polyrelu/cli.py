@@ -5,6 +5,7 @@ are added here as their features land.
 """
 
 import argparse
+import json
 import sys
 import time
 from fractions import Fraction
@@ -163,6 +164,11 @@ def _weights_command(args):
         shown = sorted({", ".join(f"{v:.4g}" for v in w.euclidean_weight) for w in ws})
         print(f"({layer}, {index})  {len(b.facets):>9}  {visible:>7}  {len(b.bends):>5}  {'; '.join(shown) or '-'}")
     print(genericity(K, weighted=W, hypersurfaces=B))
+    if args.output:
+        with open(args.output, "w") as fh:
+            json.dump(W.to_json(B), fh)
+            fh.write("\n")
+        print(f"written           {args.output}")
 
 
 def main(argv=None):
@@ -180,6 +186,7 @@ def main(argv=None):
     wt = sub.add_parser("weights", help="tropical weights per neuron and the genericity verdict")
     wt.add_argument("network", help="a .json, .npz, .pt or .pth network file")
     wt.add_argument("--domain", help="box:LO,HI (default: all of R^n0)")
+    wt.add_argument("-o", "--output", help="write the complex with weights and bent hypersurfaces as JSON here")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     try:

@@ -65,6 +65,40 @@ class WeightedComplex:
         nonzero = sum(1 for w in self._weights.values() if any(w.weight))
         return f"<WeightedComplex: {len(self._weights)} interior facets, {nonzero} with non-zero weight>"
 
+    def to_json(self, hypersurfaces=None):
+        """The complex's JSON (:meth:`CanonicalComplex.to_json`) plus ``facet_weights`` and ``bent_hypersurfaces``.
+
+        Validated by the same schema, ``docs/schema/complex.schema.json``.
+        """
+        from .geometry.rational import fraction_to_json
+
+        def q(v):
+            return str(fraction_to_json(v))
+
+        data = self.complex.to_json()
+        data["facet_weights"] = [
+            {
+                "facet": w.facet,
+                "weight": [q(v) for v in w.weight],
+                "normal": [str(v) for v in w.normal],
+                "minus_region": w.minus_region,
+                "plus_region": w.plus_region,
+                "neurons": [list(n) for n in w.neurons],
+            }
+            for _, w in sorted(self._weights.items())
+        ]
+        B = hypersurfaces if hypersurfaces is not None else bent_hypersurfaces(self.complex)
+        data["bent_hypersurfaces"] = [
+            {
+                "neuron": list(b.neuron),
+                "facets": list(b.facets),
+                "cells": list(b.cells),
+                "bends": [{"cell": t, "along": [list(n) for n in along]} for t, along in b.bends],
+            }
+            for b in B.values()
+        ]
+        return data
+
     def weights(self):
         """All facet weights, by facet id (facets on a domain's boundary have none)."""
         return dict(self._weights)

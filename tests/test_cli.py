@@ -93,8 +93,13 @@ def test_parse_domain_per_coordinate_box():
 def test_weights_command_summarises_neurons_and_verdict(tmp_path, capsys):
     path = tmp_path / "net.json"
     save_network(ReLUNetwork.random((2, 5, 3, 1), seed=9, kind="gaussian"), path)
-    code, out, _ = run(capsys, "weights", str(path))
+    out_path = tmp_path / "weighted.json"
+    code, out, _ = run(capsys, "weights", str(path), "-o", str(out_path))
     assert code == 0
+    data = json.loads(out_path.read_text())
+    with open("docs/schema/complex.schema.json") as fh:
+        jsonschema.validate(data, json.load(fh))
+    assert len(data["bent_hypersurfaces"]) == 8
     assert out.count("\n(1, ") == 5 and out.count("\n(2, ") == 3
     assert "generic: yes, all four conditions hold" in out
 

@@ -148,3 +148,27 @@ def test_not_codimension_two_refused():
     W = tropical_weights(K)
     with pytest.raises(GeometryError, match="not n0 - 2"):
         W.balancing_defect(K.regions()[0])
+
+
+@pytest.mark.parametrize("domain", [None, Box(-2, 2)])
+def test_weights_json_validates_and_carries_exact_values(domain):
+    import json
+    from pathlib import Path
+
+    import jsonschema
+
+    schema = json.loads((Path(__file__).resolve().parent.parent / "docs" / "schema" / "complex.schema.json").read_text())
+    net = ReLUNetwork.random((2, 3, 2, 2), seed=4)
+    K = canonical_complex(net, domain)
+    W = tropical_weights(K)
+    data = json.loads(json.dumps(W.to_json()))
+    jsonschema.validate(data, schema)
+    assert len(data["facet_weights"]) == len(W.weights())
+    for entry in data["facet_weights"]:
+        w = W.weight(entry["facet"])
+        assert [F(v) for v in entry["weight"]] == list(w.weight)
+        assert [int(v) for v in entry["normal"]] == list(w.normal)
+    assert {tuple(b["neuron"]) for b in data["bent_hypersurfaces"]} == set(net.architecture.hidden_neurons())
+    broken = dict(data, facet_weights=[dict(data["facet_weights"][0], weight=[1.5])])
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema)
