@@ -172,3 +172,42 @@ def test_weights_json_validates_and_carries_exact_values(domain):
     broken = dict(data, facet_weights=[dict(data["facet_weights"][0], weight=[1.5])])
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_bent_hypersurfaces_follow_the_neurons_under_symmetries(seed):
+    from polyrelu import bent_hypersurfaces
+
+    net = ReLUNetwork.random((2, 3, 2, 1), seed=seed, kind="gaussian")
+    perms = [[2, 0, 1], [1, 0]]
+    other = permute(scale(net, [[3, F(1, 2), 7], [F(2, 3), 5]]), perms)
+    K, K2 = canonical_complex(net), canonical_complex(other)
+    B, B2 = bent_hypersurfaces(K), bent_hypersurfaces(K2)
+
+    def points(Kx, b):
+        return {Kx[f].relative_interior_point() for f in b.facets}
+
+    for l, perm in enumerate(perms, start=1):
+        for new, old in enumerate(perm):
+            mine, theirs = B[l, old], B2[l, new]
+            # the same facets (located by their points), and bends at the same places along the same neurons
+            assert {K2.locate(p).id for p in points(K, mine)} == set(theirs.facets)
+            bends = {K[t].polyhedron.vertices(): {(a, perms[a - 1].index(i)) for a, i in along} for t, along in mine.bends}
+            assert bends == {K2[t].polyhedron.vertices(): set(along) for t, along in theirs.bends}
+
+
+def test_bent_hypersurface_moves_under_a_perturbation():
+    from polyrelu import bent_hypersurfaces
+
+    net = ReLUNetwork.random((2, 3, 2, 1), seed=1, kind="gaussian")
+    theta = list(net.parameters())
+    theta[15] += F(1, 3)  # the biases of the second hidden layer: its bent lines shift
+    theta[16] += F(1, 3)
+    moved = ReLUNetwork.from_parameters(net.architecture, theta)
+    B = bent_hypersurfaces(canonical_complex(net))
+    B2 = bent_hypersurfaces(canonical_complex(moved))
+    K, K2 = canonical_complex(net), canonical_complex(moved)
+    assert any(b.bends for b in B.values())
+    assert {K[t].polyhedron.vertices() for b in B.values() for t, _ in b.bends} != {
+        K2[t].polyhedron.vertices() for b in B2.values() for t, _ in b.bends
+    }
