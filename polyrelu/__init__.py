@@ -19,7 +19,15 @@ from .geometry import FaceLattice, Feasibility, LPOracle, Polyhedron
 from .network import Architecture, ReLUNetwork, load_network, network_from_dict, network_to_dict, save_network
 from .symmetry import canonical_form, equivalent, permute, scale
 from .genericity import GenericityReport, genericity
-from .tropical import BentHypersurface, FacetWeight, WeightedComplex, bent_hypersurfaces, tropical_weights
+from .tropical import (
+    BentHypersurface,
+    BreakpointComplex,
+    FacetWeight,
+    WeightedComplex,
+    bent_hypersurfaces,
+    breakpoint_complex,
+    tropical_weights,
+)
 
 __version__ = "0.1.0"
 
@@ -40,6 +48,8 @@ __all__ = [
     "Box",
     "tropical_weights",
     "bent_hypersurfaces",
+    "breakpoint_complex",
+    "BreakpointComplex",
     "BentHypersurface",
     "genericity",
     "GenericityReport",

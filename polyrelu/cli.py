@@ -17,7 +17,7 @@ from .examples import bent_line_network
 from .network import load_network
 from .symmetry import canonical_form, equivalent, permute, scale
 from .genericity import genericity
-from .tropical import bent_hypersurfaces, tropical_weights
+from .tropical import bent_hypersurfaces, breakpoint_complex, tropical_weights
 
 __all__ = ["main", "network_report"]
 
@@ -103,6 +103,9 @@ def _demo():
               f"[{w.euclidean_weight[0]:.4f}], neurons {list(w.neurons)}")
     balanced = all(not any(v for row in weights.balancing_defect(t) for v in row) for t in K.cells(0))
     print(f"  balancing at every vertex: {'exact zero' if balanced else 'FAILS'}")
+    breakpoints = breakpoint_complex(weights)
+    print(f"  breakpoint complex (f alone): f-vector {breakpoints.f_vector()}, "
+          f"Euler characteristic {breakpoints.euler_characteristic()}")
     print("genericity (DESIGN §4):")
     for line in str(genericity(K, weighted=weights)).splitlines():
         print(f"  {line}")

@@ -15,7 +15,15 @@ from fractions import Fraction
 
 from .errors import GeometryError
 
-__all__ = ["FacetWeight", "WeightedComplex", "tropical_weights", "BentHypersurface", "bent_hypersurfaces"]
+__all__ = [
+    "FacetWeight",
+    "WeightedComplex",
+    "tropical_weights",
+    "BentHypersurface",
+    "bent_hypersurfaces",
+    "BreakpointComplex",
+    "breakpoint_complex",
+]
 
 
 @dataclass(frozen=True)
@@ -66,7 +74,9 @@ class WeightedComplex:
         return f"<WeightedComplex: {len(self._weights)} interior facets, {nonzero} with non-zero weight>"
 
     def to_json(self, hypersurfaces=None):
-        """The complex's JSON (:meth:`CanonicalComplex.to_json`) plus ``facet_weights`` and ``bent_hypersurfaces``.
+        """The complex's JSON plus ``facet_weights``, ``bent_hypersurfaces`` and ``breakpoint_complex``.
+
+        The breakpoint complex's cells are listed with the canonical cells they join.
 
         Validated by the same schema, ``docs/schema/complex.schema.json``.
         """
@@ -97,6 +107,16 @@ class WeightedComplex:
             }
             for b in B.values()
         ]
+        breakpoints = breakpoint_complex(self)
+        data["breakpoint_complex"] = {
+            "cells": [
+                {"id": i, "dim": breakpoints.lattice.dimension(i), "members": list(breakpoints.members(i))}
+                for i in range(len(breakpoints))
+            ],
+            "covering": [list(p) for p in breakpoints.lattice.covering_relation()],
+            "f_vector": list(breakpoints.f_vector()),
+            "euler_characteristic": breakpoints.euler_characteristic(),
+        }
         return data
 
     def weights(self):
@@ -309,3 +329,175 @@ def _line_of(facet):
     normal = _primitive_normal(facet)
     sign = 1 if next(v for v in normal if v) > 0 else -1
     return tuple(sign * v for v in normal)
+
+
+class BreakpointComplex:
+    """The weighted complex of ``f`` alone (DESIGN §5), built by :func:`breakpoint_complex`.
+
+    Its cells are classes of cells of the canonical complex: regions joined
+    across facets where ``f`` does not bend, and the pieces of the bending
+    locus joined across lower cells where nothing else happens. Everything it
+    exposes depends on the function only, not on the parameters computing it.
+
+    Attributes
+    ----------
+    lattice : FaceLattice
+        Cells ``0 .. n-1``, with ``data(i)`` the ids of the canonical cells in class ``i``.
+    """
+
+    def __init__(self, weighted, classes, lattice):
+        self.weighted = weighted
+        self.complex = weighted.complex
+        self._classes = classes
+        self.lattice = lattice
+
+    def __len__(self):
+        return len(self._classes)
+
+    def __repr__(self):
+        return f"<BreakpointComplex: f-vector {self.f_vector()}>"
+
+    def f_vector(self):
+        return self.lattice.f_vector()
+
+    def euler_characteristic(self):
+        return self.lattice.euler_characteristic()
+
+    def members(self, cell):
+        """The canonical cells that make up a breakpoint cell."""
+        return self._classes[cell]
+
+    def closure(self, cell):
+        """The closed cell as a Polyhedron: the convex hull of its members' generators."""
+        from .geometry import Polyhedron
+
+        vertices, rays, lines = set(), set(), set()
+        for c in self._classes[cell]:
+            v, r, l = self.complex[c].polyhedron.vertices_rays_lines()
+            vertices.update(v)
+            rays.update(r)
+            lines.update(l)
+        return Polyhedron(vertices=sorted(vertices), rays=sorted(rays), lines=sorted(lines))
+
+    def weight(self, cell):
+        """The weight vector of a breakpoint facet (any member's; they agree)."""
+        W = self.weighted.weights()
+        return next(W[c].weight for c in self._classes[cell] if c in W)
+
+    def canonical_form(self):
+        """A description that depends on ``f`` only: per cell, its dimension, canonical closure and data.
+
+        Cells are sorted; regions carry their affine map, facets their weight up to
+        the orientation of the normal; the covering relation refers to the sorted order.
+        Two networks compute complexes with equal canonical forms when they compute
+        the same function.
+        """
+        n0 = self.complex.network.architecture.input_dim
+        keys = []
+        for i in range(len(self)):
+            dim = self.lattice.dimension(i)
+            extra = ()
+            if dim == n0:
+                extra = self.complex.affine_map(self._classes[i][0])
+            elif dim == n0 - 1 and any(c in self.weighted.weights() for c in self._classes[i]):
+                w = self.weight(i)
+                extra = max(w, tuple(-v for v in w))  # the weight up to the normal's orientation
+            keys.append((dim, self.closure(i).minimal_h_representation(), extra))
+        order = sorted(range(len(self)), key=keys.__getitem__)
+        rank = {old: new for new, old in enumerate(order)}
+        covering = tuple(sorted((rank[a], rank[b]) for a, b in self.lattice.covering_relation()))
+        return tuple(keys[i] for i in order), covering
+
+    def __eq__(self, other):
+        if not isinstance(other, BreakpointComplex):
+            return NotImplemented
+        return self.canonical_form() == other.canonical_form()
+
+
+def breakpoint_complex(weighted):
+    """The breakpoint complex of ``f`` from a weighted canonical complex (DESIGN §5).
+
+    Regions are joined across facets of weight zero (``f`` keeps its affine map
+    there). Then, from high dimension to low, a cell ``τ`` joins those of its
+    cofacets that touch exactly the same joined regions (and domain facets) as
+    ``τ`` does, when they all belong to one class (``τ`` lies inside it), or
+    when they are all of one dimension more and on one affine subspace (two
+    collinear pieces of a visible line through a crossing with an invisible
+    one). Kinks and crossings stay cells.
+
+    Parameters
+    ----------
+    weighted : WeightedComplex
+
+    Returns
+    -------
+    BreakpointComplex
+
+    Examples
+    --------
+    The worked example: the bent line and the two visible half-axes, four regions.
+
+    >>> from polyrelu import canonical_complex
+    >>> from polyrelu.examples import bent_line_network
+    >>> B = breakpoint_complex(tropical_weights(canonical_complex(bent_line_network())))
+    >>> B.f_vector(), B.euler_characteristic()
+    ((2, 5, 4), 1)
+    """
+    from .geometry import FaceLattice
+
+    W = weighted
+    K = W.complex
+    n0 = K.network.architecture.input_dim
+    parent = list(range(len(K)))
+    class_dim = [c.dimension for c in K]  # at roots: the largest dimension in the class
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    def union(a, b):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            root, child = min(ra, rb), max(ra, rb)
+            parent[child] = root
+            class_dim[root] = max(class_dim[root], class_dim[child])
+
+    weights = W.weights()
+    for f, w in weights.items():
+        if not any(w.weight):
+            union(w.minus_region, w.plus_region)
+    regions = {r.id for r in K.regions()}
+    touching = {}
+    for c in K:
+        joined = frozenset(find(r) for r in K.lattice.cofaces(c.id) if r in regions)
+        touching[c.id] = (joined, c.domain_signs)
+    for dim in range(n0 - 1, -1, -1):
+        for tau in K.cells(dim):
+            same = [s for s in K.lattice.cofacets(tau.id) if touching[s] == touching[tau.id]]
+            if not same:
+                continue
+            classes = {find(s) for s in same}
+            if len(classes) == 1:  # surrounded by one class: τ lies inside it
+                union(tau.id, same[0])
+            elif len({_hull(K[s]) for s in same}) == 1 and all(class_dim[c] == dim + 1 for c in classes):
+                for s in same:
+                    union(tau.id, s)
+    groups = {}
+    for c in K:
+        groups.setdefault(find(c.id), []).append(c.id)
+    roots = sorted(groups)
+    index = {r: i for i, r in enumerate(roots)}
+    dims = [class_dim[r] for r in roots]
+    covers = set()
+    for a, b in K.lattice.covering_relation():
+        ca, cb = index[find(a)], index[find(b)]
+        if ca != cb and dims[cb] == dims[ca] + 1:
+            covers.add((ca, cb))
+    classes = [tuple(groups[r]) for r in roots]
+    return BreakpointComplex(W, classes, FaceLattice(dims, sorted(covers), data=classes))
+
+
+def _hull(cell):
+    return cell.polyhedron.affine_hull().equations

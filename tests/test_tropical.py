@@ -169,6 +169,9 @@ def test_weights_json_validates_and_carries_exact_values(domain):
         assert [F(v) for v in entry["weight"]] == list(w.weight)
         assert [int(v) for v in entry["normal"]] == list(w.normal)
     assert {tuple(b["neuron"]) for b in data["bent_hypersurfaces"]} == set(net.architecture.hidden_neurons())
+    B = breakpoint_complex(W)
+    assert data["breakpoint_complex"]["f_vector"] == list(B.f_vector())
+    assert sorted(c for cell in data["breakpoint_complex"]["cells"] for c in cell["members"]) == list(range(len(K)))
     broken = dict(data, facet_weights=[dict(data["facet_weights"][0], weight=[1.5])])
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema)
@@ -211,3 +214,80 @@ def test_bent_hypersurface_moves_under_a_perturbation():
     assert {K[t].polyhedron.vertices() for b in B.values() for t, _ in b.bends} != {
         K2[t].polyhedron.vertices() for b in B2.values() for t, _ in b.bends
     }
+
+
+# -- the breakpoint complex (DESIGN §5) -------------------------------------------------------------
+from polyrelu.tropical import breakpoint_complex  # noqa: E402
+
+
+def breakpoints(net, domain=None):
+    return breakpoint_complex(tropical_weights(canonical_complex(net, domain)))
+
+
+def test_breakpoint_complex_of_the_worked_example():
+    B = breakpoints(bent_line_network())
+    assert B.f_vector() == (2, 5, 4) and B.euler_characteristic() == 1
+    edges = {B.closure(i).vertices_rays_lines()[:2] for i in B.lattice.cells(1)}
+    expected = {
+        (((F(1), F(0)),), ((0, -1),)),  # ray x1 = 1, x2 <= 0
+        (((F(0), F(1)),), ((-1, 0),)),  # ray x2 = 1, x1 <= 0
+        (((F(0), F(1)), (F(1), F(0))), ()),  # segment x1 + x2 = 1
+        (((F(1), F(0)),), ((1, 0),)),  # visible ray x2 = 0, x1 >= 1
+        (((F(0), F(1)),), ((0, 1),)),  # visible ray x1 = 0, x2 >= 1
+    }
+    assert edges == expected
+    assert all(any(B.weight(i)) for i in B.lattice.cells(1))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_breakpoint_complex_ignores_the_parameterization(seed):
+    net = ReLUNetwork.random((2, 3, 3, 1), seed=seed, kind="gaussian")
+    other = permute(scale(net, [[2, F(1, 3), 5], [7, F(1, 2), 3]]), [[2, 0, 1], [1, 2, 0]])
+    assert breakpoints(net) == breakpoints(other)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_an_invisible_neuron_leaves_the_breakpoint_complex_unchanged(seed):
+    net = ReLUNetwork.random((2, 3, 2, 1), seed=seed, kind="gaussian")
+    Ws = [list(map(list, W)) for W in net.weights]
+    bs = [list(b) for b in net.biases]
+    # add a first-layer neuron x1 - x2 + 1/3 whose outgoing weights are all zero
+    Ws[0].append([F(1), F(-1)])
+    bs[0].append(F(1, 3))
+    Ws[1] = [row + [F(0)] for row in Ws[1]]
+    padded = ReLUNetwork(Ws, bs)
+    assert canonical_complex(padded).f_vector() != canonical_complex(net).f_vector()
+    assert breakpoints(padded) == breakpoints(net)
+
+
+def test_a_dead_neuron_leaves_the_breakpoint_complex_unchanged():
+    net = ReLUNetwork.random((2, 3, 2, 1), seed=3, kind="gaussian")
+    Ws = [list(map(list, W)) for W in net.weights]
+    bs = [list(b) for b in net.biases]
+    Ws[1].append([F(-1)] * 3)  # a second-layer neuron that never fires: -sum(relu) - 1 < 0
+    bs[1].append(F(-1))
+    Ws[2] = [row + [F(5)] for row in Ws[2]]
+    assert breakpoints(ReLUNetwork(Ws, bs)) == breakpoints(net)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_breakpoint_complex_is_a_complex_on_the_plane(seed):
+    B = breakpoints(ReLUNetwork.random((2, 4, 3, 1), seed=seed, kind="gaussian"))
+    assert B.euler_characteristic() == 1
+    for i in B.lattice.cells(1):
+        assert any(B.weight(i))  # only bending facets survive
+
+
+def test_breakpoint_complex_changes_with_the_function():
+    net = ReLUNetwork.random((2, 3, 3, 1), seed=2, kind="gaussian")
+    theta = list(net.parameters())
+    theta[-2] += F(1, 5)
+    assert breakpoints(net) != breakpoints(ReLUNetwork.from_parameters(net.architecture, theta))
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("shape", [(3, 3, 3, 1), (3, 4, 2, 2)])
+def test_breakpoint_euler_characteristic_in_three_dimensions(shape, seed):
+    net = ReLUNetwork.random(shape, seed=seed, kind="gaussian")
+    assert breakpoints(net).euler_characteristic() == -1
+    assert breakpoints(net, Box(-2, 2)).euler_characteristic() == 1
