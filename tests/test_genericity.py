@@ -90,3 +90,26 @@ def test_witnessed_counts_match_an_independent_count():
         assert codim == 2 - K[cell].dimension
         assert count == sum(1 for s in K[cell].signs if s == 0)  # first-layer lines: every zero is a crossing line
     assert (K.locate([0, 0]).id, 2, 4) in report.supertransversality.witnesses
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_verdicts_agree_on_independently_built_complexes(seed):
+    """Small-integer networks: the verdicts and witnesses are the same on the LP-built complex."""
+    shape = [(2, 3, 3, 1), (2, 3, 2, 2), (3, 2, 3, 1)][seed % 3]
+    net = ReLUNetwork.random(shape, seed=seed, kind="integer", bound=3)
+    fast = genericity(canonical_complex(net))
+    slow = genericity(canonical_complex(net, method="lp"))
+    assert holds(fast) == holds(slow)
+    assert fast == slow  # cells are numbered canonically, so the witnesses agree too
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_transparency_matches_signs_at_region_points(seed):
+    net = ReLUNetwork.random((2, 3, 3, 1), seed=seed, kind="integer", bound=3)
+    K = canonical_complex(net)
+    opaque = set()
+    for r in K.regions():
+        layers = net.architecture.split_hidden(net.signs(r.relative_interior_point()))
+        opaque |= {(r.id, l) for l, signs in enumerate(layers, start=1) if 1 not in signs}
+    report = genericity(K).transparency
+    assert set(report.witnesses) == opaque and report.holds == (not opaque)

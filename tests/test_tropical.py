@@ -241,8 +241,13 @@ def test_breakpoint_complex_of_the_worked_example():
 
 @pytest.mark.parametrize("seed", range(5))
 def test_breakpoint_complex_ignores_the_parameterization(seed):
+    import random
+
+    rng = random.Random(seed)
     net = ReLUNetwork.random((2, 3, 3, 1), seed=seed, kind="gaussian")
-    other = permute(scale(net, [[2, F(1, 3), 5], [7, F(1, 2), 3]]), [[2, 0, 1], [1, 2, 0]])
+    factors = [[F(rng.randint(1, 9), rng.randint(1, 9)) for _ in range(3)] for _ in range(2)]
+    perms = [rng.sample(range(3), 3) for _ in range(2)]
+    other = permute(scale(net, factors), perms)
     assert breakpoints(net) == breakpoints(other)
 
 
