@@ -11,6 +11,7 @@ computes that sum from the weights and normals, exactly.
 
 import math
 from dataclasses import dataclass
+from types import MappingProxyType
 from fractions import Fraction
 
 from .errors import GeometryError
@@ -120,8 +121,8 @@ class WeightedComplex:
         return data
 
     def weights(self):
-        """All facet weights, by facet id (facets on a domain's boundary have none)."""
-        return dict(self._weights)
+        """All facet weights, by facet id (facets on a domain's boundary have none), read-only."""
+        return MappingProxyType(self._weights)
 
     def weight(self, facet):
         """The :class:`FacetWeight` of a facet (a cell or its id)."""

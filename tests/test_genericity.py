@@ -1,7 +1,5 @@
 """The four genericity conditions (DESIGN §4): each flagged with the right witness, generic networks pass."""
 
-from fractions import Fraction as F
-
 import pytest
 
 from polyrelu import ReLUNetwork, canonical_complex
