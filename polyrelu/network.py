@@ -23,7 +23,7 @@ import flint
 import numpy as np
 
 from .errors import InvalidNumberError, NetworkFormatError, ShapeError
-from .geometry.rational import fraction_to_json, to_fraction_matrix, to_fraction_vector
+from .geometry.rational import fraction_to_json, primitive_integer_row, to_fraction_matrix, to_fraction_vector
 
 __all__ = [
     "Architecture",
@@ -149,13 +149,6 @@ class Architecture:
     def hidden_neurons(self):
         """All hidden neurons ``(layer, index)`` in sign-vector order."""
         return tuple((l, i) for l, n in enumerate(self.hidden_widths, start=1) for i in range(n))
-
-
-def _primitive_ints(row):
-    g = 0
-    for v in row:
-        g = math.gcd(g, v)
-    return tuple(v // g for v in row) if g > 1 else tuple(row)
 
 
 def _matvec(W, x):
@@ -432,7 +425,7 @@ class ReLUNetwork:
             kept = [int(A[0, j]) * c for j in range(width)]  # the constant 1, at the scale of this layer's rows
             for i in range(n):
                 row = entries[i * width : (i + 1) * width]
-                rows.append(_primitive_ints(row))
+                rows.append(primitive_integer_row(row))
                 kept.extend(row if flags[k] else [0] * width)
                 k += 1
             A = flint.fmpz_mat(n + 1, width, kept)

@@ -153,6 +153,9 @@ def primitive_integer_row(row):
     >>> primitive_integer_row([Fraction(1, 2), Fraction(-3, 4), 0])
     (2, -3, 0)
     """
+    if all(type(v) is int for v in row):  # the hot path: integer rows need only a gcd
+        g = math.gcd(*row)
+        return tuple(v // g for v in row) if g > 1 else tuple(row)
     row = [Fraction(v) for v in row]
     lcm = 1
     for v in row:

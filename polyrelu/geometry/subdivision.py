@@ -23,6 +23,8 @@ Nothing here knows about neural networks: callers supply the values.
 import math
 from dataclasses import dataclass, field
 
+from .rational import primitive_integer_row
+
 __all__ = ["Subdivision"]
 
 
@@ -33,13 +35,6 @@ class _SubCell:
     facets: list
     vmask: int  # bit i set: vertex i is a face of the cell
     signs: list = field(default_factory=list)
-
-
-def _primitive(vec):
-    g = 0
-    for v in vec:
-        g = math.gcd(g, v)
-    return tuple(v // g for v in vec) if g > 1 else tuple(vec)
 
 
 class Subdivision:
@@ -99,7 +94,7 @@ class Subdivision:
         S = cls(d)
         for v in vertices:
             den = math.lcm(*(x.denominator for x in v))
-            S._add_vertex(_primitive((den, *(int(x * den) for x in v))), True)
+            S._add_vertex(primitive_integer_row((den, *(int(x * den) for x in v))), True)
         for dim, vidx, facets in faces[len(vertices):]:
             mask = 0
             for i in vidx:
@@ -133,13 +128,13 @@ class Subdivision:
         point = [-sum(Fraction(int(inv[i, j].p), int(inv[i, j].q)) * rows[j][0] for j in range(d)) for i in range(d)]
         S = cls(d)
         den = math.lcm(*(x.denominator for x in point))
-        origin = S._add_vertex(_primitive((den, *(int(x * den) for x in point))), True)
+        origin = S._add_vertex(primitive_integer_row((den, *(int(x * den) for x in point))), True)
         ideal = {}
         for j in range(d):
             col = [Fraction(int(inv[i, j].p), int(inv[i, j].q)) for i in range(d)]
             cden = math.lcm(*(x.denominator for x in col))
             for sgn in (1, -1):
-                ideal[j, sgn] = S._add_vertex(_primitive((0, *(sgn * int(x * cden) for x in col))), False)
+                ideal[j, sgn] = S._add_vertex(primitive_integer_row((0, *(sgn * int(x * cden) for x in col))), False)
         finite, infinite = {(0,) * d: origin}, {}
         for j in range(d):
             for sgn in (1, -1):
@@ -216,7 +211,7 @@ class Subdivision:
             ia = self.cells[a].vmask.bit_length() - 1
             ib = self.cells[b].vmask.bit_length() - 1
             va, vb = values[ia], values[ib]
-            coords = _primitive(tuple(-vb * x + va * y for x, y in zip(self.vertices[ia], self.vertices[ib])))
+            coords = primitive_integer_row(tuple(-vb * x + va * y for x, y in zip(self.vertices[ia], self.vertices[ib])))
             zero = self._add_vertex(coords, coords[0] > 0)
             self.cells[zero].signs = signs + [0]
             created = 1 << (len(self.vertices) - 1 - base)
