@@ -17,14 +17,14 @@ from .examples import bent_line_network
 from .network import load_network
 from .symmetry import canonical_form, equivalent, permute, scale
 from .genericity import genericity
+from .geometry.rational import fraction_to_json
 from .tropical import bent_hypersurfaces, breakpoint_complex, tropical_weights
 
 __all__ = ["main", "network_report"]
 
 
 def _num(v):
-    v = Fraction(v)
-    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+    return str(fraction_to_json(v))
 
 
 def _vec(vs):

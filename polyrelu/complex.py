@@ -39,7 +39,7 @@ from .errors import GeometryError, NetworkFormatError, PolyReluError, ShapeError
 from .geometry import AffineSubspace, FaceLattice, Feasibility, Polyhedron, default_oracle
 from .geometry.polyhedron import _reduce_modulo
 from .geometry.subdivision import Subdivision
-from .geometry.rational import primitive_integer_row, to_fraction, to_fraction_vector
+from .geometry.rational import fraction_to_json, primitive_integer_row, to_fraction, to_fraction_vector
 from .network import ReLUNetwork, network_from_dict, network_to_dict
 
 __all__ = ["Box", "Cell", "CanonicalComplex", "ComplexTooLargeError", "canonical_complex"]
@@ -833,8 +833,7 @@ class CanonicalComplex:
         (computed here with ``cdd.gmp`` if not yet cached).
         """
         def q(v):
-            v = Fraction(v)
-            return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+            return str(fraction_to_json(v))
 
         def rows(rs):
             return [[q(v) for v in r] for r in rs]
