@@ -4,9 +4,14 @@ Each constructor returns a :class:`~polyrelu.network.ReLUNetwork` whose
 properties are stated in its docstring and checked by the test suite.
 """
 
-from .network import ReLUNetwork
+from fractions import Fraction
 
-__all__ = ["bent_line_network"]
+import numpy as np
+
+from .errors import GeometryError
+from .network import Architecture, ReLUNetwork
+
+__all__ = ["bent_line_network", "generic_network"]
 
 
 def bent_line_network():
@@ -28,3 +33,166 @@ def bent_line_network():
         [[0, 0], [-1], [0]],
         name="relu(relu(x1) + relu(x2) - 1)",
     )
+
+
+def generic_network(architecture, seed=0, max_attempts=50, bits=16):
+    """A network that passes all four genericity conditions, checked exactly.
+
+    Random Gaussian parameters rarely do on ``R^n0`` once there are two hidden
+    layers (TPIC asks every pair of hypersurfaces of consecutive layers to
+    cross). This constructor draws them on purpose:
+
+    - first layer: Gaussian hyperplanes through random points near the origin;
+    - deeper hidden layers, in pairs ``z = w·a + b`` and ``z' = w'·a + b'`` with
+      ``w > 0``, ``-w < w' < 0`` and ``b + b' > 0``: then ``z + z' > 0`` on the
+      whole input space (``a >= 0``), so one of the pair is active everywhere
+      (transparency);
+    - each bias is chosen so that ``-b`` lies strictly inside the range of
+      ``w·a`` over sampled points of every zero set of the previous layer, so
+      the new hypersurface crosses each of them (TPIC).
+
+    The sampling is float screening; the result is accepted only when
+    :func:`~polyrelu.genericity.genericity` says all four conditions hold, on
+    the exact canonical complex. Entries are dyadic rationals with ``bits``
+    fractional bits.
+
+    Parameters
+    ----------
+    architecture : Architecture or sequence of int
+    seed : int
+        Reproducible: the same seed gives the same network.
+    max_attempts : int
+        Proposals tried before giving up.
+    bits : int
+        Parameters are rounded to multiples of ``2**-bits``.
+
+    Returns
+    -------
+    ReLUNetwork
+
+    Raises
+    ------
+    GeometryError
+        No proposal passed within ``max_attempts`` (e.g. behind a width-1
+        hidden layer, whose next hypersurfaces are level sets of the
+        bottleneck neuron and never cross it); the message says which
+        conditions failed.
+
+    Examples
+    --------
+    >>> from polyrelu import canonical_complex, genericity
+    >>> net = generic_network((2, 3, 3, 1), seed=1)
+    >>> genericity(canonical_complex(net)).holds
+    True
+    """
+    from .complex import canonical_complex
+    from .genericity import genericity
+
+    arch = architecture if isinstance(architecture, Architecture) else Architecture(architecture)
+    rng = np.random.default_rng(seed)
+    failures = {}
+    for _ in range(max_attempts):
+        layers = _paired_proposal(arch.widths, rng)
+        if layers is None:
+            failures["no crossing bias found"] = failures.get("no crossing bias found", 0) + 1
+            continue
+        scale = 2**bits
+        net = ReLUNetwork(
+            [[[Fraction(round(v * scale), scale) for v in row] for row in W] for W, _ in layers],
+            [[Fraction(round(v * scale), scale) for v in b] for _, b in layers],
+            name=f"generic {arch} seed={seed}",
+        )
+        report = genericity(canonical_complex(net))
+        if report.holds:
+            return net
+        for c in report.conditions:
+            if not c.holds:
+                failures[c.name] = failures.get(c.name, 0) + 1
+    summary = ", ".join(f"{k}: {v}" for k, v in sorted(failures.items()))
+    raise GeometryError(
+        f"no generic network for architecture {arch} in {max_attempts} attempts ({summary}); "
+        "try another seed or more attempts (n0 >= 2 and hidden widths >= 2 are needed)"
+    )
+
+
+def _paired_proposal(widths, rng, samples=64):
+    """One float proposal ``[(W, b), ...]`` for :func:`generic_network`, or None."""
+    n0 = widths[0]
+    layers = []
+
+    def post(x, upto):
+        a = x
+        for W, b in layers[:upto]:
+            a = np.maximum(a @ W.T + b, 0)
+        return a
+
+    for l in range(1, len(widths)):
+        n, m = widths[l], widths[l - 1]
+        if l == len(widths) - 1:
+            layers.append((rng.standard_normal((n, m)), rng.standard_normal(n)))
+            break
+        if l == 1:
+            W = rng.standard_normal((n, m))
+            layers.append((W, -(W * rng.standard_normal((n, m)) * 0.5).sum(axis=1)))
+            continue
+        zero_sets = [P for P in _zero_set_samples(layers, n0, rng, samples) if len(P)]
+        if len(zero_sets) < m:
+            return None
+        images = [post(P, len(layers)) for P in zero_sets]
+
+        def crossing_bias(w, floor=-np.inf):
+            values = [A @ w for A in images]
+            lo = max(np.quantile(v, 0.1) for v in values)
+            hi = min(np.quantile(v, 0.9) for v in values)
+            lo_b, hi_b = max(-hi, floor), -lo
+            return rng.uniform(lo_b, hi_b) if lo_b < hi_b else None
+
+        W, b = np.zeros((n, m)), np.zeros(n)
+        for i in range(0, n, 2):
+            for _ in range(50):
+                w = rng.uniform(0.2, 1.0, m)
+                bias = crossing_bias(w)
+                if bias is None:
+                    continue
+                if i + 1 == n:
+                    break
+                w2 = -w * rng.uniform(0.5, 0.95, m)
+                bias2 = crossing_bias(w2, floor=-bias)
+                if bias2 is not None:
+                    break
+            else:
+                return None
+            W[i], b[i] = w, bias
+            if i + 1 < n:
+                W[i + 1], b[i + 1] = w2, bias2
+        layers.append((W, b))
+    return layers
+
+
+def _zero_set_samples(layers, n0, rng, samples):
+    """Float points on the zero set of each neuron of the last of ``layers`` (bisection on random segments)."""
+
+    def pre(x):
+        a = x
+        for W, b in layers[:-1]:
+            a = np.maximum(a @ W.T + b, 0)
+        W, b = layers[-1]
+        return a @ W.T + b
+
+    def draw():
+        return np.concatenate([rng.standard_normal((samples, n0)) * s for s in (0.5, 2.0, 8.0)])
+
+    start, end = draw(), draw()
+    v_start, v_end = pre(start), pre(end)
+    out = []
+    for j in range(layers[-1][0].shape[0]):
+        crossing = v_start[:, j] * v_end[:, j] < 0
+        a, b = start[crossing], end[crossing]
+        sign_a = np.sign(v_start[crossing, j])
+        for _ in range(40):
+            mid = (a + b) / 2
+            same = np.sign(pre(mid)[:, j]) == sign_a
+            a = np.where(same[:, None], mid, a)
+            b = np.where(same[:, None], b, mid)
+        out.append((a + b) / 2)
+    return out

@@ -7,10 +7,13 @@ with exact witnesses: the offending cells, facets, regions or neuron pairs.
    ``k`` bent hypersurfaces.
 2. **No cancellation**: a facet of a bent hypersurface ``B_z`` has non-zero
    weight unless some hidden layer after ``z``'s is entirely inactive on it.
-3. **Transparency**: in every region, every hidden layer has an active neuron.
+3. **Transparency**: on every facet of a bent hypersurface ``B_z``, every hidden
+   layer after ``z``'s has an active neuron (so nothing downstream hides ``z``).
 4. **TPIC** (transversal pairwise intersection): for neurons ``z`` and ``z'``
-   of consecutive hidden layers, ``B_z`` and ``B_z'`` meet, and every cell of
-   their intersection has codimension 2.
+   of consecutive hidden layers, ``B_z`` and ``B_z'`` meet, and their
+   intersection is pure of codimension 2: no cell of lower codimension, and
+   every cell of higher codimension lies on a codimension-2 cell of it (where a
+   third hypersurface cuts the crossing, for ``n0 >= 3``).
 
 On a polytope domain only cells off the domain's boundary are checked, since
 the domain's facets are not bent hypersurfaces.
@@ -76,8 +79,19 @@ def genericity(complex_, weighted=None, hypersurfaces=None):
     GenericityReport
         Witnesses: supertransversality ``(cell, codimension, number of bent
         hypersurfaces containing it)``; no cancellation ``(neuron, facet)``;
-        transparency ``(region, layer)``; TPIC ``(neuron, neuron', reason, cells)``
+        transparency ``(facet, neuron, layer)``: the facet of the neuron's
+        hypersurface on which that later layer is entirely inactive; TPIC ``(neuron, neuron', reason, cells)``
         with reason ``"disjoint"`` or ``"codimension"``.
+
+    Notes
+    -----
+    Transparency is checked on the facets of bent hypersurfaces, not on every
+    region: a region where some layer is entirely inactive hides nothing unless
+    an earlier neuron's hypersurface runs through it. The region form ("every
+    layer has an active neuron in every region") fails for every network whose
+    first layer has ``n0`` or fewer neurons, e.g. all of ``(2, 2, 1)``, whose
+    generic members are identifiable; the facet form is what the recovery of
+    hypersurfaces from ``f`` needs (DESIGN §5).
 
     Examples
     --------
@@ -123,22 +137,31 @@ def genericity(complex_, weighted=None, hypersurfaces=None):
                 cancelled.append((z, f))
 
     opaque = tuple(
-        (r.id, l)
-        for r in K.regions()
-        for l, sl in enumerate(layer_slices, start=1)
-        if not any(s > 0 for s in r.signs[sl])
+        (f, z, l)
+        for z, b in B.items()
+        for f in b.facets
+        if all(K[f].domain_signs)
+        for l, sl in enumerate(layer_slices[z[0]:], start=z[0] + 1)
+        if not any(s > 0 for s in K[f].signs[sl])
     )
 
     pairs = []
     for l in range(1, arch.depth):
         for z in (n for n in neurons if n[0] == l):
             for z2 in (n for n in neurons if n[0] == l + 1):
-                common = sorted(set(B[z].cells) & set(B[z2].cells))
-                common = [c for c in common if all(K[c].domain_signs)]
+                common = {c for c in set(B[z].cells) & set(B[z2].cells) if all(K[c].domain_signs)}
                 if not common:
                     pairs.append((z, z2, "disjoint", ()))
-                elif any(n0 - K[c].dimension != 2 for c in common):
-                    pairs.append((z, z2, "codimension", tuple(c for c in common if n0 - K[c].dimension != 2)))
+                    continue
+                crossings = {c for c in common if K[c].dimension == n0 - 2}
+                # lower cells are fine where the crossing is cut by a third hypersurface (n0 >= 3)
+                bad = sorted(
+                    c
+                    for c in common
+                    if K[c].dimension > n0 - 2 or (c not in crossings and not crossings & set(K.lattice.cofaces(c)))
+                )
+                if bad:
+                    pairs.append((z, z2, "codimension", tuple(bad)))
 
     return GenericityReport(
         ConditionResult("supertransversality", not supertransversal, supertransversal),

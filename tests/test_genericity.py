@@ -2,7 +2,8 @@
 
 import pytest
 
-from polyrelu import ReLUNetwork, canonical_complex
+from polyrelu import GeometryError, ReLUNetwork, canonical_complex
+from polyrelu.examples import bent_line_network, generic_network
 from polyrelu.genericity import genericity
 from polyrelu.tropical import bent_hypersurfaces
 
@@ -42,12 +43,24 @@ def test_layer_inactive_after_the_facet_excuses_a_zero_weight():
     assert not report.transparency.holds  # the same dead region is opaque
 
 
-def test_region_with_an_inactive_layer_violates_only_transparency():
+def test_one_hidden_layer_with_an_all_inactive_region_is_generic():
+    # relu(x1) + relu(x2): both neurons are off in the third quadrant, but no hypersurface runs through it
     net = ReLUNetwork([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]])
-    K = canonical_complex(net)
+    assert genericity(canonical_complex(net)).holds
+
+
+def test_bent_line_violates_only_transparency_on_the_hidden_axis_pieces():
+    K = canonical_complex(bent_line_network())
     report = genericity(K)
     assert holds(report) == [True, True, False, True]
-    assert report.transparency.witnesses == ((K.locate([-1, -1]).id, 1),)
+    # the second layer is off exactly where relu(x1) + relu(x2) < 1: the axis pieces below the bent line
+    expected = {
+        (c.id, (1, k), 2)
+        for k in range(2)
+        for c in K.bent_hypersurface(1, k)
+        if c.dimension == 1 and sum(max(v, 0) for v in c.relative_interior_point()) < 1
+    }
+    assert set(report.transparency.witnesses) == expected and len(expected) == 4
 
 
 def test_tpic_only_violation_on_a_gaussian_network():
@@ -102,12 +115,48 @@ def test_verdicts_agree_on_independently_built_complexes(seed):
 
 
 @pytest.mark.parametrize("seed", range(10))
-def test_transparency_matches_signs_at_region_points(seed):
+def test_transparency_matches_signs_at_facet_points(seed):
+    """Recompute the witnesses from exact sign vectors at one interior point of each facet."""
     net = ReLUNetwork.random((2, 3, 3, 1), seed=seed, kind="integer", bound=3)
     K = canonical_complex(net)
     opaque = set()
-    for r in K.regions():
-        layers = net.architecture.split_hidden(net.signs(r.relative_interior_point()))
-        opaque |= {(r.id, l) for l, signs in enumerate(layers, start=1) if 1 not in signs}
+    for z, b in bent_hypersurfaces(K).items():
+        for f in b.facets:
+            layers = net.architecture.split_hidden(net.signs(K[f].relative_interior_point()))
+            opaque |= {(f, z, l) for l, signs in enumerate(layers, start=1) if l > z[0] and 1 not in signs}
     report = genericity(K).transparency
     assert set(report.witnesses) == opaque and report.holds == (not opaque)
+
+
+def test_tpic_accepts_crossing_curves_cut_by_a_third_hypersurface_in_3d():
+    """In R^3, B_z ∩ B_z' is a curve cut into edges by other hypersurfaces: the vertices are fine."""
+    net = generic_network((3, 3, 3, 1), seed=0)
+    K = canonical_complex(net)
+    B = bent_hypersurfaces(K)
+    report = genericity(K, hypersurfaces=B)
+    assert report.tpic.holds
+    cut = [
+        c
+        for z in B
+        for z2 in B
+        if z2[0] == z[0] + 1
+        for c in set(B[z].cells) & set(B[z2].cells)
+        if K[c].dimension == 0
+    ]
+    assert cut  # the situation the rule is about does occur here
+
+
+@pytest.mark.parametrize(
+    "arch", [(2, 2, 1), (3, 2, 1), (2, 2, 2, 1), (3, 3, 3, 1), (2, 2, 2, 2, 1), (2, 3, 2, 3, 2, 1), (2, 3, 3, 2)]
+)
+def test_generic_network_constructor_passes_all_four(arch):
+    net = generic_network(arch, seed=3)
+    assert net.architecture.widths == arch
+    assert genericity(canonical_complex(net)).holds
+    assert net == generic_network(arch, seed=3)  # reproducible
+
+
+def test_generic_network_constructor_refuses_what_it_cannot_build():
+    # behind a width-1 layer, every next hypersurface is a level set of the bottleneck neuron: no crossing
+    with pytest.raises(GeometryError, match=r"no generic network .*TPIC"):
+        generic_network((2, 1, 2, 1), max_attempts=3)
