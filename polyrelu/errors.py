@@ -15,6 +15,8 @@ __all__ = [
     "NetworkFormatError",
     "GeometryError",
     "SymmetryError",
+    "GraphError",
+    "GraphFormatError",
 ]
 
 
@@ -44,3 +46,11 @@ class GeometryError(PolyReluError, ValueError):
 
 class SymmetryError(PolyReluError, ValueError):
     """Invalid symmetry action: non-positive scale factor, not a permutation."""
+
+
+class GraphError(PolyReluError, ValueError):
+    """A graph does not have the structure asked for: a cycle in a DAG, a missing attribute."""
+
+
+class GraphFormatError(PolyReluError, ValueError):
+    """A graph file (GraphML, JSON) is malformed or of a foreign format."""

@@ -385,6 +385,42 @@ class BreakpointComplex:
         W = self.weighted.weights()
         return next(W[c].weight for c in self._classes[cell] if c in W)
 
+    @property
+    def input_dim(self):
+        return self.complex.network.architecture.input_dim
+
+    def is_interior(self, cell):
+        """Whether the cell lies off the domain's boundary (always, on ``R^n0``)."""
+        return all(all(self.complex[c].domain_signs) for c in self._classes[cell])
+
+    def breakpoint_facets(self):
+        """The cells of dimension ``n0 - 1`` where ``f`` bends: interior, non-zero weight."""
+        n0 = self.input_dim
+        W = self.weighted.weights()
+        return tuple(
+            i
+            for i in self.lattice.cells(n0 - 1)
+            if self.is_interior(i) and any(c in W and any(W[c].weight) for c in self._classes[i])
+        )
+
+    def hyperplane(self, cell):
+        """The affine hull of a breakpoint facet: a primitive integer row ``(b, a)``, ``{b + a·x = 0}``.
+
+        Normalised so that the first non-zero entry of ``a`` is positive; two
+        facets lie on one hyperplane exactly when their rows are equal.
+        """
+        n0 = self.input_dim
+        if self.lattice.dimension(cell) != n0 - 1:
+            raise GeometryError(f"breakpoint cell {cell} has dimension {self.lattice.dimension(cell)}, not n0 - 1")
+        (row,) = self.complex[self._classes[cell][0]].polyhedron.affine_hull().equations
+        sign = 1 if next(v for v in row[1:] if v) > 0 else -1
+        return tuple(sign * v for v in row)
+
+    def neurons(self, cell):
+        """The hidden neurons changing sign across a breakpoint facet: parameter data, for comparisons only."""
+        W = self.weighted.weights()
+        return tuple(sorted({z for c in self._classes[cell] if c in W for z in W[c].neurons}))
+
     def canonical_form(self):
         """A description that depends on ``f`` only: per cell, its dimension, canonical closure and data.
 

@@ -1,0 +1,687 @@
+"""Candidate bent hypersurfaces, the dependency graph, layers and the depth hierarchy (DESIGN §5).
+
+From the breakpoint complex of ``f`` alone, these functions rebuild which
+pieces of the bending locus belong to one neuron, which neuron bends along
+which, the layer of each, and how deep any generic realization of ``f`` must be:
+
+- :func:`candidate_hypersurfaces` groups breakpoint facets by continuation
+  through codimension-2 cells: at a clean crossing the two facets on one
+  hyperplane continue one hypersurface straight, the other two continue the
+  one that bends; anything else is reported, not guessed.
+- :func:`dependency_graph` is the igraph DAG with an edge ``B' → B`` when ``B``
+  bends where it crosses ``B'``, each edge carrying its witness cells;
+  :func:`parameter_dependency_graph` is the same graph read off the parameters,
+  for comparison.
+- :func:`depth_hierarchy` finds the longest layer-ordered chain and the lower
+  bound it certifies on the number of hidden layers of a generic realization.
+
+The graph algorithms themselves (layerings, chains, GraphML) live in
+:mod:`polyrelu.graphs` and work on any igraph DAG.
+"""
+
+import json
+from dataclasses import dataclass
+
+from .errors import GraphError, GraphFormatError
+from .graphs import igraph_to_networkx, longest_layered_chain, longest_path_layers, read_graphml, write_graphml
+
+__all__ = [
+    "CandidateHypersurface",
+    "Crossing",
+    "Unresolved",
+    "CandidateHypersurfaces",
+    "candidate_hypersurfaces",
+    "DependencyGraph",
+    "dependency_graph",
+    "parameter_dependency_graph",
+    "DepthHierarchy",
+    "depth_hierarchy",
+]
+
+FORMAT = "polyrelu.dependency_graph"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class CandidateHypersurface:
+    """One candidate bent hypersurface: breakpoint facets joined by continuation.
+
+    Attributes
+    ----------
+    id : int
+        Index in :class:`CandidateHypersurfaces`.
+    facets : tuple of int
+        Cells of the breakpoint complex.
+    hyperplane : tuple of int or None
+        The primitive row ``(b, a)`` of ``{b + a·x = 0}`` when all facets lie on
+        one hyperplane (a candidate first-layer neuron), else None.
+    complete : bool
+        False when some codimension-2 face of its facets could not be resolved,
+        so the candidate may be a piece of a larger hypersurface.
+    neurons : tuple of (int, int)
+        The network's neurons that change sign across its facets; only for
+        comparison with the parameters, empty when the network is not known.
+    """
+
+    id: int
+    facets: tuple
+    hyperplane: tuple
+    complete: bool
+    neurons: tuple
+
+    @property
+    def neuron(self):
+        """The single neuron it maps to, or None when it maps to none or several."""
+        return self.neurons[0] if len(self.neurons) == 1 else None
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """A resolved codimension-2 cell: candidates crossing there, and the one that bends (or None)."""
+
+    cell: int
+    candidates: tuple
+    bending: object
+
+
+@dataclass(frozen=True)
+class Unresolved:
+    """A codimension-2 cell where continuation is not determined, with the facets through it and why."""
+
+    cell: int
+    facets: tuple
+    reason: str
+
+
+class CandidateHypersurfaces:
+    """The result of :func:`candidate_hypersurfaces`: a sequence of candidates plus the local evidence.
+
+    Attributes
+    ----------
+    breakpoints : BreakpointComplex
+    crossings : tuple of Crossing
+    unresolved : tuple of Unresolved
+    """
+
+    def __init__(self, breakpoints, candidates, crossings, unresolved):
+        self.breakpoints = breakpoints
+        self._candidates = tuple(candidates)
+        self.crossings = tuple(crossings)
+        self.unresolved = tuple(unresolved)
+
+    def __len__(self):
+        return len(self._candidates)
+
+    def __iter__(self):
+        return iter(self._candidates)
+
+    def __getitem__(self, i):
+        return self._candidates[i]
+
+    def __repr__(self):
+        return f"<CandidateHypersurfaces: {len(self)} candidates, {len(self.unresolved)} unresolved cells>"
+
+    def of_facet(self, facet):
+        """The candidate containing a breakpoint facet."""
+        for c in self._candidates:
+            if facet in c.facets:
+                return c
+        raise GraphError(f"breakpoint cell {facet} is not a breakpoint facet")
+
+
+def candidate_hypersurfaces(breakpoints):
+    """Group the breakpoint facets into candidate bent hypersurfaces (DESIGN §5).
+
+    Only function data is used: the breakpoint complex's cells, their
+    incidences and the affine hulls of its facets. Around every interior
+    codimension-2 cell ``τ`` the facets and regions through ``τ`` form one
+    turn; with ``2k`` facets in that cyclic order, facet ``i`` is opposite
+    facet ``i + k``. Then:
+
+    - every opposite pair lies on one hyperplane: hypersurfaces cross straight
+      (same layer, or a later one crossing an earlier one that does not bend it);
+      each pair is joined;
+    - four facets, one opposite pair on a hyperplane and the other not: the
+      first continues straight, the second bends there; both pairs are joined;
+    - anything else (three facets, five, a turn that does not close, two
+      bending pairs, six facets with a bend) is an :class:`Unresolved` cell and
+      nothing is joined there.
+
+    Parameters
+    ----------
+    breakpoints : BreakpointComplex
+
+    Returns
+    -------
+    CandidateHypersurfaces
+        Candidates ordered by their smallest facet.
+
+    See also
+    --------
+    dependency_graph : the bending relation between the candidates.
+
+    Examples
+    --------
+    The axes and two nested bent lines ``relu(x1) + relu(x2) = 1`` and ``= 4``
+    (a generic network: one of the two second-layer neurons is always active):
+
+    >>> from polyrelu import ReLUNetwork, canonical_complex, tropical_weights, breakpoint_complex
+    >>> net = ReLUNetwork([[[1, 0], [0, 1]], [[1, 1], ["-1/2", "-1/2"]], [[1, 1]]], [[0, 0], [-1, 2], [0]])
+    >>> C = candidate_hypersurfaces(breakpoint_complex(tropical_weights(canonical_complex(net))))
+    >>> sorted((len(c.facets), c.hyperplane, c.neuron) for c in C)
+    [(3, None, (2, 0)), (3, None, (2, 1)), (4, (0, 0, 1), (1, 1)), (4, (0, 1, 0), (1, 0))]
+    >>> C.unresolved, sorted(x.bending is not None for x in C.crossings)  # the axes cross straight
+    ((), [False, True, True, True, True])
+    """
+    B = breakpoints
+    n0 = B.input_dim
+    facets = B.breakpoint_facets()
+    is_facet = set(facets)
+    planes = {f: B.hyperplane(f) for f in facets}
+    parent = {f: f for f in facets}
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    local = []  # (cell, pairs, bending pair index or None)
+    unresolved = []
+    blocked = set()  # facets with an unresolved face
+    if n0 >= 2:
+        for tau in B.lattice.cells(n0 - 2):
+            if not B.is_interior(tau):
+                continue
+            through = [f for f in B.lattice.cofacets(tau) if f in is_facet]
+            if not through:
+                continue
+            order, reason = _turn(B, through)
+            pairs, bending = None, None
+            if order is not None:
+                k = len(order) // 2
+                if len(order) % 2:
+                    reason = f"{len(order)} facets meet here, an odd number: a junction"
+                else:
+                    pairs = [(order[i], order[i + k]) for i in range(k)]
+                    bent = [i for i, (a, b) in enumerate(pairs) if planes[a] != planes[b]]
+                    if len(bent) == 1 and k == 2:
+                        bending = bent[0]
+                    elif bent:
+                        reason = f"{len(bent)} of {k} opposite facet pairs bend here"
+                        pairs = None
+            if pairs is None:
+                unresolved.append(Unresolved(tau, tuple(sorted(through)), reason))
+                blocked.update(through)
+                continue
+            for a, b in pairs:
+                parent[find(b)] = find(a)
+            local.append((tau, pairs, bending))
+
+    groups = {}
+    for f in facets:
+        groups.setdefault(find(f), []).append(f)
+    ordered = sorted((tuple(sorted(g)) for g in groups.values()), key=lambda g: g[0])
+    index = {f: i for i, g in enumerate(ordered) for f in g}
+    known = getattr(B, "complex", None) is not None
+    candidates = []
+    for i, group in enumerate(ordered):
+        rows = {planes[f] for f in group}
+        neurons = tuple(sorted({z for f in group for z in B.neurons(f)})) if known else ()
+        candidates.append(
+            CandidateHypersurface(i, group, next(iter(rows)) if len(rows) == 1 else None, not blocked & set(group), neurons)
+        )
+    crossings = [
+        Crossing(
+            tau,
+            tuple(sorted({index[a] for a, _ in pairs})),
+            None if bending is None else index[pairs[bending][0]],
+        )
+        for tau, pairs, bending in local
+    ]
+    return CandidateHypersurfaces(B, candidates, crossings, unresolved)
+
+
+def _turn(B, through):
+    """The facets through a codimension-2 cell in cyclic order, walking facet–region–facet; or (None, why)."""
+    n0 = B.input_dim
+    regions_of = {}
+    for f in through:
+        regions = [r for r in B.lattice.cofacets(f) if B.lattice.dimension(r) == n0]
+        if len(set(regions)) != 2:
+            return None, f"facet {f} does not separate two regions"
+        regions_of[f] = regions
+    touching = {}
+    for f, regions in regions_of.items():
+        for r in regions:
+            touching.setdefault(r, []).append(f)
+    if any(len(fs) != 2 for fs in touching.values()):
+        return None, "a region meets the cell along other than two facets"
+    order = [through[0]]
+    region = regions_of[through[0]][1]
+    while True:
+        nxt = next(f for f in touching[region] if f != order[-1])
+        if nxt == order[0]:
+            break
+        order.append(nxt)
+        region = next(r for r in regions_of[nxt] if r != region)
+    if len(order) != len(through):
+        return None, "the facets through the cell form more than one turn"
+    return order, None
+
+
+class DependencyGraph:
+    """The dependency graph of the candidate bent hypersurfaces, an igraph DAG (DESIGN §5).
+
+    Attributes
+    ----------
+    graph : igraph.Graph
+        Directed. Vertex attributes: ``facets`` (list of cell ids), ``layer``
+        (int, the longest-path layer; None if the graph has a cycle),
+        ``neuron`` (``[layer, index]`` of the network's neuron, or None when
+        unknown or not a single one), ``complete`` (bool) and ``flat`` (bool,
+        the candidate lies on one hyperplane). Edge attributes: ``witness``
+        (the smallest witness cell) and ``witnesses`` (all cells where the
+        target bends crossing the source). Graph attributes: ``kind``
+        (``"breakpoint"`` or ``"parameter"``) and ``input_dim``.
+    candidates : CandidateHypersurfaces or None
+        The grouping it was built from (None for parameter graphs and graphs read from files).
+    network_depth : int or None
+        The number of hidden layers of the network, when known.
+    """
+
+    def __init__(self, graph, candidates=None, network_depth=None, output_dim=None):
+        self.graph = graph
+        self.candidates = candidates
+        self.network_depth = network_depth
+        self.output_dim = output_dim
+
+    def __repr__(self):
+        return (
+            f"<DependencyGraph ({self.graph['kind']}): {self.graph.vcount()} hypersurfaces, "
+            f"{self.graph.ecount()} edges, layers {self.layer_sizes() if self.is_dag() else 'undefined (cycle)'}>"
+        )
+
+    def __len__(self):
+        return self.graph.vcount()
+
+    def is_dag(self):
+        return self.graph.is_dag()
+
+    def layers(self):
+        """The layer of each vertex: 1 + the number of edges of the longest path ending in it.
+
+        Raises
+        ------
+        GraphError
+            The graph has a directed cycle (then the candidates are not
+            hypersurfaces of one network; the message names the cycle).
+        """
+        return longest_path_layers(self.graph)
+
+    def layer_sizes(self):
+        """How many vertices each layer has, layer 1 first."""
+        layers = self.layers()
+        return tuple(layers.count(l) for l in range(1, max(layers, default=0) + 1))
+
+    def neurons(self):
+        """Vertex → the network's neuron ``(layer, index)``, or None (no network, or not exactly one)."""
+        return {v.index: None if v["neuron"] is None else tuple(v["neuron"]) for v in self.graph.vs}
+
+    def edges(self):
+        """The edges as ``(source, target, witness)`` triples, sorted."""
+        return sorted((e.source, e.target, e["witness"]) for e in self.graph.es)
+
+    def neuron_edges(self):
+        """The edges as pairs of neurons (for comparison with :func:`parameter_dependency_graph`).
+
+        Raises
+        ------
+        GraphError
+            A vertex does not map to exactly one neuron.
+        """
+        neurons = self.neurons()
+        if any(z is None for z in neurons.values()):
+            raise GraphError("some vertices do not map to exactly one neuron; compare graphs with is_isomorphic")
+        return sorted((neurons[e.source], neurons[e.target]) for e in self.graph.es)
+
+    def is_isomorphic(self, other):
+        """Whether the two graphs are isomorphic as DAGs with layers (neuron labels ignored)."""
+        if self.graph.vcount() != other.graph.vcount() or self.graph.ecount() != other.graph.ecount():
+            return False
+        if not (self.is_dag() and other.is_dag()):
+            return self.graph.isomorphic(other.graph)
+        return self.graph.isomorphic_vf2(other.graph, color1=self.layers(), color2=other.layers())
+
+    # -- export ---------------------------------------------------------------------------
+    def to_networkx(self):
+        """A ``networkx.DiGraph`` with the same attributes (node ``i`` is vertex ``i``)."""
+        return igraph_to_networkx(self.graph)
+
+    def to_json(self):
+        """A JSON-ready dict, validated by ``docs/schema/dependency_graph.schema.json``."""
+        g = self.graph
+        data = {
+            "format": FORMAT,
+            "version": VERSION,
+            "kind": g["kind"],
+            "input_dim": g["input_dim"],
+            "network_depth": self.network_depth,
+            "output_dim": self.output_dim,
+            "vertices": [
+                {
+                    "id": v.index,
+                    "facets": list(v["facets"]),
+                    "layer": v["layer"],
+                    "neuron": v["neuron"],
+                    "complete": v["complete"],
+                    "flat": v["flat"],
+                }
+                for v in g.vs
+            ],
+            "edges": [
+                {"source": e.source, "target": e.target, "witness": e["witness"], "witnesses": list(e["witnesses"])}
+                for e in g.es
+            ],
+        }
+        if self.candidates is not None:
+            data["unresolved"] = [
+                {"cell": u.cell, "facets": list(u.facets), "reason": u.reason} for u in self.candidates.unresolved
+            ]
+        if self.is_dag():
+            data["depth_hierarchy"] = depth_hierarchy(self).to_json()
+        return data
+
+    @classmethod
+    def from_json(cls, data):
+        """Rebuild from :meth:`to_json` output (without the breakpoint complex).
+
+        Raises
+        ------
+        GraphFormatError
+            Not a polyrelu dependency graph, another version, or malformed.
+        """
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise GraphFormatError(f"not a {FORMAT} document (format = {data.get('format') if isinstance(data, dict) else type(data).__name__!r})")
+        if data.get("version") != VERSION:
+            raise GraphFormatError(f"{FORMAT} version {data.get('version')!r} is not supported; this polyrelu reads {VERSION}")
+        try:
+            vertices = sorted(data["vertices"], key=lambda v: v["id"])
+            if [v["id"] for v in vertices] != list(range(len(vertices))):
+                raise GraphFormatError("vertex ids must be 0 .. n-1")
+            graph = _make_graph(
+                data["kind"],
+                data["input_dim"],
+                [
+                    (list(v["facets"]), v["neuron"], bool(v["complete"]), bool(v["flat"]))
+                    for v in vertices
+                ],
+                {(e["source"], e["target"]): list(e["witnesses"]) for e in data["edges"]},
+            )
+        except (KeyError, TypeError) as exc:
+            raise GraphFormatError(f"malformed {FORMAT} document: missing or wrong field {exc}") from None
+        return cls(graph, network_depth=data.get("network_depth"), output_dim=data.get("output_dim"))
+
+    def write_json(self, path):
+        with open(path, "w") as fh:
+            json.dump(self.to_json(), fh, indent=1)
+
+    @classmethod
+    def read_json(cls, path):
+        try:
+            with open(path) as fh:
+                data = json.load(fh)
+        except (OSError, ValueError) as exc:
+            raise GraphFormatError(f"{path}: cannot read JSON ({exc})") from None
+        return cls.from_json(data)
+
+    def write_graphml(self, path):
+        """GraphML with typed attributes (see :func:`polyrelu.graphs.write_graphml`)."""
+        write_graphml(self.graph, path)
+
+    @classmethod
+    def read_graphml(cls, path):
+        """Read a graph written by :meth:`write_graphml`.
+
+        Raises
+        ------
+        GraphFormatError
+            The file is not a polyrelu dependency graph (no ``kind``, or vertex attributes missing).
+        """
+        graph = read_graphml(path)
+        missing = {"facets", "layer", "neuron", "complete", "flat"} - set(graph.vs.attributes())
+        if graph.vcount() and missing or "kind" not in graph.attributes():
+            raise GraphFormatError(f"{path}: not a polyrelu dependency graph (missing {sorted(missing) or ['kind']})")
+        return cls(graph)
+
+    def plot(self, ax=None, **kwargs):
+        """Draw by layers; see :func:`polyrelu.plot.plot_dependency_graph`."""
+        from .plot import plot_dependency_graph
+
+        return plot_dependency_graph(self, ax=ax, **kwargs)
+
+
+def _make_graph(kind, input_dim, vertices, edges):
+    """An igraph DAG from ``[(facets, neuron, complete, flat)]`` and ``{(u, v): witnesses}``."""
+    import igraph
+
+    pairs = sorted(edges)
+    g = igraph.Graph(n=len(vertices), edges=pairs, directed=True)
+    g["kind"] = kind
+    g["input_dim"] = input_dim
+    g.vs["facets"] = [list(f) for f, *_ in vertices]
+    g.vs["neuron"] = [None if z is None else list(z) for _, z, *_ in vertices]
+    g.vs["complete"] = [c for *_, c, _ in vertices]
+    g.vs["flat"] = [f for *_, f in vertices]
+    g.es["witnesses"] = [sorted(edges[p]) for p in pairs]
+    g.es["witness"] = [min(edges[p]) for p in pairs]
+    g.vs["layer"] = longest_path_layers(g) if g.is_dag() else [None] * len(vertices)
+    return g
+
+
+def dependency_graph(breakpoints, candidates=None):
+    """The dependency graph of ``f``: candidates, and ``B' → B`` when ``B`` bends where it crosses ``B'``.
+
+    Parameters
+    ----------
+    breakpoints : BreakpointComplex
+    candidates : CandidateHypersurfaces, optional
+        Reused if already computed.
+
+    Returns
+    -------
+    DependencyGraph
+        With ``neuron`` attributes filled in when the breakpoint complex was
+        computed from a network (for comparison only: nothing else uses them).
+
+    Examples
+    --------
+    A generic 2→3→2→1 network: three lines, two bent hypersurfaces bending along
+    them; the graph read from ``f`` is the one read from the parameters:
+
+    >>> from polyrelu import canonical_complex, tropical_weights, breakpoint_complex
+    >>> from polyrelu.examples import generic_network
+    >>> net = generic_network((2, 3, 2, 1), seed=0)
+    >>> G = dependency_graph(breakpoint_complex(tropical_weights(canonical_complex(net))))
+    >>> G.layer_sizes(), G.neuron_edges() == parameter_dependency_graph(net).neuron_edges()
+    ((3, 2), True)
+    """
+    C = candidates if candidates is not None else candidate_hypersurfaces(breakpoints)
+    edges = {}
+    for x in C.crossings:
+        if x.bending is None:
+            continue
+        for source in x.candidates:
+            if source != x.bending:
+                edges.setdefault((source, x.bending), []).append(x.cell)
+    known = getattr(breakpoints, "complex", None) is not None
+    graph = _make_graph(
+        "breakpoint",
+        breakpoints.input_dim,
+        [(c.facets, c.neuron if known else None, c.complete, c.hyperplane is not None) for c in C],
+        edges,
+    )
+    arch = breakpoints.complex.network.architecture if known else None
+    return DependencyGraph(
+        graph, C, network_depth=arch.depth if arch else None, output_dim=arch.output_dim if arch else None
+    )
+
+
+def parameter_dependency_graph(network, domain=None, complex_=None):
+    """The ground-truth dependency graph, read off the parameters.
+
+    One vertex per neuron with a non-empty bent hypersurface, with its true
+    layer; an edge ``z' → z`` when ``B_z`` bends at a cell where ``z'`` (of an
+    earlier layer) vanishes, witnessed by those cells of the canonical complex.
+
+    Parameters
+    ----------
+    network : ReLUNetwork
+    domain : optional
+        As for :func:`~polyrelu.complex.canonical_complex`.
+    complex_ : CanonicalComplex, optional
+        Reused if already computed.
+
+    Returns
+    -------
+    DependencyGraph
+        Of kind ``"parameter"``: ``facets`` are canonical cell ids, ``layer`` is
+        the true layer, and the extra vertex attribute ``visible`` says whether
+        some facet of the hypersurface has a non-zero weight.
+    """
+    from .complex import canonical_complex
+    from .tropical import bent_hypersurfaces, tropical_weights
+
+    K = complex_ if complex_ is not None else canonical_complex(network, domain)
+    W = tropical_weights(K).weights()
+    B = {z: b for z, b in bent_hypersurfaces(K).items() if b.facets}
+    neurons = sorted(B)
+    index = {z: i for i, z in enumerate(neurons)}
+    edges = {}
+    for z in neurons:
+        for cell, along in B[z].bends:
+            for earlier in along:
+                if earlier in index:
+                    edges.setdefault((index[earlier], index[z]), []).append(cell)
+    graph = _make_graph("parameter", network.architecture.input_dim, [(B[z].facets, z, True, z[0] == 1) for z in neurons], edges)
+    graph.vs["layer"] = [z[0] for z in neurons]
+    graph.vs["visible"] = [any(f in W and any(W[f].weight) for f in B[z].facets) for z in neurons]
+    return DependencyGraph(graph, network_depth=network.architecture.depth, output_dim=network.architecture.output_dim)
+
+
+@dataclass(frozen=True)
+class DepthHierarchy:
+    """The longest layer-ordered chain of a dependency graph and what it certifies (DESIGN §5).
+
+    Attributes
+    ----------
+    chain : tuple of int
+        Vertices ``v1 → … → vk``, one per layer, consecutive layers.
+    certificate : tuple of (int, int, int)
+        For each chain edge, ``(source, target, witness cell)``: a cell where
+        the target bends crossing the source.
+    lower_bound : int
+        ``k``: no generic realization of ``f`` has fewer hidden layers.
+    layer_sizes : tuple of int
+        Vertices per layer: the widths of the realization the layering points to.
+    network_depth : int or None
+        Hidden layers of the network that computed ``f``, when known.
+    neurons : tuple
+        The network's neuron behind each chain vertex, when known.
+    """
+
+    chain: tuple
+    certificate: tuple
+    lower_bound: int
+    layer_sizes: tuple
+    network_depth: object
+    neurons: tuple
+
+    @property
+    def verdict(self):
+        """``"depth attained"``, ``"shallower realization suggested"``, ``"inconsistent"`` or ``"no network"``."""
+        if self.network_depth is None:
+            return "no network"
+        if self.lower_bound == self.network_depth:
+            return "depth attained"
+        if self.lower_bound < self.network_depth:
+            return "shallower realization suggested"
+        return "inconsistent"
+
+    def __str__(self):
+        k = self.lower_bound
+        chain = " → ".join(
+            f"{v}{'' if z is None else f' {tuple(z)}'}" for v, z in zip(self.chain, self.neurons or [None] * k)
+        )
+        lines = [
+            f"longest layer-ordered chain ({k} vertices): {chain or 'none'}",
+            f"no generic realization of f has fewer than {k} hidden layer{'s' if k != 1 else ''}",
+        ]
+        if self.verdict == "depth attained":
+            lines.append(f"the network's {self.network_depth} hidden layers are the fewest a generic realization can have")
+        elif self.verdict == "shallower realization suggested":
+            lines.append(
+                f"the network has {self.network_depth} hidden layers but the chain only {k}: the layering points to "
+                f"a realization with {len(self.layer_sizes)} hidden layers of widths {self.layer_sizes}"
+            )
+        elif self.verdict == "inconsistent":
+            lines.append(
+                f"the chain is longer than the network's {self.network_depth} hidden layers: the candidates are not "
+                "the network's hypersurfaces (check genericity)"
+            )
+        return "\n".join(lines)
+
+    def to_json(self):
+        return {
+            "chain": list(self.chain),
+            "certificate": [list(c) for c in self.certificate],
+            "lower_bound": self.lower_bound,
+            "layer_sizes": list(self.layer_sizes),
+            "network_depth": self.network_depth,
+            "verdict": self.verdict,
+        }
+
+
+def depth_hierarchy(graph, layer="layer"):
+    """The longest layer-ordered chain, its certificate and the depth lower bound (DESIGN §5).
+
+    Parameters
+    ----------
+    graph : DependencyGraph or igraph.Graph
+        A DAG. For a bare igraph graph, ``layer`` names the vertex attribute
+        holding the layers (or gives them) and the witness is read from the
+        edge attribute ``witness`` when present.
+    layer : str or sequence of int
+
+    Returns
+    -------
+    DepthHierarchy
+
+    Raises
+    ------
+    GraphError
+        The graph has a cycle, or an edge that does not go up in layer.
+
+    Examples
+    --------
+    >>> from polyrelu.examples import generic_network
+    >>> H = depth_hierarchy(parameter_dependency_graph(generic_network((2, 2, 2, 2, 1), seed=0)))
+    >>> H.lower_bound, H.verdict, [z for z in H.neurons]
+    (3, 'depth attained', [(1, 0), (2, 0), (3, 0)])
+    """
+    if isinstance(graph, DependencyGraph):
+        g, depth = graph.graph, graph.network_depth
+        layers = graph.layers() if graph.graph["kind"] == "breakpoint" else g.vs["layer"]
+    else:
+        g, depth = graph, None
+        layers = g.vs[layer] if isinstance(layer, str) and layer in g.vs.attributes() else layer
+    chain = longest_layered_chain(g, layers)
+    has_witness = "witness" in g.es.attributes()
+    certificate = tuple(
+        (u, v, g.es[g.get_eid(u, v)]["witness"] if has_witness else None) for u, v in zip(chain, chain[1:])
+    )
+    neurons = ()
+    if "neuron" in g.vs.attributes():
+        neurons = tuple(None if g.vs[v]["neuron"] is None else tuple(g.vs[v]["neuron"]) for v in chain)
+    sizes = tuple(list(layers).count(l) for l in range(1, max(layers, default=0) + 1))
+    return DepthHierarchy(tuple(chain), certificate, len(chain), sizes, depth, neurons)
