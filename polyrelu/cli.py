@@ -1,7 +1,6 @@
-"""Command-line interface: ``polyrelu demo``, ``info NET``, ``complex NET``, ``weights NET``.
+"""Command-line interface: ``polyrelu demo``, ``info NET``, ``complex NET``, ``weights NET``, ``graph NET``.
 
-Later commands (``complex``, ``weights``, ``graph``, ``analyze``, ``recover``)
-are added here as their features land.
+Later commands (``analyze``, ``recover``) are added here as their features land.
 """
 
 import argparse
@@ -174,6 +173,59 @@ def _weights_command(args):
         print(f"written           {args.output}")
 
 
+def _graph_command(args):
+    from .dependency import dependency_graph, depth_hierarchy, parameter_dependency_graph
+
+    net = load_network(args.network)
+    domain = parse_domain(args.domain) if args.domain else None
+    start = time.perf_counter()
+    K = canonical_complex(net, domain)
+    W = tropical_weights(K)
+    G = dependency_graph(breakpoint_complex(W))
+    elapsed = time.perf_counter() - start
+    C = G.candidates
+    print(f"network           {args.network}  ({net.architecture})")
+    print(f"candidates        {len(C)} candidate bent hypersurfaces from f alone "
+          f"({sum(1 for c in C if c.hyperplane is not None)} flat), {len(C.crossings)} crossings")
+    for u in C.unresolved:
+        print(f"  unresolved cell {u.cell}: {u.reason} (facets {list(u.facets)})")
+    print(f"edges             {G.graph.ecount()} (B' → B where B bends crossing B')")
+    if not G.is_dag():
+        print("layers            undefined: the bending relation has a cycle")
+    else:
+        print(f"layers            {G.layer_sizes()} vertices per inferred layer")
+        print("vertex  layer  facets  neuron    bends along")
+        neurons = G.neurons()
+        for v, l in enumerate(G.layers()):
+            along = sorted(e.source for e in G.graph.es.select(_target=v))
+            z = neurons[v]
+            print(f"{v:>6}  {l:>5}  {len(C[v].facets):>6}  {str(z) if z else '-':<8}  {along or '-'}")
+        truth = parameter_dependency_graph(net, domain, complex_=K)
+        if all(z is not None for z in neurons.values()):
+            same = G.neuron_edges() == truth.neuron_edges() and all(
+                z[0] == l for z, l in zip(neurons.values(), G.layers())
+            )
+            print(f"parameter graph   {'equal (same edges between neurons, same layers)' if same else 'DIFFERENT'}")
+        print(depth_hierarchy(G))
+    print(f"time              {elapsed:.3f} s")
+    if args.json:
+        G.write_json(args.json)
+        print(f"written           {args.json}")
+    if args.graphml:
+        G.write_graphml(args.graphml)
+        print(f"written           {args.graphml}")
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        ax = G.plot(title=f"dependency graph of {net.name or args.network}")
+        ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight")
+        plt.close(ax.figure)
+        print(f"written           {args.plot}")
+
+
 def main(argv=None):
     """Entry point of the ``polyrelu`` command."""
     parser = argparse.ArgumentParser(prog="polyrelu", description="Exact polyhedral geometry of ReLU networks.")
@@ -190,6 +242,12 @@ def main(argv=None):
     wt.add_argument("network", help="a .json, .npz, .pt or .pth network file")
     wt.add_argument("--domain", help="box:LO,HI (default: all of R^n0)")
     wt.add_argument("-o", "--output", help="write the complex with weights and bent hypersurfaces as JSON here")
+    gr = sub.add_parser("graph", help="candidate hypersurfaces, dependency graph, layers and depth lower bound")
+    gr.add_argument("network", help="a .json, .npz, .pt or .pth network file")
+    gr.add_argument("--domain", help="box:LO,HI (default: all of R^n0)")
+    gr.add_argument("--json", help="write the graph as JSON here")
+    gr.add_argument("--graphml", help="write the graph as GraphML (typed attributes) here")
+    gr.add_argument("--plot", help="draw the graph by layers into this image file")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     try:
@@ -199,6 +257,8 @@ def main(argv=None):
             _complex_command(args)
         elif args.command == "weights":
             _weights_command(args)
+        elif args.command == "graph":
+            _graph_command(args)
         else:
             print(network_report(load_network(args.network)))
     except PolyReluError as exc:

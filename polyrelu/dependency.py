@@ -333,7 +333,11 @@ class DependencyGraph:
         return sorted((e.source, e.target, e["witness"]) for e in self.graph.es)
 
     def neuron_edges(self):
-        """The edges as pairs of neurons (for comparison with :func:`parameter_dependency_graph`).
+        """The edges as pairs of neurons, without repeats (for comparison with :func:`parameter_dependency_graph`).
+
+        Several vertices map to one neuron when its bent hypersurface is not
+        connected: continuation cannot join the pieces, so the function-side
+        graph has a vertex per piece; this view merges them.
 
         Raises
         ------
@@ -343,7 +347,7 @@ class DependencyGraph:
         neurons = self.neurons()
         if any(z is None for z in neurons.values()):
             raise GraphError("some vertices do not map to exactly one neuron; compare graphs with is_isomorphic")
-        return sorted((neurons[e.source], neurons[e.target]) for e in self.graph.es)
+        return sorted({(neurons[e.source], neurons[e.target]) for e in self.graph.es})
 
     def is_isomorphic(self, other):
         """Whether the two graphs are isomorphic as DAGs with layers (neuron labels ignored)."""
@@ -588,6 +592,9 @@ class DepthHierarchy:
         Hidden layers of the network that computed ``f``, when known.
     neurons : tuple
         The network's neuron behind each chain vertex, when known.
+    incomplete : int
+        Vertices that are pieces cut off at unresolved cells: the layering,
+        and so anything beyond the lower bound, is then not reliable.
     """
 
     chain: tuple
@@ -596,17 +603,20 @@ class DepthHierarchy:
     layer_sizes: tuple
     network_depth: object
     neurons: tuple
+    incomplete: int = 0
 
     @property
     def verdict(self):
-        """``"depth attained"``, ``"shallower realization suggested"``, ``"inconsistent"`` or ``"no network"``."""
+        """One of ``"depth attained"``, ``"shallower realization suggested"``,
+        ``"undetermined"`` (shorter chain, but some candidates are incomplete),
+        ``"inconsistent"`` (longer than the network's depth) or ``"no network"``."""
         if self.network_depth is None:
             return "no network"
         if self.lower_bound == self.network_depth:
             return "depth attained"
-        if self.lower_bound < self.network_depth:
-            return "shallower realization suggested"
-        return "inconsistent"
+        if self.lower_bound > self.network_depth:
+            return "inconsistent"
+        return "undetermined" if self.incomplete else "shallower realization suggested"
 
     def __str__(self):
         k = self.lower_bound
@@ -614,15 +624,21 @@ class DepthHierarchy:
             f"{v}{'' if z is None else f' {tuple(z)}'}" for v, z in zip(self.chain, self.neurons or [None] * k)
         )
         lines = [
-            f"longest layer-ordered chain ({k} vertices): {chain or 'none'}",
-            f"no generic realization of f has fewer than {k} hidden layer{'s' if k != 1 else ''}",
+            f"longest layer-ordered chain ({_count(k, 'vertex', 'vertices')}): {chain or 'none'}",
+            f"no generic realization of f has fewer than {_count(k, 'hidden layer')}",
         ]
         if self.verdict == "depth attained":
             lines.append(f"the network's {self.network_depth} hidden layers are the fewest a generic realization can have")
         elif self.verdict == "shallower realization suggested":
             lines.append(
-                f"the network has {self.network_depth} hidden layers but the chain only {k}: the layering points to "
-                f"a realization with {len(self.layer_sizes)} hidden layers of widths {self.layer_sizes}"
+                f"the network has {_count(self.network_depth, 'hidden layer')} but the chain only {k}: the layering "
+                f"points to a realization with {_count(len(self.layer_sizes), 'hidden layer')} of widths {self.layer_sizes}"
+            )
+        elif self.verdict == "undetermined":
+            lines.append(
+                f"the network has {_count(self.network_depth, 'hidden layer')} and the chain {k}, but "
+                f"{_count(self.incomplete, 'candidate')} stop at unresolved cells (f is not generic): "
+                "the layering does not say which shallower realization, if any, exists"
             )
         elif self.verdict == "inconsistent":
             lines.append(
@@ -638,8 +654,13 @@ class DepthHierarchy:
             "lower_bound": self.lower_bound,
             "layer_sizes": list(self.layer_sizes),
             "network_depth": self.network_depth,
+            "incomplete": self.incomplete,
             "verdict": self.verdict,
         }
+
+
+def _count(n, noun, plural=None):
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def depth_hierarchy(graph, layer="layer"):
@@ -684,4 +705,5 @@ def depth_hierarchy(graph, layer="layer"):
     if "neuron" in g.vs.attributes():
         neurons = tuple(None if g.vs[v]["neuron"] is None else tuple(g.vs[v]["neuron"]) for v in chain)
     sizes = tuple(list(layers).count(l) for l in range(1, max(layers, default=0) + 1))
-    return DepthHierarchy(tuple(chain), certificate, len(chain), sizes, depth, neurons)
+    incomplete = sum(1 for c in g.vs["complete"] if not c) if "complete" in g.vs.attributes() else 0
+    return DepthHierarchy(tuple(chain), certificate, len(chain), sizes, depth, neurons, incomplete)

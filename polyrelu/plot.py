@@ -1,4 +1,4 @@
-"""Pictures of canonical complexes in the plane (matplotlib).
+"""Pictures (matplotlib): canonical complexes in the plane, dependency graphs by layer.
 
 Regions are filled, facets drawn coloured by the layer of the neuron that
 bends there and with line width growing with ``|weight|`` (dashed where the
@@ -13,7 +13,7 @@ from fractions import Fraction
 from .errors import GeometryError
 from .geometry import Polyhedron
 
-__all__ = ["plot_complex"]
+__all__ = ["plot_complex", "plot_dependency_graph"]
 
 
 def _clip_box(K, margin):
@@ -118,4 +118,72 @@ def plot_complex(complex_, weights=None, ax=None, margin="1/2", window=None, tit
     ax.legend(handles=handles, loc="upper right", fontsize="small")
     ax.set_aspect("equal")
     ax.set_title(title or f"{K.network.architecture}: f-vector {K.f_vector()}")
+    return ax
+
+
+def plot_dependency_graph(graph, ax=None, highlight_chain=True, title=None):
+    """Draw a dependency graph with one row per layer, layer 1 at the bottom.
+
+    Vertices are labelled with their neuron ``(layer, index)`` when known, else
+    with their vertex number, and coloured by layer like :func:`plot_complex`;
+    incomplete candidates get a dashed outline. With ``highlight_chain`` the
+    longest layer-ordered chain (:func:`~polyrelu.dependency.depth_hierarchy`)
+    is drawn in black over the grey edges.
+
+    Parameters
+    ----------
+    graph : DependencyGraph
+    ax : matplotlib Axes, optional
+    highlight_chain : bool
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    import matplotlib.pyplot as plt
+
+    from .dependency import depth_hierarchy
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    g = graph.graph
+    layers = graph.layers()
+    rows = {}
+    for v, l in enumerate(layers):
+        rows.setdefault(l, []).append(v)
+    position = {}
+    for l, members in rows.items():
+        members.sort(key=lambda v: (g.vs[v]["neuron"] is None, g.vs[v]["neuron"] or [], v))
+        for k, v in enumerate(members):
+            position[v] = ((k + 1) / (len(members) + 1), l)
+    chain = depth_hierarchy(graph).chain if highlight_chain and g.vcount() else ()
+    chain_edges = set(zip(chain, chain[1:]))
+    colors = plt.get_cmap("tab10")
+    for e in g.es:
+        (x0, y0), (x1, y1) = position[e.source], position[e.target]
+        on_chain = (e.source, e.target) in chain_edges
+        ax.annotate(
+            "",
+            xy=(x1, y1),
+            xytext=(x0, y0),
+            arrowprops=dict(arrowstyle="-|>", color="black" if on_chain else "0.6", lw=2 if on_chain else 0.8,
+                            shrinkA=9, shrinkB=9),
+            zorder=2 if on_chain else 1,
+        )
+    for v in g.vs:
+        x, y = position[v.index]
+        label = str(tuple(v["neuron"])) if v["neuron"] is not None else str(v.index)
+        ax.scatter([x], [y], s=420, color=colors((layers[v.index] - 1) % 10), zorder=3,
+                   edgecolors="black", linestyles="solid" if v["complete"] else "dashed")
+        ax.annotate(label, (x, y), ha="center", va="center", fontsize=7, zorder=4)
+    ax.set_yticks(sorted(rows))
+    ax.set_yticklabels([f"layer {l}" for l in sorted(rows)])
+    ax.set_xticks([])
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0.5, max(rows, default=1) + 0.5)
+    for side in ("top", "right", "bottom"):
+        ax.spines[side].set_visible(False)
+    if title:
+        ax.set_title(title)
     return ax
