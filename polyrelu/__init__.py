@@ -8,6 +8,8 @@ helpers) know nothing about networks and can be used on their own.
 from .errors import (
     BackendUnavailableError,
     GeometryError,
+    GraphError,
+    GraphFormatError,
     InvalidNumberError,
     NetworkFormatError,
     PolyReluError,
@@ -19,6 +21,15 @@ from .geometry import FaceLattice, Feasibility, LPOracle, Polyhedron
 from .network import Architecture, ReLUNetwork, load_network, network_from_dict, network_to_dict, save_network
 from .symmetry import canonical_form, equivalent, permute, scale
 from .genericity import GenericityReport, genericity
+from .dependency import (
+    CandidateHypersurfaces,
+    DependencyGraph,
+    DepthHierarchy,
+    candidate_hypersurfaces,
+    dependency_graph,
+    depth_hierarchy,
+    parameter_dependency_graph,
+)
 from .tropical import (
     BentHypersurface,
     BreakpointComplex,
@@ -53,6 +64,13 @@ __all__ = [
     "BentHypersurface",
     "genericity",
     "GenericityReport",
+    "candidate_hypersurfaces",
+    "CandidateHypersurfaces",
+    "dependency_graph",
+    "parameter_dependency_graph",
+    "DependencyGraph",
+    "depth_hierarchy",
+    "DepthHierarchy",
     "WeightedComplex",
     "FacetWeight",
     "Polyhedron",
@@ -66,5 +84,7 @@ __all__ = [
     "NetworkFormatError",
     "GeometryError",
     "SymmetryError",
+    "GraphError",
+    "GraphFormatError",
     "ComplexTooLargeError",
 ]

@@ -412,7 +412,8 @@ class BreakpointComplex:
         n0 = self.input_dim
         if self.lattice.dimension(cell) != n0 - 1:
             raise GeometryError(f"breakpoint cell {cell} has dimension {self.lattice.dimension(cell)}, not n0 - 1")
-        (row,) = self.complex[self._classes[cell][0]].polyhedron.affine_hull().equations
+        member = next(c for c in self._classes[cell] if self.complex[c].dimension == n0 - 1)
+        (row,) = self.complex[member].polyhedron.affine_hull().equations
         sign = 1 if next(v for v in row[1:] if v) > 0 else -1
         return tuple(sign * v for v in row)
 

@@ -1,0 +1,334 @@
+"""Candidate hypersurfaces, dependency graph, layers and depth hierarchy (DESIGN §5, issue 5).
+
+The function-side graph (built from the breakpoint complex, i.e. from f alone) is compared with the
+parameter-side truth: neurons, their layers, the bending relation read off the canonical complex, and
+the connected components of each bent hypersurface computed here independently.
+"""
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from polyrelu import (
+    GeometryError,
+    GraphFormatError,
+    ReLUNetwork,
+    breakpoint_complex,
+    canonical_complex,
+    genericity,
+    permute,
+    scale,
+    tropical_weights,
+)
+from polyrelu.dependency import (
+    DependencyGraph,
+    candidate_hypersurfaces,
+    dependency_graph,
+    depth_hierarchy,
+    parameter_dependency_graph,
+)
+from polyrelu.examples import bent_line_network, generic_network
+from polyrelu.graphs import igraph_to_networkx, networkx_to_igraph
+from polyrelu.tropical import bent_hypersurfaces
+
+
+def graph_of(net, **kwargs):
+    K = canonical_complex(net, **kwargs)
+    return K, dependency_graph(breakpoint_complex(tropical_weights(K)))
+
+
+def components(K, facets):
+    """Connected components of a set of facets, joined across shared codimension-2 faces (parameter side)."""
+    parent = {f: f for f in facets}
+
+    def find(a):
+        while parent[a] != a:
+            a = parent[a]
+        return a
+
+    by_face = {}
+    for f in facets:
+        for t in K.lattice.facets(f):
+            by_face.setdefault(t, []).append(f)
+    for group in by_face.values():
+        for f in group[1:]:
+            parent[find(f)] = find(group[0])
+    return len({find(f) for f in facets})
+
+
+def generic(arch, seed):
+    for attempt in range(5):
+        try:
+            return generic_network(arch, seed=seed + 1000 * attempt)
+        except GeometryError:
+            continue
+    pytest.skip(f"no generic {arch} found near seed {seed}")
+
+
+def random_cases(count, seed=5):
+    rng = np.random.default_rng(seed)
+    cases = []
+    for k in range(count):
+        n0 = 2 + k % 2
+        depth = 1 + k % 4
+        top = 6 if n0 == 2 or depth <= 2 else 4
+        widths = tuple(int(rng.integers(2, top + 1)) for _ in range(depth))
+        cases.append(((n0, *widths, 1 + int(rng.integers(0, 2))), k))
+    return cases
+
+
+@pytest.mark.parametrize("arch,seed", random_cases(24))
+def test_generic_networks_graph_from_f_equals_the_parameter_graph(arch, seed):
+    net = generic(arch, seed)
+    K, G = graph_of(net)
+    assert genericity(K).holds
+    C = G.candidates
+    assert not C.unresolved and all(c.complete for c in C)
+    # every candidate maps to exactly one neuron; a neuron gets one candidate per connected piece of B_z
+    assert all(c.neuron is not None for c in C)
+    B = bent_hypersurfaces(K)
+    per_neuron = {}
+    for c in C:
+        per_neuron[c.neuron] = per_neuron.get(c.neuron, 0) + 1
+    assert per_neuron == {z: components(K, b.facets) for z, b in B.items() if b.facets}
+    # the inferred layer is the true layer for every connected hypersurface; a piece of a disconnected
+    # one that misses the previous layer's hypersurfaces sits lower (it is a lower bound), never higher
+    for z, l in zip(G.neurons().values(), G.layers()):
+        assert l == z[0] if per_neuron[z] == 1 else l <= z[0]
+    for z in per_neuron:
+        assert max(l for y, l in zip(G.neurons().values(), G.layers()) if y == z) == z[0]
+    # first-layer candidates are exactly the flat ones
+    assert all((c.hyperplane is not None) == (c.neuron[0] == 1) for c in C)
+    # the bending relation read from f is the one read from the parameters
+    P = parameter_dependency_graph(net, complex_=K)
+    assert G.neuron_edges() == P.neuron_edges()
+    # the longest layer-ordered chain has one vertex per hidden layer, each step certified by a bend
+    H = depth_hierarchy(G)
+    L = net.architecture.depth
+    assert H.lower_bound == L and H.verdict == "depth attained"
+    assert [z[0] for z in H.neurons] == list(range(1, L + 1))
+    breakpoints = C.breakpoints
+    for u, v, cell in H.certificate:
+        members = breakpoints.members(cell)
+        zu, zv = G.neurons()[u], G.neurons()[v]
+        assert any(cell_t in {t for t, _ in B[zv].bends} and zu in dict(B[zv].bends)[cell_t] for cell_t in members)
+
+
+def test_candidates_are_read_from_function_data_only():
+    """The grouping depends on f: a permuted, rescaled copy gives the same candidates on the same breakpoints."""
+    net = generic_network((2, 4, 3, 1), seed=2)
+    twin = permute(scale(net, [[2, 3, "1/2", 5], [7, "1/3", 1]]), [[3, 1, 0, 2], [2, 0, 1]])
+    (K1, G1), (K2, G2) = graph_of(net), graph_of(twin)
+    assert G1.candidates.breakpoints == G2.candidates.breakpoints
+    assert G1.is_isomorphic(G2) and G1.layer_sizes() == G2.layer_sizes() == (4, 3)
+    # the candidate of old neuron j is the candidate of new neuron perm.index(j), with the same facets geometry
+    perm = [[3, 1, 0, 2], [2, 0, 1]]
+    moved = sorted((l, perm[l - 1].index(i)) for l, i in G1.neurons().values())
+    assert moved == sorted(G2.neurons().values())
+    relabel = {(l, i): (l, perm[l - 1].index(i)) for l, i in G1.neurons().values()}
+    assert sorted((relabel[a], relabel[b]) for a, b in G1.neuron_edges()) == G2.neuron_edges()
+
+
+def _extend(net, layer, row, bias, out_column):
+    """Add one neuron at the end of hidden ``layer`` with incoming ``row``/``bias`` and outgoing weights."""
+    Ws = [list(map(list, W)) for W in net.weights]
+    bs = [list(b) for b in net.biases]
+    Ws[layer - 1].append(list(row))
+    bs[layer - 1].append(bias)
+    for r, w in zip(Ws[layer], out_column):
+        r.append(w)
+    return ReLUNetwork(Ws, bs)
+
+
+def _same_function(a, b, n0, seed=0):
+    rng = np.random.default_rng(seed)
+    points = [[Fraction(int(v), 7) for v in rng.integers(-60, 60, n0)] for _ in range(200)]
+    return all(a(x) == b(x) for x in points)
+
+
+def test_dead_and_invisible_neurons_give_no_candidates():
+    base = generic_network((2, 3, 2, 1), seed=4)
+    # layer 2 sees relu outputs >= 0: negative weights and bias keep this neuron off everywhere
+    dead = _extend(base, 2, [-1, -2, -1], -1, [5])
+    # a first-layer line whose outgoing weights are all zero: a bent hypersurface f cannot see
+    invisible = _extend(dead, 1, [1, -3], "1/5", [0, 0, 0])
+    assert _same_function(base, invisible, 2)
+    (_, G0), (K, G) = graph_of(base), graph_of(invisible)
+    P = parameter_dependency_graph(invisible, complex_=K)
+    visible = {tuple(v["neuron"]) for v in P.graph.vs if v["visible"]}
+    assert (2, 2) not in {tuple(v["neuron"]) for v in P.graph.vs}  # dead: empty hypersurface
+    assert {tuple(v["neuron"]) for v in P.graph.vs if not v["visible"]} == {(1, 3)}
+    assert set(G.neurons().values()) == visible  # nothing invented, nothing visible missed
+    assert not G.candidates.unresolved
+    assert G.is_isomorphic(G0) and G.neuron_edges() == G0.neuron_edges()
+
+
+def test_stably_active_layer_is_seen_as_shallower():
+    base = generic_network((2, 3, 2, 1), seed=6)
+    (W1, W2, W3), (b1, b2, b3) = base.weights, base.biases
+    # insert z = a + 1 >= 1 after layer 1 (always active), and undo the shift in the next layer
+    identity = [[int(i == j) for j in range(3)] for i in range(3)]
+    shifted = [b - sum(row) for b, row in zip(b2, W2)]
+    deep = ReLUNetwork([W1, identity, W2, W3], [b1, [1, 1, 1], shifted, b3])
+    assert _same_function(base, deep, 2)
+    (_, G0), (K, G) = graph_of(base), graph_of(deep)
+    H = depth_hierarchy(G)
+    assert deep.architecture.depth == 3 and H.lower_bound == 2 < 3
+    assert H.verdict == "shallower realization suggested"
+    assert H.layer_sizes == base.architecture.hidden_widths == (3, 2)
+    assert "2 hidden layers of widths (3, 2)" in str(H)
+    assert G.is_isomorphic(G0)
+    # the neurons behind layer 3 are found in layer 2: the identity layer left no trace in f
+    assert {z for z, l in zip(G.neurons().values(), G.layers()) if l == 2} == {(3, 0), (3, 1)}
+    assert {tuple(v["neuron"]) for v in parameter_dependency_graph(deep, complex_=K).graph.vs} == {
+        (1, 0), (1, 1), (1, 2), (3, 0), (3, 1)
+    }
+
+
+def test_worked_example_reports_junctions_and_guesses_nothing():
+    K, G = graph_of(bent_line_network())
+    C = G.candidates
+    assert len(C.unresolved) == 2
+    assert all("junction" in u.reason and len(u.facets) == 3 for u in C.unresolved)
+    # the two junctions are (1, 0) and (0, 1)
+    points = sorted(C.breakpoints.closure(u.cell).vertices() for u in C.unresolved)
+    assert points == [((0, 1),), ((1, 0),)]
+    # every piece is one visible neuron's, the pieces at the junctions are marked incomplete
+    assert all(len(c.neurons) == 1 for c in C)
+    assert {c.neuron for c in C} == {(1, 0), (1, 1), (2, 0)}
+    assert all(not c.complete for c in C)
+    assert G.graph.ecount() == 0
+    H = depth_hierarchy(G)
+    assert H.verdict == "undetermined" and H.incomplete == len(C)
+
+
+def test_parameter_graph_of_the_worked_example():
+    P = parameter_dependency_graph(bent_line_network())
+    assert P.neuron_edges() == [((1, 0), (2, 0)), ((1, 1), (2, 0))]
+    assert P.graph.vs["layer"] == [1, 1, 2] and all(P.graph.vs["visible"])
+    H = depth_hierarchy(P)
+    assert H.lower_bound == 2 and H.verdict == "depth attained"
+
+
+def test_three_dimensional_crossings_are_edges():
+    net = generic_network((3, 3, 3, 1), seed=1)
+    K, G = graph_of(net)
+    assert all(K.lattice.dimension(m) == 1 for x in G.candidates.crossings for m in G.candidates.breakpoints.members(x.cell))
+    assert G.layer_sizes() == (3, 3)
+
+
+def test_depth_hierarchy_on_a_bare_igraph_dag():
+    import igraph
+
+    g = igraph.Graph(n=5, edges=[(0, 1), (1, 2), (0, 2), (3, 4)], directed=True)
+    g.vs["layer"] = [1, 2, 4, 1, 3]  # 1 -> 2 skips layer 3, 3 -> 4 skips layer 2
+    H = depth_hierarchy(g)
+    assert H.chain == (0, 1) and H.lower_bound == 2 and H.verdict == "no network"
+    assert H.certificate == ((0, 1, None),)
+
+
+# -- export -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def generic_graph():
+    return graph_of(generic_network((2, 3, 3, 2, 1), seed=1))[1]
+
+
+def _attributes(g):
+    return (
+        {k: g[k] for k in g.attributes()},
+        [v.attributes() for v in g.vs],
+        [(e.tuple, e.attributes()) for e in g.es],
+    )
+
+
+def _types(g):
+    """Type names of every attribute value, one level into lists."""
+    rows = [g.attributes() and {k: g[k] for k in g.attributes()}]
+    rows += [v.attributes() for v in g.vs] + [e.attributes() for e in g.es]
+    return [
+        (k, [type(x).__name__ for x in (value if isinstance(value, list) else [value])])
+        for row in rows
+        if row
+        for k, value in sorted(row.items())
+    ]
+
+
+def test_networkx_round_trip_keeps_attributes_and_types(generic_graph):
+    g = generic_graph.graph
+    G = generic_graph.to_networkx()
+    assert set(G.graph) == {"kind", "input_dim"}
+    assert all(set(d) == {"facets", "layer", "neuron", "complete", "flat"} for _, d in G.nodes(data=True))
+    assert all(set(d) == {"witness", "witnesses"} for *_, d in G.edges(data=True))
+    back = networkx_to_igraph(G)
+    assert _attributes(back) == _attributes(g) and _types(back) == _types(g)
+    assert sorted(igraph_to_networkx(back).edges(data=True)) == sorted(G.edges(data=True))
+
+
+def test_graphml_round_trip_keeps_attributes_and_types(generic_graph, tmp_path):
+    path = tmp_path / "g.graphml"
+    generic_graph.write_graphml(path)
+    back = DependencyGraph.read_graphml(path)
+    assert _attributes(back.graph) == _attributes(generic_graph.graph)
+    assert _types(back.graph) == _types(generic_graph.graph)
+    assert all(type(e["witness"]) is int for e in back.graph.es)
+    assert back.is_isomorphic(generic_graph) and back.layers() == generic_graph.layers()
+
+
+def test_graphml_of_another_graph_is_refused(tmp_path):
+    import igraph
+
+    from polyrelu.graphs import write_graphml
+
+    path = tmp_path / "foreign.graphml"
+    write_graphml(igraph.Graph(n=2, edges=[(0, 1)], directed=True), path)
+    with pytest.raises(GraphFormatError, match="not a polyrelu dependency graph"):
+        DependencyGraph.read_graphml(path)
+
+
+def test_json_round_trip_and_schema(generic_graph, tmp_path):
+    import jsonschema
+
+    data = generic_graph.to_json()
+    with open("docs/schema/dependency_graph.schema.json") as fh:
+        jsonschema.validate(data, json.load(fh))
+    path = tmp_path / "g.json"
+    generic_graph.write_json(path)
+    back = DependencyGraph.read_json(path)
+    assert _attributes(back.graph) == _attributes(generic_graph.graph)
+    assert back.to_json() == {k: v for k, v in data.items() if k != "unresolved"}
+    assert data["depth_hierarchy"]["lower_bound"] == 3
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (lambda d: d.update(format="polyrelu.network"), "not a polyrelu.dependency_graph"),
+        (lambda d: d.update(version=7), "version 7"),
+        (lambda d: d.pop("vertices"), "missing or wrong field"),
+        (lambda d: d["vertices"].pop(0), "vertex ids"),
+    ],
+)
+def test_malformed_json_is_refused(generic_graph, change, message):
+    data = json.loads(json.dumps(generic_graph.to_json()))
+    change(data)
+    with pytest.raises(GraphFormatError, match=message):
+        DependencyGraph.from_json(data)
+
+
+def test_candidates_from_an_lp_built_complex_agree():
+    net = generic_network((2, 3, 2, 1), seed=8)
+    _, fast = graph_of(net)
+    _, slow = graph_of(net, method="lp")
+    assert fast.to_json() == slow.to_json()
+
+
+def test_grouping_is_the_same_from_the_candidates_object():
+    net = generic_network((2, 2, 2, 1), seed=3)
+    breakpoints = breakpoint_complex(tropical_weights(canonical_complex(net)))
+    C = candidate_hypersurfaces(breakpoints)
+    assert dependency_graph(breakpoints, C).to_json() == dependency_graph(breakpoints).to_json()
+    assert all(C.of_facet(f) is c for c in C for f in c.facets)
