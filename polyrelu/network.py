@@ -151,13 +151,16 @@ class Architecture:
         return tuple((l, i) for l, n in enumerate(self.hidden_widths, start=1) for i in range(n))
 
 
+def _split_homogeneous(Z):
+    """``(G, g)`` as tuples of Fractions from a homogeneous flint matrix (its first row is the constant)."""
+    width = Z.ncols()
+    entries = [Fraction(int(q.p), int(q.q)) for q in Z.entries()]
+    rows = [entries[i * width : (i + 1) * width] for i in range(1, Z.nrows())]
+    return tuple(tuple(r[1:]) for r in rows), tuple(r[0] for r in rows)
+
+
 def _matvec(W, x):
     return tuple(sum((w * xi for w, xi in zip(row, x)), Fraction(0)) for row in W)
-
-
-def _matmul(W, M):
-    cols = list(zip(*M))
-    return tuple(tuple(sum((w * c for w, c in zip(row, col)), Fraction(0)) for col in cols) for row in W)
 
 
 def _pattern(pattern, architecture):
@@ -352,20 +355,26 @@ class ReLUNetwork:
         return tuple((v > 0) - (v < 0) for z in self.pre_activations(x) for v in z)
 
     def _pattern_maps(self, pattern):
-        """Pre-activation maps of every hidden layer and the map of the last hidden layer's output."""
+        """Homogeneous pre-activation maps of every hidden layer and of the last hidden output (flint matrices).
+
+        Composed in homogeneous coordinates with flint's rational matrices: the
+        map of a layer's output is a ``(1 + n) × (1 + n0)`` matrix whose first
+        row is the constant 1 and whose other rows are ``(g_i, G_i)``.
+        """
         flags = _pattern(pattern, self.architecture)
         n0 = self.architecture.input_dim
-        zero = (Fraction(0),) * n0
-        M = tuple(tuple(Fraction(int(i == j)) for j in range(n0)) for i in range(n0))
-        v = zero
+        A = flint.fmpq_mat(n0 + 1, n0 + 1, [int(i == j) for i in range(n0 + 1) for j in range(n0 + 1)])
         maps = []
-        for (W, b), active in zip(self.layers[:-1], flags):
-            G = _matmul(W, M)
-            g = tuple(s + bi for s, bi in zip(_matvec(W, v), b))
-            maps.append((G, g))
-            M = tuple(row if on else zero for row, on in zip(G, active))
-            v = tuple(c if on else Fraction(0) for c, on in zip(g, active))
-        return tuple(maps), (M, v)
+        for L, active in zip(self._homogeneous_layers()[:-1], flags):
+            Z = L * A
+            maps.append(Z)
+            entries = Z.entries()
+            width = n0 + 1
+            kept = list(entries[:width])
+            for i, on in enumerate(active, start=1):
+                kept.extend(entries[i * width : (i + 1) * width] if on else [0] * width)
+            A = flint.fmpq_mat(Z.nrows(), width, kept)
+        return tuple(maps), A
 
     def pre_activation_maps(self, pattern):
         """Affine formulas of every hidden pre-activation on an activation pattern.
@@ -382,7 +391,7 @@ class ReLUNetwork:
             Per hidden layer, a pair ``(G, g)`` with ``z_l(x) = G x + g`` on the
             closure of the pattern's cell (only earlier layers' flags matter).
         """
-        return self._pattern_maps(pattern)[0]
+        return tuple(_split_homogeneous(Z) for Z in self._pattern_maps(pattern)[0])
 
     def affine_map(self, pattern):
         """The affine map ``f(x) = A x + c`` on the cell of an activation pattern.
@@ -393,9 +402,7 @@ class ReLUNetwork:
             ``m × n0``.
         c : tuple of Fraction
         """
-        M, v = self._pattern_maps(pattern)[1]
-        W, b = self.layers[-1]
-        return _matmul(W, M), tuple(s + bi for s, bi in zip(_matvec(W, v), b))
+        return _split_homogeneous(self._homogeneous_layers()[-1] * self._pattern_maps(pattern)[1])
 
     def pre_activation_rows(self, pattern):
         """Primitive integer rows ``(g, G_1, ..., G_n0)`` of every hidden pre-activation on a pattern.
@@ -430,6 +437,17 @@ class ReLUNetwork:
                 k += 1
             A = flint.fmpz_mat(n + 1, width, kept)
         return tuple(rows)
+
+    def _homogeneous_layers(self):
+        """Every layer as a flint rational matrix ``[[1, 0], [b, W]]`` (cached)."""
+        if not hasattr(self, "_hom_layers"):
+            layers = []
+            for W, b in self.layers:
+                p = len(W[0])
+                rows = [[1] + [0] * p] + [[bi, *row] for row, bi in zip(W, b)]
+                layers.append(flint.fmpq_mat([[flint.fmpq(v.numerator, v.denominator) if isinstance(v, Fraction) else v for v in r] for r in rows]))
+            self._hom_layers = layers
+        return self._hom_layers
 
     def _integer_layers(self):
         """Hidden layers as pairs ``(c_l [b_l | W_l], c_l)`` of integer matrices and scales (cached)."""

@@ -91,6 +91,9 @@ def reference(rows):
     live = [tuple(r) for r in rows if not is_zero_row(r)]
     if not live:
         return INTERIOR
+    # Each row divided by a power of two (the same set): libcdd 094m's GMP LP cycles and then crashes on
+    # some rows of 150+ bit integers (degenerate, d=5, kind="large", seed=120), but not on these.
+    live = [tuple(Fraction(v, 1 << max(abs(a) for a in r[1:]).bit_length()) for v in r) for r in live]
     feas = _gmp_lp(live, [0] * (d + 1))
     assert feas.status in (OPTIMAL, INCONSISTENT), feas.status
     if feas.status == OPTIMAL:
@@ -604,3 +607,14 @@ def test_rejects_empty_input_and_bad_method():
         LPOracle().decide([])
     with pytest.raises(ValueError):
         LPOracle("float")
+
+
+def test_instance_on_which_raw_cdd_gmp_cycles_is_decided():
+    """libcdd 094m's GMP LP cycles ("max number 7000 of pivots") and then segfaults on these raw
+    150-bit rows; the oracle's exact path (dyadic-scaled rows) and the reference (scaled too) decide them."""
+    rows, label = BUILDERS["degenerate"](120, 5, "large")
+    assert max(abs(v) for r in rows for v in r).bit_length() > 150
+    run_both(rows, label)
+    for mode in ("certified", "exact"):
+        certificate = LPOracle(mode).decide(rows)
+        assert certificate.verify(rows) and certificate.status == reference(rows)

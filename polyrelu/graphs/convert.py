@@ -11,6 +11,8 @@ __all__ = ["igraph_to_networkx", "networkx_to_igraph"]
 def igraph_to_networkx(graph):
     """Convert an igraph graph to networkx; node ``i`` is igraph vertex ``i``.
 
+    Parallel edges give a ``MultiDiGraph`` (``MultiGraph``), so none is lost.
+
     Examples
     --------
     >>> import igraph
@@ -22,7 +24,10 @@ def igraph_to_networkx(graph):
     """
     import networkx as nx
 
-    out = nx.DiGraph() if graph.is_directed() else nx.Graph()
+    if graph.has_multiple():
+        out = nx.MultiDiGraph() if graph.is_directed() else nx.MultiGraph()
+    else:
+        out = nx.DiGraph() if graph.is_directed() else nx.Graph()
     out.graph.update({k: graph[k] for k in graph.attributes()})
     out.add_nodes_from((v.index, v.attributes()) for v in graph.vs)
     out.add_edges_from((e.source, e.target, e.attributes()) for e in graph.es)
@@ -47,13 +52,13 @@ def networkx_to_igraph(graph):
     nodes = list(graph.nodes)
     index = {v: i for i, v in enumerate(nodes)}
     g = igraph.Graph(n=len(nodes), directed=graph.is_directed())
-    g.add_edges([(index[u], index[v]) for u, v in graph.edges])
+    edges = list(graph.edges(data=True))  # (u, v, attrs), also for multigraphs
+    g.add_edges([(index[u], index[v]) for u, v, _ in edges])
     keys = sorted({k for _, attrs in graph.nodes(data=True) for k in attrs})
     for k in keys:
         g.vs[k] = [graph.nodes[v].get(k) for v in nodes]
-    edge_keys = sorted({k for *_, attrs in graph.edges(data=True) for k in attrs})
-    for k in edge_keys:
-        g.es[k] = [attrs.get(k) for *_, attrs in graph.edges(data=True)]
+    for k in sorted({k for *_, attrs in edges for k in attrs}):
+        g.es[k] = [attrs.get(k) for *_, attrs in edges]
     if nodes != list(range(len(nodes))):
         g.vs["name"] = nodes
     for k, v in graph.graph.items():

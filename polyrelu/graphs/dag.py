@@ -59,16 +59,21 @@ def topological_order(graph):
 
 
 def _a_cycle(graph, candidates):
-    """One directed cycle among ``candidates`` (vertices left over by Kahn's algorithm)."""
-    successors = graph.get_adjlist(mode="out")
+    """One directed cycle among ``candidates`` (vertices left over by Kahn's algorithm).
+
+    The left-over vertices are the cycles and everything downstream of them,
+    so walk backwards: every left-over vertex has a left-over predecessor.
+    """
+    predecessors = graph.get_adjlist(mode="in")
     v = min(candidates)
     seen = {}
     path = []
     while v not in seen:
         seen[v] = len(path)
         path.append(v)
-        v = next(w for w in successors[v] if w in candidates)
-    return path[seen[v] :] + [v]
+        v = next(u for u in predecessors[v] if u in candidates)
+    cycle = path[seen[v] :] + [v]
+    return cycle[::-1]
 
 
 def longest_path_layers(graph):
@@ -105,7 +110,7 @@ def longest_path_layers(graph):
 
 
 def longest_path(graph):
-    """A longest directed path, as a list of vertices (the first one in vertex order among ties).
+    """A longest directed path, as a list of vertices (among ties, the smallest read from the end).
 
     Examples
     --------

@@ -147,15 +147,23 @@ def read_graphml(path):
         graph[name] = value
     for domain, elements, seq in (("node", nodes, graph.vs), ("edge", edges, graph.es)):
         table = [attributes(element, domain) for element in elements]
-        for name in sorted({name for row in table for name in row}):
+        declared = {name for scope, name, _, _ in keys.values() if scope in (domain, "all")}
+        for name in sorted(declared | {name for row in table for name in row}):
             seq[name] = [row.get(name) for row in table]
     if ids != [f"n{i}" for i in range(len(ids))]:
         graph.vs["id"] = ids
     return graph
 
 
+def _forbidden(c):
+    o = ord(c)
+    return (o < 0x20 and c not in "\t\n") or 0xD800 <= o <= 0xDFFF or o in (0xFFFE, 0xFFFF)
+
+
 def _graphml_type(values):
     kinds = {type(v) for v in values}
+    if kinds == {str} and any("\r" in v for v in values):
+        return "json"
     if kinds == {bool}:
         return "boolean"
     if kinds == {int}:
@@ -168,6 +176,12 @@ def _graphml_type(values):
 
 
 def _encode(value, kind, name):
+    if kind == "string":
+        # XML readers turn a raw carriage return into a newline; JSON escapes it. Characters XML 1.0 cannot
+        # hold at all are refused here rather than producing a file no reader accepts.
+        if any(_forbidden(c) for c in value):
+            raise GraphFormatError(f"attribute {name!r}: {value!r} has a character XML 1.0 cannot hold")
+        return value
     if kind == "boolean":
         return "true" if value else "false"
     if kind == "json":
