@@ -110,6 +110,26 @@ def _demo():
         print(f"  {line}")
     boxed = canonical_complex(net, Box(-2, 2))
     print(f"  on the box [-2, 2]^2: f-vector {boxed.f_vector()}, Euler characteristic {boxed.euler_characteristic()}")
+    _demo_dependency(breakpoints)
+
+
+def _demo_dependency(breakpoints):
+    from .dependency import dependency_graph, depth_hierarchy, parameter_dependency_graph
+    from .examples import generic_network
+
+    G = dependency_graph(breakpoints)
+    print("\ndependency graph from f alone (DESIGN §5):")
+    print(f"  worked example: {len(G)} candidate pieces, {len(G.candidates.unresolved)} unresolved junctions "
+          f"(at {', '.join(_vec(breakpoints.closure(u.cell).vertices()[0]) for u in G.candidates.unresolved)}):")
+    print("  " + str(depth_hierarchy(G)).replace("\n", "\n  "))
+    net = generic_network((2, 3, 3, 2, 1), seed=1)
+    K = canonical_complex(net)
+    G = dependency_graph(breakpoint_complex(tropical_weights(K)))
+    truth = parameter_dependency_graph(net, complex_=K)
+    print(f"  {net.name}: genericity holds: {genericity(K).holds}; {len(G)} candidates, "
+          f"{G.graph.ecount()} edges, layers {G.layer_sizes()}")
+    print(f"  same graph as read off the parameters: {G.neuron_edges() == truth.neuron_edges()}")
+    print("  " + str(depth_hierarchy(G)).replace("\n", "\n  "))
 
 
 def parse_domain(text):

@@ -174,7 +174,7 @@ def plot_dependency_graph(graph, ax=None, highlight_chain=True, title=None):
     for v in g.vs:
         x, y = position[v.index]
         label = str(tuple(v["neuron"])) if v["neuron"] is not None else str(v.index)
-        ax.scatter([x], [y], s=420, color=colors((layers[v.index] - 1) % 10), zorder=3,
+        ax.scatter([x], [y], s=620, color=colors((layers[v.index] - 1) % 10), zorder=3,
                    edgecolors="black", linestyles="solid" if v["complete"] else "dashed")
         ax.annotate(label, (x, y), ha="center", va="center", fontsize=7, zorder=4)
     ax.set_yticks(sorted(rows))

@@ -112,3 +112,42 @@ def test_weights_command_on_the_worked_example(tmp_path, capsys):
     assert row.split()[2:5] == ["3", "3", "2"]  # three facets, all visible, two bends
     assert "1.414" in row
     assert "transparency: fails" in out
+
+
+def test_demo_shows_the_dependency_graph(capsys):
+    _, out, _ = run(capsys, "demo")
+    assert "2 unresolved junctions (at (0, 1), (1, 0))" in out
+    assert "same graph as read off the parameters: True" in out
+    assert "no generic realization of f has fewer than 3 hidden layers" in out
+
+
+def test_graph_command_writes_json_graphml_and_plot(tmp_path, capsys):
+    from polyrelu.dependency import DependencyGraph
+    from polyrelu.examples import generic_network
+
+    path = tmp_path / "net.json"
+    save_network(generic_network((2, 3, 2, 1), seed=2), path)
+    files = {k: tmp_path / f"g.{k}" for k in ("json", "graphml", "png")}
+    code, out, _ = run(
+        capsys, "graph", str(path), "--json", str(files["json"]), "--graphml", str(files["graphml"]),
+        "--plot", str(files["png"]),
+    )
+    assert code == 0
+    assert "layers            (3, 2) vertices per inferred layer" in out
+    assert "parameter graph   equal" in out
+    assert "fewer than 2 hidden layers" in out and "fewest a generic realization can have" in out
+    with open(files["json"]) as fh, open("docs/schema/dependency_graph.schema.json") as schema:
+        data = json.load(fh)
+        jsonschema.validate(data, json.load(schema))
+    graph = DependencyGraph.read_graphml(files["graphml"])
+    assert graph.layer_sizes() == (3, 2) and len(data["vertices"]) == 5
+    assert files["png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and files["png"].stat().st_size > 5000
+
+
+def test_graph_command_reports_junctions(tmp_path, capsys):
+    path = tmp_path / "net.json"
+    save_network(bent_line_network(), path)
+    code, out, _ = run(capsys, "graph", str(path))
+    assert code == 0
+    assert out.count("  unresolved cell ") == 2 and "a junction" in out
+    assert "the layering does not say which shallower realization" in out
