@@ -10,6 +10,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from polyrelu import (
     GeometryError,
@@ -332,3 +334,38 @@ def test_grouping_is_the_same_from_the_candidates_object():
     C = candidate_hypersurfaces(breakpoints)
     assert dependency_graph(breakpoints, C).to_json() == dependency_graph(breakpoints).to_json()
     assert all(C.of_facet(f) is c for c in C for f in c.facets)
+
+
+# -- soundness on arbitrary networks ------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(
+    arch=st.sampled_from([(2, 3, 3, 1), (2, 3, 2, 2), (2, 2, 2, 2, 1), (2, 4, 3, 1)]),
+    seed=st.integers(0, 10**6),
+)
+def test_what_is_read_from_f_is_true_for_any_network(arch, seed):
+    """Small-integer networks, mostly not generic: whatever is grouped or linked is still true.
+
+    The candidates partition the breakpoint facets; every edge points from an earlier to a later
+    neuron and is witnessed where the later one's hypersurface bends with the earlier one vanishing;
+    a candidate mixes facets of different neurons only if the network fails the genericity
+    conditions (a piece continuing another one straight through a crossing: f alone cannot tell).
+    """
+    net = ReLUNetwork.random(arch, seed=seed, kind="integer", bound=3)
+    K, G = graph_of(net)
+    C = G.candidates
+    breakpoints = C.breakpoints
+    assert sorted(f for c in C for f in c.facets) == sorted(breakpoints.breakpoint_facets())
+    B = bent_hypersurfaces(K)
+    neurons = G.neurons()
+    for e in G.graph.es:
+        source, target = neurons[e.source], neurons[e.target]
+        if source is None or target is None:
+            continue
+        assert source[0] < target[0]
+        bends = dict(B[target].bends)
+        assert any(source in bends.get(t, ()) for w in e["witnesses"] for t in breakpoints.members(w))
+    mixed = [c for c in C if len({breakpoints.neurons(f) for f in c.facets if len(breakpoints.neurons(f)) == 1}) > 1]
+    if mixed:
+        assert not genericity(K).holds
