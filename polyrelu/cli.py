@@ -177,7 +177,7 @@ def _weights_command(args):
     domain = parse_domain(args.domain) if args.domain else None
     K = canonical_complex(net, domain)
     W = tropical_weights(K)
-    B = bent_hypersurfaces(K)
+    B = bent_hypersurfaces(K, W)
     print(f"network           {args.network}  ({net.architecture}), f-vector {K.f_vector()}")
     print("neuron     facets  visible  bends  Euclidean weights of its facets (floats for display; exact in the API)")
     for (layer, index), b in B.items():

@@ -652,12 +652,15 @@ class _CellPolyhedron(Polyhedron):
     def _decompose(self):
         if self._decomposition is None:
             hull = AffineSubspace.from_equations(self._eqns, self._d)
-            vertices, rays, _ = self._vrep
-            # A positive combination of all generators of a polyhedron lies in its relative interior.
-            n = len(vertices)
-            point = tuple(sum((v[i] for v in vertices), Fraction(0)) / n + sum(r[i] for r in rays) for i in range(self._d))
-            self._decomposition = (hull, point, frozenset())
+            self._decomposition = (hull, self.relative_interior_point(), frozenset())
         return self._decomposition
+
+    def relative_interior_point(self):
+        # A positive combination of all generators of a polyhedron lies in its relative interior:
+        # no H-representation needed.
+        vertices, rays, _ = self._vrep
+        n = len(vertices)
+        return tuple(sum((v[i] for v in vertices), Fraction(0)) / n + sum(r[i] for r in rays) for i in range(self._d))
 
     def minimal_h_representation(self):
         if self._minimal_h is None:

@@ -557,8 +557,9 @@ def parameter_dependency_graph(network, domain=None, complex_=None):
     from .tropical import bent_hypersurfaces, tropical_weights
 
     K = complex_ if complex_ is not None else canonical_complex(network, domain)
-    W = tropical_weights(K).weights()
-    B = {z: b for z, b in bent_hypersurfaces(K).items() if b.facets}
+    weighted = tropical_weights(K)
+    W = weighted.weights()
+    B = {z: b for z, b in bent_hypersurfaces(K, weighted).items() if b.facets}
     neurons = sorted(B)
     index = {z: i for i, z in enumerate(neurons)}
     edges = {}

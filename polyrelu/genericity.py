@@ -107,8 +107,8 @@ def genericity(complex_, weighted=None, hypersurfaces=None):
     arch = K.network.architecture
     n0 = arch.input_dim
     neurons = arch.hidden_neurons()
-    B = hypersurfaces if hypersurfaces is not None else bent_hypersurfaces(K)
     W = weighted if weighted is not None else tropical_weights(K)
+    B = hypersurfaces if hypersurfaces is not None else bent_hypersurfaces(K, W)
     interior = [c for c in K if all(c.domain_signs)]
     containing = {}
     for z, b in B.items():

@@ -15,6 +15,7 @@ from types import MappingProxyType
 from fractions import Fraction
 
 from .errors import GeometryError
+from .geometry.rational import primitive_integer_row
 
 __all__ = [
     "FacetWeight",
@@ -98,7 +99,7 @@ class WeightedComplex:
             }
             for _, w in sorted(self._weights.items())
         ]
-        B = hypersurfaces if hypersurfaces is not None else bent_hypersurfaces(self.complex)
+        B = hypersurfaces if hypersurfaces is not None else bent_hypersurfaces(self.complex, self)
         data["bent_hypersurfaces"] = [
             {
                 "neuron": list(b.neuron),
@@ -218,17 +219,23 @@ def tropical_weights(complex_):
         regions = K.lattice.cofacets(facet.id)
         if len(regions) != 2:
             continue  # on the boundary of a polytope domain
-        normal = _primitive_normal(facet)
-        minus, plus = regions
-        if _side(K[plus], normal, facet) < 0:
-            minus, plus = plus, minus
-        for r in (minus, plus):
+        for r in regions:
             if r not in jacobians:
                 jacobians[r] = K.affine_map(r)[0]
-        jump = [[a - b for a, b in zip(ra, rb)] for ra, rb in zip(jacobians[plus], jacobians[minus])]
+        first, second = regions
+        jump = [[a - b for a, b in zip(ra, rb)] for ra, rb in zip(jacobians[second], jacobians[first])]
+        # Continuity makes every row of the jump a multiple of the facet's normal, so a non-zero row
+        # gives the primitive normal without the facet's H-representation (checked on its generators).
+        row = next((r for r in jump if any(r)), None)
+        normal = list(primitive_integer_row(row)) if row is not None else _primitive_normal(facet)
+        _check_normal(facet, normal)
+        minus, plus = first, second
+        if _side(K[second], normal, facet) < 0:
+            minus, plus = second, first
+            jump = [[-v for v in r] for r in jump]
         j = next(i for i, v in enumerate(normal) if v)
-        weight = tuple(row[j] / normal[j] for row in jump)
-        if any(row[i] != w * normal[i] for row, w in zip(jump, weight) for i in range(n0)):
+        weight = tuple(r[j] / normal[j] for r in jump)
+        if any(r[i] != w * normal[i] for r, w in zip(jump, weight) for i in range(n0)):
             raise GeometryError(f"the Jacobian jump across facet {facet.id} is not rank one: {jump}")
         changing = tuple(
             neurons[k]
@@ -240,11 +247,24 @@ def tropical_weights(complex_):
 
 
 def _side(region, normal, facet):
-    """The sign of ``ν·(p - q)`` for interior points ``p`` of the region and ``q`` of the facet."""
-    p = region.relative_interior_point()
-    q = facet.relative_interior_point()
-    value = sum(n * (a - b) for n, a, b in zip(normal, p, q))
-    return (value > 0) - (value < 0)
+    """The side of the facet's hyperplane ``{ν·x = ν·q}`` the region lies on: +1 or -1.
+
+    The region is the convex hull of its generators and touches the hyperplane
+    only in the facet, so its first vertex off the hyperplane (or, if all its
+    vertices are on it, its first ray off the hyperplane's direction) decides.
+    """
+    q = facet.polyhedron.vertices_rays_lines()[0][0]
+    level = sum(n * x for n, x in zip(normal, q))
+    vertices, rays, _ = region.polyhedron.vertices_rays_lines()
+    for v in vertices:
+        value = sum(n * x for n, x in zip(normal, v)) - level
+        if value:
+            return 1 if value > 0 else -1
+    for r in rays:
+        value = sum(n * x for n, x in zip(normal, r))
+        if value:
+            return 1 if value > 0 else -1
+    raise GeometryError(f"region {region.id} has no generator off the hyperplane of facet {facet.id}")
 
 
 @dataclass(frozen=True)
@@ -275,8 +295,15 @@ class BentHypersurface:
         return not self.facets
 
 
-def bent_hypersurfaces(complex_):
+def bent_hypersurfaces(complex_, weighted=None):
     """The bent hypersurface of every hidden neuron, with where and along what it bends.
+
+    Parameters
+    ----------
+    complex_ : CanonicalComplex
+    weighted : WeightedComplex, optional
+        If given, the facets' normals are taken from its weights instead of
+        being computed again from each facet's affine hull.
 
     Returns
     -------
@@ -297,6 +324,7 @@ def bent_hypersurfaces(complex_):
     arch = K.network.architecture
     n0 = arch.input_dim
     neurons = arch.hidden_neurons()
+    known = weighted.weights() if weighted is not None else {}
     out = {}
     for k, (layer, index) in enumerate(neurons):
         facets = tuple(c.id for c in K.bent_hypersurface(layer, index) if c.dimension == n0 - 1)
@@ -308,7 +336,7 @@ def bent_hypersurfaces(complex_):
                 if K[t].dimension != n0 - 2:
                     continue
                 through = [f for f in K.lattice.cofacets(t) if f in members]
-                normals = {_line_of(K[f]) for f in through}
+                normals = {_line(K, f, known) for f in through}
                 if len(normals) > 1:
                     along = tuple(
                         neurons[j] for j, s in enumerate(K[t].signs) if s == 0 and neurons[j][0] < layer
@@ -318,6 +346,15 @@ def bent_hypersurfaces(complex_):
     return out
 
 
+def _check_normal(facet, normal):
+    """Raise unless ``normal`` is orthogonal to the facet's directions (its generators, exactly)."""
+    vertices, rays, lines = facet.polyhedron.vertices_rays_lines()
+    base = vertices[0]
+    directions = [tuple(a - b for a, b in zip(v, base)) for v in vertices[1:]] + list(rays) + list(lines)
+    if any(sum(n * d for n, d in zip(normal, u)) for u in directions):
+        raise GeometryError(f"the Jacobian jump across facet {facet.id} is not normal to it (f is not continuous?)")
+
+
 def _primitive_normal(facet):
     """The primitive integer normal of a facet's affine hull (one of its two orientations)."""
     (_, *normal), = facet.polyhedron.affine_hull().equations
@@ -325,9 +362,9 @@ def _primitive_normal(facet):
     return [v // g for v in normal]
 
 
-def _line_of(facet):
-    """The facet's hyperplane direction: its primitive normal up to sign."""
-    normal = _primitive_normal(facet)
+def _line(K, facet, weights):
+    """The facet's hyperplane direction: its primitive normal up to sign (from ``weights`` when there)."""
+    normal = weights[facet].normal if facet in weights else _primitive_normal(K[facet])
     sign = 1 if next(v for v in normal if v) > 0 else -1
     return tuple(sign * v for v in normal)
 
@@ -412,8 +449,15 @@ class BreakpointComplex:
         n0 = self.input_dim
         if self.lattice.dimension(cell) != n0 - 1:
             raise GeometryError(f"breakpoint cell {cell} has dimension {self.lattice.dimension(cell)}, not n0 - 1")
-        member = next(c for c in self._classes[cell] if self.complex[c].dimension == n0 - 1)
-        (row,) = self.complex[member].polyhedron.affine_hull().equations
+        W = self.weighted.weights()
+        member = next((c for c in self._classes[cell] if c in W), None)
+        if member is None:  # a facet of the domain's boundary
+            member = next(c for c in self._classes[cell] if self.complex[c].dimension == n0 - 1)
+            (row,) = self.complex[member].polyhedron.affine_hull().equations
+        else:
+            normal = W[member].normal
+            point = self.complex[member].polyhedron.vertices_rays_lines()[0][0]
+            row = primitive_integer_row((-sum(n * x for n, x in zip(normal, point)), *normal))
         sign = 1 if next(v for v in row[1:] if v) > 0 else -1
         return tuple(sign * v for v in row)
 

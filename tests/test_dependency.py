@@ -122,7 +122,7 @@ def test_candidates_are_read_from_function_data_only():
     """The grouping depends on f: a permuted, rescaled copy gives the same candidates on the same breakpoints."""
     net = generic_network((2, 4, 3, 1), seed=2)
     twin = permute(scale(net, [[2, 3, "1/2", 5], [7, "1/3", 1]]), [[3, 1, 0, 2], [2, 0, 1]])
-    (K1, G1), (K2, G2) = graph_of(net), graph_of(twin)
+    (_, G1), (_, G2) = graph_of(net), graph_of(twin)
     assert G1.candidates.breakpoints == G2.candidates.breakpoints
     assert G1.is_isomorphic(G2) and G1.layer_sizes() == G2.layer_sizes() == (4, 3)
     # the candidate of old neuron j is the candidate of new neuron perm.index(j), with the same facets geometry

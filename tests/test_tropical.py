@@ -296,3 +296,13 @@ def test_breakpoint_euler_characteristic_in_three_dimensions(shape, seed):
     net = ReLUNetwork.random(shape, seed=seed, kind="gaussian")
     assert breakpoints(net).euler_characteristic() == -1
     assert breakpoints(net, Box(-2, 2)).euler_characteristic() == 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bends_from_weight_normals_equal_bends_from_affine_hulls(seed):
+    """bent_hypersurfaces reads facet normals from the weights when given them; both ways agree."""
+    from polyrelu.tropical import bent_hypersurfaces
+
+    net = ReLUNetwork.random([(2, 3, 3, 1), (3, 3, 2, 1), (2, 4, 2, 2)][seed % 3], seed=seed, kind="integer", bound=3)
+    K = canonical_complex(net)
+    assert bent_hypersurfaces(K, tropical_weights(K)) == bent_hypersurfaces(K)
