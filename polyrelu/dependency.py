@@ -648,6 +648,34 @@ class DepthHierarchy:
             )
         return "\n".join(lines)
 
+    def verify(self, candidates):
+        """Re-check every certificate step on the breakpoint complex; return the failures (empty if sound).
+
+        For a step ``(u, v, cell)``: exactly four breakpoint facets meet at the
+        cell, two of candidate ``u`` on one hyperplane (``u`` goes straight
+        through) and two of candidate ``v`` on two different hyperplanes
+        (``v`` bends there). Uses only the breakpoint complex.
+
+        Parameters
+        ----------
+        candidates : CandidateHypersurfaces
+            The grouping the graph was built from (``DependencyGraph.candidates``).
+        """
+        B = candidates.breakpoints
+        is_facet = set(B.breakpoint_facets())
+        failures = []
+        for u, v, cell in self.certificate:
+            through = [f for f in B.lattice.cofacets(cell) if f in is_facet]
+            of_u = [f for f in through if f in candidates[u].facets]
+            of_v = [f for f in through if f in candidates[v].facets]
+            if len(through) != 4 or len(of_u) != 2 or len(of_v) != 2:
+                failures.append((u, v, cell, f"{len(through)} facets meet, {len(of_u)} of {u} and {len(of_v)} of {v}"))
+            elif B.hyperplane(of_u[0]) != B.hyperplane(of_u[1]):
+                failures.append((u, v, cell, f"{u} does not go straight through"))
+            elif B.hyperplane(of_v[0]) == B.hyperplane(of_v[1]):
+                failures.append((u, v, cell, f"{v} does not bend"))
+        return failures
+
     def to_json(self):
         return {
             "chain": list(self.chain),

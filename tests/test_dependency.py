@@ -111,6 +111,7 @@ def test_generic_networks_graph_from_f_equals_the_parameter_graph(arch, seed):
     L = net.architecture.depth
     assert H.lower_bound == L and H.verdict == "depth attained"
     assert [z[0] for z in H.neurons] == list(range(1, L + 1))
+    assert H.verify(C) == []
     breakpoints = C.breakpoints
     for u, v, cell in H.certificate:
         members = breakpoints.members(cell)
@@ -369,3 +370,16 @@ def test_what_is_read_from_f_is_true_for_any_network(arch, seed):
     mixed = [c for c in C if len({breakpoints.neurons(f) for f in c.facets if len(breakpoints.neurons(f)) == 1}) > 1]
     if mixed:
         assert not genericity(K).holds
+
+
+def test_a_forged_certificate_is_caught():
+    from dataclasses import replace
+
+    _, G = graph_of(generic_network((2, 3, 3, 1), seed=5))
+    H = depth_hierarchy(G)
+    (u, v, cell), = H.certificate
+    assert H.verify(G.candidates) == []
+    reversed_step = replace(H, certificate=((v, u, cell),))
+    assert [f[3] for f in reversed_step.verify(G.candidates)] == [f"{v} does not go straight through"]
+    other = next(x.cell for x in G.candidates.crossings if x.bending is None)
+    assert "facets meet" in replace(H, certificate=((u, v, other),)).verify(G.candidates)[0][3]
