@@ -380,6 +380,7 @@ class DependencyGraph:
                     "neuron": v["neuron"],
                     "complete": v["complete"],
                     "flat": v["flat"],
+                    **({"visible": v["visible"]} if "visible" in g.vs.attributes() else {}),
                 }
                 for v in g.vs
             ],
@@ -422,6 +423,10 @@ class DependencyGraph:
                 ],
                 {(e["source"], e["target"]): list(e["witnesses"]) for e in data["edges"]},
             )
+            if data["kind"] == "parameter":  # true layers, not the longest-path ones
+                graph.vs["layer"] = [v["layer"] for v in vertices]
+            if all("visible" in v for v in vertices) and vertices:
+                graph.vs["visible"] = [bool(v["visible"]) for v in vertices]
         except (KeyError, TypeError) as exc:
             raise GraphFormatError(f"malformed {FORMAT} document: missing or wrong field {exc}") from None
         return cls(graph, network_depth=data.get("network_depth"), output_dim=data.get("output_dim"))
@@ -698,9 +703,11 @@ def depth_hierarchy(graph, layer="layer"):
     Parameters
     ----------
     graph : DependencyGraph or igraph.Graph
-        A DAG. For a bare igraph graph, ``layer`` names the vertex attribute
-        holding the layers (or gives them) and the witness is read from the
-        edge attribute ``witness`` when present.
+        A DAG. A :class:`DependencyGraph` is layered by longest paths (for a
+        parameter graph too, whose ``layer`` attribute holds the true layers).
+        For a bare igraph graph, ``layer`` names the vertex attribute holding
+        the layers (or gives them) and the witness is read from the edge
+        attribute ``witness`` when present.
     layer : str or sequence of int
 
     Returns
@@ -720,8 +727,10 @@ def depth_hierarchy(graph, layer="layer"):
     (3, 'depth attained', [(1, 0), (2, 0), (3, 0)])
     """
     if isinstance(graph, DependencyGraph):
+        # the longest-path layering for both kinds: a parameter graph's true layers may leave a layer
+        # empty (a stably active one), and the chain is about what the bending relation certifies
         g, depth = graph.graph, graph.network_depth
-        layers = graph.layers() if graph.graph["kind"] == "breakpoint" else g.vs["layer"]
+        layers = graph.layers()
     else:
         g, depth = graph, None
         layers = g.vs[layer] if isinstance(layer, str) and layer in g.vs.attributes() else layer

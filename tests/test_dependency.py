@@ -383,3 +383,21 @@ def test_a_forged_certificate_is_caught():
     assert [f[3] for f in reversed_step.verify(G.candidates)] == [f"{v} does not go straight through"]
     other = next(x.cell for x in G.candidates.crossings if x.bending is None)
     assert "facets meet" in replace(H, certificate=((u, v, other),)).verify(G.candidates)[0][3]
+
+
+def test_parameter_graph_json_round_trip_keeps_true_layers(tmp_path):
+    import jsonschema
+
+    # the stably active layer: true layers (1, 3) differ from the longest-path ones (1, 2)
+    base = generic_network((2, 3, 2, 1), seed=6)
+    (W1, W2, W3), (b1, b2, b3) = base.weights, base.biases
+    identity = [[int(i == j) for j in range(3)] for i in range(3)]
+    deep = ReLUNetwork([W1, identity, W2, W3], [b1, [1, 1, 1], [b - sum(r) for b, r in zip(b2, W2)], b3])
+    P = parameter_dependency_graph(deep)
+    data = P.to_json()
+    with open("docs/schema/dependency_graph.schema.json") as fh:
+        jsonschema.validate(data, json.load(fh))
+    back = DependencyGraph.from_json(data)
+    assert back.graph.vs["layer"] == P.graph.vs["layer"] == [1, 1, 1, 3, 3]
+    assert back.graph.vs["visible"] == P.graph.vs["visible"] and back.to_json() == data
+    assert data["depth_hierarchy"]["lower_bound"] == 2  # 1 -> 3 is one step of the bending relation
