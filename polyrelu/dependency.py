@@ -601,6 +601,9 @@ class DepthHierarchy:
     incomplete : int
         Vertices that are pieces cut off at unresolved cells: the layering,
         and so anything beyond the lower bound, is then not reliable.
+    input_dim : int or None
+        ``n0``; with ``n0 = 1`` hypersurfaces are points that never cross, so
+        the graph has no edges by dimension, not by evidence.
     """
 
     chain: tuple
@@ -610,6 +613,7 @@ class DepthHierarchy:
     network_depth: object
     neurons: tuple
     incomplete: int = 0
+    input_dim: object = None
 
     @property
     def verdict(self):
@@ -622,7 +626,8 @@ class DepthHierarchy:
             return "depth attained"
         if self.lower_bound > self.network_depth:
             return "inconsistent"
-        return "undetermined" if self.incomplete else "shallower realization suggested"
+        blind = self.incomplete or (self.input_dim is not None and self.input_dim < 2)
+        return "undetermined" if blind else "shallower realization suggested"
 
     def __str__(self):
         k = self.lower_bound
@@ -639,6 +644,11 @@ class DepthHierarchy:
             lines.append(
                 f"the network has {_count(self.network_depth, 'hidden layer')} but the chain only {k}: the layering "
                 f"points to a realization with {_count(len(self.layer_sizes), 'hidden layer')} of widths {self.layer_sizes}"
+            )
+        elif self.verdict == "undetermined" and not self.incomplete:
+            lines.append(
+                f"the network has {_count(self.network_depth, 'hidden layer')}; with one input, hypersurfaces are "
+                "points and never cross, so f shows no bending relation to layer by"
             )
         elif self.verdict == "undetermined":
             lines.append(
@@ -744,4 +754,5 @@ def depth_hierarchy(graph, layer="layer"):
         neurons = tuple(None if g.vs[v]["neuron"] is None else tuple(g.vs[v]["neuron"]) for v in chain)
     sizes = tuple(list(layers).count(l) for l in range(1, max(layers, default=0) + 1))
     incomplete = sum(1 for c in g.vs["complete"] if not c) if "complete" in g.vs.attributes() else 0
-    return DepthHierarchy(tuple(chain), certificate, len(chain), sizes, depth, neurons, incomplete)
+    input_dim = g["input_dim"] if "input_dim" in g.attributes() else None
+    return DepthHierarchy(tuple(chain), certificate, len(chain), sizes, depth, neurons, incomplete, input_dim)

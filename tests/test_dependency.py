@@ -401,3 +401,11 @@ def test_parameter_graph_json_round_trip_keeps_true_layers(tmp_path):
     assert back.graph.vs["layer"] == P.graph.vs["layer"] == [1, 1, 1, 3, 3]
     assert back.graph.vs["visible"] == P.graph.vs["visible"] and back.to_json() == data
     assert data["depth_hierarchy"]["lower_bound"] == 2  # 1 -> 3 is one step of the bending relation
+
+
+def test_one_input_gives_no_layering_evidence():
+    net = ReLUNetwork([[[1], [-1], [2]], [[1, 1, 0], [0, 1, 1]], [[1, -1]]], [[0, 1, -3], [-1, -2], [0]])
+    _, G = graph_of(net)
+    assert G.graph.ecount() == 0 and set(G.layers()) == {1}
+    H = depth_hierarchy(G)
+    assert H.lower_bound == 1 and H.verdict == "undetermined" and "never cross" in str(H)
