@@ -409,3 +409,17 @@ def test_one_input_gives_no_layering_evidence():
     assert G.graph.ecount() == 0 and set(G.layers()) == {1}
     H = depth_hierarchy(G)
     assert H.lower_bound == 1 and H.verdict == "undetermined" and "never cross" in str(H)
+
+
+def test_a_box_around_every_crossing_gives_the_same_graph():
+    """Inside a box that holds every vertex, hypersurfaces only lose their unbounded ends: same graph."""
+    from polyrelu import Box
+
+    net = generic_network((2, 3, 3, 1), seed=7)
+    K, G = graph_of(net)
+    bound = max(abs(x) for c in K.cells(0) for x in c.polyhedron.vertices()[0]) + 1
+    _, boxed = graph_of(net, domain=Box(-bound, bound))
+    assert not boxed.candidates.unresolved
+    layered = lambda g: sorted(zip(g.neurons().values(), g.layers()))  # noqa: E731
+    assert boxed.neuron_edges() == G.neuron_edges() and layered(boxed) == layered(G)
+    assert depth_hierarchy(boxed).lower_bound == 2
