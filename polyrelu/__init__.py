@@ -21,6 +21,13 @@ from .geometry import FaceLattice, Feasibility, LPOracle, Polyhedron
 from .network import Architecture, ReLUNetwork, load_network, network_from_dict, network_to_dict, save_network
 from .symmetry import canonical_form, equivalent, permute, scale
 from .genericity import GenericityReport, genericity
+from .identifiability import (
+    FunctionalDimension,
+    batch_functional_dimension,
+    float_functional_dimension,
+    functional_dimension,
+    scaling_directions,
+)
 from .dependency import (
     CandidateHypersurfaces,
     DependencyGraph,
@@ -64,6 +71,11 @@ __all__ = [
     "BentHypersurface",
     "genericity",
     "GenericityReport",
+    "functional_dimension",
+    "batch_functional_dimension",
+    "float_functional_dimension",
+    "scaling_directions",
+    "FunctionalDimension",
     "candidate_hypersurfaces",
     "CandidateHypersurfaces",
     "dependency_graph",

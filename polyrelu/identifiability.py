@@ -1,0 +1,397 @@
+"""Functional dimension: the exact rank of the parameter Jacobian of a ReLU network's function (DESIGN §6).
+
+On a region ``R`` of the canonical complex, ``f(x) = A_R(θ) x + c_R(θ)`` with
+``A_R``, ``c_R`` polynomial in the parameters ``θ``. The functional dimension at
+``θ`` is the rank of the Jacobian of ``θ ↦ (A_R(θ), c_R(θ))_R`` over all
+regions; it is at most ``D − H`` (#parameters − #hidden neurons), because
+rescaling a neuron's incoming and outgoing weights does not move ``f``.
+
+The rank is decided exactly, with a certificate both ways:
+
+- a lower bound ``r``: the rank of the integer-scaled Jacobian modulo a prime
+  (a minor that is non-zero modulo ``p`` is non-zero over the integers);
+- the matching upper bound: either ``r = D − H`` and the ``H`` scaling
+  directions (independent, since each moves its own neuron's incoming row)
+  lie in the kernel, or ``D − r`` exact rational kernel vectors, solved from
+  an ``r × r`` subsystem and checked against the whole Jacobian in integer
+  arithmetic.
+
+:func:`float_functional_dimension` is the float fast path (SVD rank), named as
+such and never the default.
+"""
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import flint
+import numpy as np
+
+from .errors import GeometryError
+
+__all__ = [
+    "FunctionalDimension",
+    "functional_dimension",
+    "batch_functional_dimension",
+    "float_functional_dimension",
+    "scaling_directions",
+]
+
+_PRIMES = (2**62 - 57, 2**61 - 1, 2**63 - 25)
+
+
+@dataclass(frozen=True)
+class FunctionalDimension:
+    """The rank of the parameter Jacobian and what it rests on.
+
+    Attributes
+    ----------
+    rank : int
+        The functional dimension (batch functional dimension for given points).
+    bound : int
+        ``D − H``.
+    num_parameters, num_hidden : int
+        ``D`` and ``H``.
+    patterns : int
+        Activation patterns (regions) whose maps were differentiated.
+    method : str
+        ``"exact"`` (certified both ways) or ``"float"`` (SVD rank, not certified).
+    prime : int or None
+        The prime of the lower-bound certificate (exact method).
+    kernel : tuple of tuple of Fraction
+        Exact directions in parameter space (in the order of
+        :meth:`~polyrelu.network.ReLUNetwork.parameters`) that do not move
+        ``f`` to first order and are not combinations of the scaling
+        directions; ``D − H − rank`` of them when the scaling directions are
+        independent. Empty when the rank attains the bound.
+    """
+
+    rank: int
+    bound: int
+    num_parameters: int
+    num_hidden: int
+    patterns: int
+    method: str
+    prime: object = None
+    kernel: tuple = ()
+
+    @property
+    def attains_bound(self):
+        """Whether the rank equals ``D − H``."""
+        return self.rank == self.bound
+
+    def __str__(self):
+        head = (
+            f"functional dimension {self.rank} of D - H = {self.bound} "
+            f"(D = {self.num_parameters}, H = {self.num_hidden}; {self.patterns} activation patterns, {self.method})"
+        )
+        if self.attains_bound:
+            return head + ": the bound is attained"
+        return head + f": {self.bound - self.rank} short, {len(self.kernel)} kernel directions beyond scaling"
+
+
+def functional_dimension(network, domain=None, complex_=None, kernel=True):
+    """The exact functional dimension of a network at its parameters (DESIGN §6).
+
+    Parameters
+    ----------
+    network : ReLUNetwork
+    domain : optional
+        As for :func:`~polyrelu.complex.canonical_complex`; regions outside it do not count.
+    complex_ : CanonicalComplex, optional
+        Reused if already computed.
+    kernel : bool
+        Also return the exact kernel directions beyond scaling when the rank falls short.
+
+    Returns
+    -------
+    FunctionalDimension
+
+    Raises
+    ------
+    GeometryError
+        No certificate could be completed with any of the primes tried (not
+        expected to happen; the message says so rather than guessing).
+
+    Examples
+    --------
+    ``relu(x1) + relu(x2)``: 9 parameters, 2 hidden neurons, rank 7. A dead
+    neuron drops the rank: its two incoming weights, bias and outgoing weight move
+    freely, one combination of them is its rescaling, three are left:
+
+    >>> from polyrelu import ReLUNetwork
+    >>> functional_dimension(ReLUNetwork([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]])).rank
+    7
+    >>> dead = ReLUNetwork([[[1, 0], [0, 1], [0, 0]], [[1, 1, 1]]], [[0, 0, -1], [0]])
+    >>> fd = functional_dimension(dead)
+    >>> fd.rank, fd.bound, len(fd.kernel)
+    (7, 10, 3)
+    """
+    from .complex import canonical_complex
+
+    K = complex_ if complex_ is not None else canonical_complex(network, domain)
+    patterns = [r.signs for r in K.regions()]
+    return _certified_rank(network, patterns, kernel)
+
+
+def batch_functional_dimension(network, points, kernel=False):
+    """The exact rank of the Jacobian of ``θ ↦ (f_θ(z))_z`` on the affine pieces at the given points.
+
+    Each point must be *parametrically smooth*: no hidden pre-activation
+    vanishes there, so the activation pattern is locally constant in ``θ``.
+    The rank counts the pieces' full affine maps ``(A, c)`` at the points'
+    patterns (repeated patterns count once), which is the batch functional
+    dimension of a batch holding ``n0 + 1`` affinely independent points in
+    each of those pieces.
+
+    Raises
+    ------
+    GeometryError
+        A point where some hidden pre-activation is zero (its index is named).
+
+    Examples
+    --------
+    >>> from polyrelu import ReLUNetwork
+    >>> net = ReLUNetwork([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]])
+    >>> batch_functional_dimension(net, [[1, 1]]).rank  # one affine piece: 3 numbers
+    3
+    >>> batch_functional_dimension(net, [[1, 1], [-1, 1], [1, -1], [-1, -1]]).rank
+    7
+    """
+    patterns = []
+    for k, x in enumerate(points):
+        signs = network.signs(x)
+        if 0 in signs:
+            raise GeometryError(
+                f"point {k} lies on the zero set of hidden neuron {network.architecture.hidden_neurons()[signs.index(0)]}; "
+                "batch functional dimension needs points where no hidden pre-activation vanishes"
+            )
+        if signs not in patterns:
+            patterns.append(signs)
+    return _certified_rank(network, patterns, kernel)
+
+
+def float_functional_dimension(network, domain=None, complex_=None, rtol=None):
+    """The functional dimension by a float SVD rank: fast, not certified (named as such).
+
+    ``rtol`` is relative to the largest singular value (numpy's default
+    ``max(shape) · eps`` when None). On well-conditioned networks it agrees
+    with :func:`functional_dimension`.
+    """
+    from .complex import canonical_complex
+
+    K = complex_ if complex_ is not None else canonical_complex(network, domain)
+    patterns = [r.signs for r in K.regions()]
+    layers = [np.array([[1.0] + [0.0] * len(W[0])] + [[float(bi), *map(float, row)] for row, bi in zip(W, b)])
+              for W, b in network.layers]
+    J = _jacobian(network, patterns, layers)
+    if J.size == 0:
+        rank = 0
+    else:
+        sv = np.linalg.svd(J, compute_uv=False)
+        tol = (rtol if rtol is not None else max(J.shape) * np.finfo(float).eps) * sv[0]
+        rank = int(np.sum(sv > tol))
+    arch = network.architecture
+    return FunctionalDimension(rank, arch.functional_dimension_bound, arch.num_parameters, arch.num_hidden,
+                               len(patterns), "float")
+
+
+def scaling_directions(network):
+    """The ``H`` tangent directions of the positive rescalings, one per hidden neuron, exact.
+
+    For neuron ``(l, i)``: ``+`` its incoming row and bias, ``−`` its outgoing
+    column (the derivative at ``λ = 1`` of scaling it by ``λ``). Coordinates in
+    the order of :meth:`~polyrelu.network.ReLUNetwork.parameters`.
+    """
+    arch = network.architecture
+    offsets = _offsets(arch.widths)
+    out = []
+    for l, n in enumerate(arch.hidden_widths, start=1):
+        W, b = network.layers[l - 1]
+        W_next = network.layers[l][0]
+        p = arch.widths[l - 1]
+        for i in range(n):
+            vec = [Fraction(0)] * arch.num_parameters
+            w_off, b_off = offsets[l - 1]
+            for j in range(p):
+                vec[w_off + i * p + j] = W[i][j]
+            vec[b_off + i] = b[i]
+            nw_off, _ = offsets[l]
+            for r in range(arch.widths[l + 1]):
+                vec[nw_off + r * n + i] = -W_next[r][i]
+            out.append(tuple(vec))
+    return tuple(out)
+
+
+# -- the Jacobian -----------------------------------------------------------------------------
+
+
+def _offsets(widths):
+    """Per layer, the positions of ``W_l`` (row-major) and ``b_l`` in the flat parameter vector."""
+    out, pos = [], 0
+    for p, n in zip(widths, widths[1:]):
+        out.append((pos, pos + n * p))
+        pos += n * (p + 1)
+    return out
+
+
+def _jacobian(network, patterns, layers):
+    """The Jacobian of ``θ ↦ (c_R, A_R)`` over the patterns, in homogeneous form, as a numpy array.
+
+    ``layers`` are the homogeneous layer matrices ``[[1, 0], [b, W]]`` (floats,
+    or integers scaled by ``c_l`` as numpy object arrays). With ``Q_l`` the map
+    of layer ``l``'s input and ``P_l`` the map from its pre-activation to the
+    output (both with the pattern's masks), ``∂M/∂H_l[i, j] = P_l[:, i] Q_l[j, :]``.
+    Rows: pattern, output, then the constant and the ``n0`` slopes; columns: the
+    parameters in the order of :meth:`ReLUNetwork.parameters`.
+    """
+    arch = network.architecture
+    widths = arch.widths
+    L = len(widths) - 1
+    n0, m = widths[0], widths[-1]
+    R = len(patterns)
+    kind = layers[0].dtype
+    signs = np.array(patterns, dtype=int).reshape(R, arch.num_hidden) > 0
+    masks, k = [], 0
+    for n in arch.hidden_widths:
+        mask = np.ones((R, n + 1), dtype=kind)
+        mask[:, 1:] = signs[:, k : k + n]
+        masks.append(mask)
+        k += n
+    Q = [np.broadcast_to(np.eye(n0 + 1, dtype=int).astype(kind), (R, n0 + 1, n0 + 1))]
+    for l in range(L - 1):
+        Q.append(np.matmul(layers[l], Q[-1]) * masks[l][:, :, None])
+    P = [None] * L
+    P[L - 1] = np.broadcast_to(np.eye(m + 1, dtype=int).astype(kind), (R, m + 1, m + 1))
+    for l in range(L - 2, -1, -1):
+        P[l] = np.matmul(P[l + 1], layers[l + 1]) * masks[l][:, None, :]
+    blocks = []
+    for l in range(L):
+        rows = P[l][:, 1:, 1:]  # (R, m, n_l): no constant row, no constant column
+        cols = np.transpose(Q[l], (0, 2, 1))  # (R, n0 + 1, n_{l-1} + 1)
+        B = rows[:, :, None, :, None] * cols[:, None, :, None, :]  # (R, m, n0 + 1, n_l, n_{l-1} + 1)
+        B = B.reshape(R * m * (n0 + 1), widths[l + 1], widths[l] + 1)
+        # column j = 0 is the bias; the parameter vector has W_l row-major, then b_l
+        blocks.append(B[:, :, 1:].reshape(len(B), -1))
+        blocks.append(B[:, :, 0])
+    return np.concatenate(blocks, axis=1) if R else np.zeros((0, arch.num_parameters), dtype=kind)
+
+
+def _integer_layers(network):
+    """Homogeneous layers scaled to integers (object arrays), and each layer's scale ``c_l``."""
+    layers, scales = [], []
+    for W, b in network.layers:
+        c = math.lcm(*(v.denominator for row in W for v in row), *(v.denominator for v in b))
+        p = len(W[0])
+        layers.append(np.array([[c] + [0] * p] + [[int(bi * c), *(int(v * c) for v in row)] for row, bi in zip(W, b)],
+                               dtype=object))
+        scales.append(c)
+    return layers, scales
+
+
+def _certified_rank(network, patterns, want_kernel):
+    arch = network.architecture
+    D, H = arch.num_parameters, arch.num_hidden
+    layers, scales = _integer_layers(network)
+    J = _jacobian(network, patterns, layers)
+    # J = J_true · diag(s): the column of a layer-l parameter carries the product of the other layers' scales
+    total = math.prod(scales)
+    column_scale = [total // scales[l] for l, (p, n) in enumerate(zip(arch.widths, arch.widths[1:])) for _ in range(n * (p + 1))]
+    scaling = scaling_directions(network)
+    # each scaling direction moves its own neuron's incoming row: independent unless such a row is zero
+    independent_scaling = all(any(row) or bias for W, b in network.layers[:-1] for row, bias in zip(W, b))
+    for p in _PRIMES:
+        Jp = flint.nmod_mat(J.shape[0], D, [int(v) % p for v in J.ravel().tolist()], p) if J.size else None
+        rank = Jp.rank() if Jp is not None else 0
+        if rank == D - H and independent_scaling:
+            return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p)
+        basis = _exact_kernel(J, Jp, rank, p)
+        if basis is None:
+            continue  # an unlucky prime: the rank modulo p was below the rank over Q
+        extra = ()
+        if want_kernel:
+            true_basis = [tuple(Fraction(v) * s for v, s in zip(vec, column_scale)) for vec in basis]
+            extra = _beyond(scaling, true_basis)
+        return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p, extra)
+    raise GeometryError(f"no rank certificate for {network.name or 'the network'} with the primes {_PRIMES}")
+
+
+def _exact_kernel(J, Jp, rank, p):
+    """``D − rank`` kernel vectors of the integer matrix ``J`` (lists of Fractions), verified exactly; or None.
+
+    Zero columns (parameters that move nothing, e.g. a dead neuron's) give
+    unit kernel vectors at once. On the other columns, the pivot columns of an
+    echelon form modulo ``p`` and ``rank`` rows independent on them give an
+    ``r × r`` system, invertible modulo ``p`` hence over Q; solving it exactly
+    for each free column gives candidate kernel vectors, accepted only if
+    ``J k = 0`` holds for every row in integers.
+    """
+    D = J.shape[1]
+    nonzero = [j for j in range(D) if any(J[:, j])]
+    basis = []
+    for j in range(D):
+        if j not in set(nonzero):
+            basis.append([Fraction(int(i == j)) for i in range(D)])
+    if rank == 0 or not nonzero:
+        return basis if len(basis) == D - rank else None
+    sub = J[:, nonzero]
+    reduced = flint.nmod_mat(sub.shape[0], sub.shape[1], [v % p for v in sub.ravel().tolist()], p)
+    echelon, r = reduced.rref()
+    if r != rank:
+        return None
+    pivots = [nonzero[next(j for j, v in enumerate(row) if int(v))] for row in echelon.tolist()[:r]]
+    free = [j for j in nonzero if j not in set(pivots)]
+    if free:
+        rows = _independent_rows(J[:, pivots], r, p)
+        if rows is None:
+            return None
+        A = flint.fmpz_mat(J[np.ix_(rows, pivots)].tolist())
+        B = flint.fmpz_mat((-J[np.ix_(rows, free)]).tolist())
+        solution = A.solve(B).tolist()
+        solved = []
+        for a, n in enumerate(free):
+            vec = [Fraction(0)] * D
+            vec[n] = Fraction(1)
+            for b, c in enumerate(pivots):
+                q = solution[b][a]
+                vec[c] = Fraction(int(q.p), int(q.q))
+            solved.append(vec)
+        # the certificate: J k = 0 for every row, in integers
+        den = [math.lcm(*(v.denominator for v in vec)) for vec in solved]
+        Kz = flint.fmpz_mat(D, len(solved), [int(solved[a][i] * den[a]) for i in range(D) for a in range(len(solved))])
+        Jz = flint.fmpz_mat(J.shape[0], D, J.ravel().tolist())
+        if not (Jz * Kz).is_zero():
+            return None
+        basis.extend(solved)
+    return basis
+
+
+def _independent_rows(M, r, p):
+    """``r`` rows of ``M`` (``r`` columns) independent modulo ``p``: tried on a random sample first."""
+    n = M.shape[0]
+    order = np.random.default_rng(0).permutation(n)
+    for size in (min(n, 2 * r + 8), n):
+        rows = sorted(order[:size].tolist())
+        T = M[rows].T
+        echelon, rank = flint.nmod_mat(T.shape[0], T.shape[1], [v % p for v in T.ravel().tolist()], p).rref()
+        if rank == r:
+            return [rows[next(j for j, v in enumerate(row) if int(v))] for row in echelon.tolist()[:r]]
+    return None
+
+
+def _beyond(scaling, kernel):
+    """Kernel vectors completing the span of the scaling directions to the whole kernel (exact).
+
+    One echelon form of the matrix whose columns are the scaling directions,
+    then the kernel vectors: its pivot columns among the latter are the answer.
+    """
+    vectors = list(scaling) + list(kernel)
+    if not kernel:
+        return ()
+    D = len(vectors[0])
+    M = flint.fmpq_mat(D, len(vectors), [flint.fmpq(vec[i].numerator, vec[i].denominator)
+                                          for i in range(D) for vec in vectors])
+    echelon, r = M.rref()
+    table = echelon.tolist()
+    pivots = {next(j for j, v in enumerate(row) if v != 0) for row in table[:r]}
+    return tuple(tuple(vectors[j]) for j in sorted(pivots) if j >= len(scaling))

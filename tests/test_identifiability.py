@@ -1,0 +1,148 @@
+"""Functional dimension (DESIGN §6): exact rank of the parameter Jacobian, its bound and its kernel."""
+
+import math
+from fractions import Fraction
+
+import flint
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from polyrelu import (
+    GeometryError,
+    ReLUNetwork,
+    batch_functional_dimension,
+    canonical_complex,
+    float_functional_dimension,
+    functional_dimension,
+    permute,
+    scale,
+    scaling_directions,
+)
+from polyrelu.examples import generic_network
+
+
+def moved(net, direction, t):
+    theta = [a + t * d for a, d in zip(net.parameters(), direction)]
+    return ReLUNetwork.from_parameters(net.architecture, theta)
+
+
+def derivative_of_maps(net, direction, pattern):
+    """d/dt at t = 0 of the flattened (A, c) on a fixed pattern along a direction (no Jacobian code).
+
+    On a fixed pattern the map is a polynomial in t of degree at most the number of layers, so its
+    exact values at that many + 1 points determine it; the derivative comes from the Lagrange form:
+    l_i'(0) = sum over k != i of prod over j != i, k of (0 - t_j), divided by prod over j != i of (t_i - t_j).
+    """
+    ts = [Fraction(k) for k in range(-1, len(net.layers))]
+    values = []
+    for t in ts:
+        A, c = moved(net, direction, t).affine_map(pattern)
+        values.append([v for row in A for v in row] + list(c))
+    out = [Fraction(0)] * len(values[0])
+    for i, ti in enumerate(ts):
+        others = [tj for j, tj in enumerate(ts) if j != i]
+        denominator = math.prod(ti - tj for tj in others)
+        slope = sum(math.prod(-tj for tj in others if tj is not tk) for tk in others) / denominator
+        for k, v in enumerate(values[i]):
+            out[k] += v * slope
+    return out
+
+
+@pytest.mark.parametrize("arch", [(2, 2, 1), (3, 2, 3, 1), (2, 3, 2, 1), (2, 2, 2, 2, 1), (2, 3, 3, 2)])
+def test_generic_examples_attain_d_minus_h(arch):
+    net = generic_network(arch, seed=0)
+    fd = functional_dimension(net)
+    assert fd.rank == fd.bound == net.architecture.num_parameters - net.architecture.num_hidden
+    assert fd.attains_bound and fd.kernel == () and fd.method == "exact"
+    assert float_functional_dimension(net).rank == fd.rank
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(arch=st.sampled_from([(2, 3, 1), (2, 2, 2, 1), (3, 2, 2, 1), (2, 3, 2, 2), (1, 2, 2, 1)]), seed=st.integers(0, 10**6))
+def test_rank_never_exceeds_the_bound_and_kernel_is_exact(arch, seed):
+    net = ReLUNetwork.random(arch, seed=seed, kind="integer", bound=3)
+    K = canonical_complex(net)
+    fd = functional_dimension(net, complex_=K)
+    # the scaling directions lie in the kernel, so the rank is at most D minus their rank (D - H when independent)
+    S = flint.fmpq_mat([[flint.fmpq(v.numerator, v.denominator) for v in s] for s in scaling_directions(net)])
+    assert fd.rank <= fd.num_parameters - S.rref()[1]
+    # every kernel direction beyond scaling really leaves every region's affine map still (to first order)
+    for direction in fd.kernel[:3]:
+        for region in K.regions():
+            assert not any(derivative_of_maps(net, direction, region.signs))
+
+
+def test_scaling_directions_do_not_move_any_map():
+    net = generic_network((2, 3, 2, 1), seed=1)
+    K = canonical_complex(net)
+    for direction in scaling_directions(net):
+        for region in K.regions()[:5]:
+            assert not any(derivative_of_maps(net, direction, region.signs))
+
+
+def test_a_generic_direction_moves_the_maps():
+    """The interpolation check can fail: a direction outside the kernel moves some map."""
+    net = generic_network((2, 3, 2, 1), seed=1)
+    K = canonical_complex(net)
+    direction = [Fraction(k % 5 - 2) for k in range(net.architecture.num_parameters)]
+    assert any(any(derivative_of_maps(net, direction, r.signs)) for r in K.regions())
+
+
+def test_dead_neuron_kernel_is_its_free_weights():
+    """Rank D - H of the live network; the kernel beyond scaling is spanned by the dead neuron's weights."""
+    base = generic_network((2, 3, 2, 1), seed=2)
+    W1, W2, W3 = (list(map(list, W)) for W in base.weights)
+    b1, b2, b3 = (list(b) for b in base.biases)
+    # a fourth first-layer neuron that is never active: zero weights, negative bias
+    W1.append([0, 0]); b1.append(-1)
+    for row in W2:
+        row.append(Fraction(3, 2))
+    net = ReLUNetwork([W1, W2, W3], [b1, b2, b3])
+    fd = functional_dimension(net)
+    assert fd.rank == functional_dimension(base).rank == base.architecture.functional_dimension_bound
+    # its parameters: W1[3] (2), b1[3] (1), W2[:, 3] (2); one combination is its rescaling, 4 are left
+    assert fd.bound - fd.rank == 4 and len(fd.kernel) == 4
+    own = {6, 7, 11, 12 + 3, 12 + 4 + 3}
+    assert {i for vec in fd.kernel for i, v in enumerate(vec) if v} <= own
+
+
+def test_stably_active_layer_loses_exactly_the_extra_parameters():
+    base = generic_network((2, 3, 2, 1), seed=6)
+    (W1, W2, W3), (b1, b2, b3) = base.weights, base.biases
+    identity = [[int(i == j) for j in range(3)] for i in range(3)]
+    deep = ReLUNetwork([W1, identity, W2, W3], [b1, [1, 1, 1], [b - sum(r) for b, r in zip(b2, W2)], b3])
+    shallow, fd = functional_dimension(base), functional_dimension(deep)
+    assert shallow.attains_bound and fd.rank == shallow.rank < fd.bound
+    assert len(fd.kernel) == fd.bound - fd.rank == 9
+    K = canonical_complex(deep)
+    for direction in fd.kernel:
+        assert not any(derivative_of_maps(deep, direction, K.regions()[0].signs))
+
+
+def test_rank_is_invariant_under_trivial_symmetries():
+    net = ReLUNetwork.random((2, 3, 3, 1), seed=4, kind="integer", bound=3)
+    twin = permute(scale(net, [[2, "1/3", 5], [7, 1, "2/5"]]), [[2, 0, 1], [1, 2, 0]])
+    a, b = functional_dimension(net), functional_dimension(twin)
+    assert a.rank == b.rank and len(a.kernel) == len(b.kernel)
+
+
+def test_batch_rank_over_one_point_per_region_is_the_functional_dimension():
+    net = generic_network((2, 3, 2, 1), seed=3)
+    K = canonical_complex(net)
+    points = [r.relative_interior_point() for r in K.regions()]
+    assert batch_functional_dimension(net, points).rank == functional_dimension(net).rank
+    assert batch_functional_dimension(net, points[:1]).rank <= 3
+
+
+def test_batch_refuses_points_on_a_bent_hypersurface():
+    net = ReLUNetwork([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]])
+    with pytest.raises(GeometryError, match=r"point 1 lies on the zero set of hidden neuron \(1, 0\)"):
+        batch_functional_dimension(net, [[1, 1], [0, 5]])
+
+
+def test_exact_and_float_ranks_agree_on_well_conditioned_networks():
+    for seed in range(4):
+        net = generic_network((2, 4, 3, 1), seed=seed)
+        assert functional_dimension(net).rank == float_functional_dimension(net).rank
