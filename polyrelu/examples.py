@@ -140,18 +140,23 @@ def _paired_proposal(widths, rng, samples=64):
             return None
         images = [post(P, len(layers)) for P in zero_sets]
 
-        def crossing_bias(w, floor=-np.inf):
+        def crossing_bias(w, floor=-np.inf, top=1.0):
             values = [A @ w for A in images]
-            lo = max(np.quantile(v, 0.1) for v in values)
-            hi = min(np.quantile(v, 0.9) for v in values)
-            lo_b, hi_b = max(-hi, floor), -lo
-            return rng.uniform(lo_b, hi_b) if lo_b < hi_b else None
+            # inside the middle of every range if possible; wide layers need the tails too
+            for q in (0.1, 0.02, 0.0):
+                lo = max(np.quantile(v, q) for v in values)
+                hi = min(np.quantile(v, 1 - q) for v in values)
+                lo_b, hi_b = max(-hi, floor), -lo
+                if lo_b < hi_b:
+                    return rng.uniform(hi_b - top * (hi_b - lo_b), hi_b)
+            return None
 
         W, b = np.zeros((n, m)), np.zeros(n)
         for i in range(0, n, 2):
             for _ in range(50):
                 w = rng.uniform(0.2, 1.0, m)
-                bias = crossing_bias(w)
+                # a level low in the ranges leaves the partner (whose bias must exceed -bias) room to cross too
+                bias = crossing_bias(w, top=1.0 if i + 1 == n else 0.34)
                 if bias is None:
                     continue
                 if i + 1 == n:
