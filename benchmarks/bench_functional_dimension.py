@@ -1,0 +1,90 @@
+"""Benchmark: exact functional dimension (issue 6, "Benchmark"; the target is not met yet).
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/bench_functional_dimension.py            # about a minute on 2 cores
+    .venv/bin/python benchmarks/bench_functional_dimension.py --no-baseline
+
+For each network (the issue-3 recipe: ``np.random.seed(0)``, then per layer ``W = randn(out, in)``,
+``b = randn(out)``; and ``generic_network``, which passes the four genericity conditions), on all
+of R^n0, with the canonical complex built once beforehand:
+
+* ``functional_dimension`` (exact, certified both ways: rank modulo a prime below; above, either
+  the rank is D - H, or exact kernel vectors are verified against the whole Jacobian);
+* ``float_functional_dimension`` (float64 SVD rank, not certified);
+* BASELINE (``--no-baseline`` skips it): the same integer Jacobian, built by polyrelu's code, and
+  python-flint's exact ``fmpz_mat.rank`` on it (fraction-free elimination over the integers),
+  with no certificate of its own beyond being exact arithmetic.
+
+The three ranks must agree (exit status 1 otherwise). Ratios are against the baseline.
+"""
+
+import argparse
+import datetime
+import platform
+import sys
+import time
+
+import flint
+import numpy as np
+
+from polyrelu import ReLUNetwork, canonical_complex, float_functional_dimension, functional_dimension
+from polyrelu.examples import generic_network
+from polyrelu.identifiability import _integer_layers, _jacobian
+
+
+def seeded_network(widths):
+    np.random.seed(0)
+    Ws, bs = [], []
+    for n_in, n_out in zip(widths, widths[1:]):
+        Ws.append(np.random.randn(n_out, n_in))
+        bs.append(np.random.randn(n_out))
+    return ReLUNetwork(Ws, bs, name=f"seed-0 randn {'→'.join(map(str, widths))}")
+
+
+def timed(fn):
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
+def baseline_rank(net, K):
+    layers, _ = _integer_layers(net)
+    J = _jacobian(net, [r.signs for r in K.regions()], layers)
+    return flint.fmpz_mat(J.shape[0], J.shape[1], J.ravel().tolist()).rank()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--no-baseline", action="store_true")
+    args = parser.parse_args(argv)
+    print(f"# bench_functional_dimension, {datetime.date.today()}, Python {platform.python_version()}")
+    nets = [
+        seeded_network((2, 8, 8, 1)),
+        generic_network((2, 6, 6, 6, 1), seed=0),
+        generic_network((3, 4, 4, 4, 1), seed=0),
+        seeded_network((2, 16, 16, 16, 1)),
+    ]
+    ok = True
+    print("| network | regions | D - H | rank | exact | float | baseline fmpz rank | exact / baseline |")
+    print("|---|---|---|---|---|---|---|---|")
+    for net in nets:
+        K = canonical_complex(net)
+        t_exact, fd = timed(lambda: functional_dimension(net, complex_=K))
+        t_float, ff = timed(lambda: float_functional_dimension(net, complex_=K))
+        if args.no_baseline:
+            t_base, base = float("nan"), fd.rank
+        else:
+            t_base, base = timed(lambda: baseline_rank(net, K))
+        ok &= fd.rank == ff.rank == base
+        print(
+            f"| {net.name} | {len(K.regions())} | {fd.bound} | {fd.rank} | {t_exact:.2f} s | {t_float:.2f} s | "
+            f"{t_base:.2f} s | {t_exact / t_base:.2f} |"
+        )
+    if not ok:
+        print("FAILED: the exact, float and baseline ranks differ")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
