@@ -58,26 +58,19 @@ import cdd.gmp
 import flint
 import numpy as np
 
+from polyrelu.examples import seeded_gaussian_network
 from polyrelu import ReLUNetwork, canonical_complex
 
 # --- networks -----------------------------------------------------------------------------
 
 
-def seeded_network(widths):
-    """``np.random.seed(0)``; then per layer in order ``W = randn(out, in)``, ``b = randn(out)``."""
-    np.random.seed(0)
-    Ws, bs = [], []
-    for n_in, n_out in zip(widths, widths[1:]):
-        Ws.append(np.random.randn(n_out, n_in))
-        bs.append(np.random.randn(n_out))
-    return ReLUNetwork(Ws, bs, name=f"seed-0 randn {'→'.join(map(str, widths))}")
 
 
 # name, builder, target seconds for lattice + all V-reps (None: no target), run method="lp"?
 NETWORKS = [
-    ("2→8→8→1", lambda: seeded_network((2, 8, 8, 1)), None, True),
-    ("3→8→8→1", lambda: seeded_network((3, 8, 8, 1)), 0.5, True),
-    ("2→16→16→16→1", lambda: seeded_network((2, 16, 16, 16, 1)), 1.0, True),
+    ("2→8→8→1", lambda: seeded_gaussian_network((2, 8, 8, 1)), None, True),
+    ("3→8→8→1", lambda: seeded_gaussian_network((3, 8, 8, 1)), 0.5, True),
+    ("2→16→16→16→1", lambda: seeded_gaussian_network((2, 16, 16, 16, 1)), 1.0, True),
     ("4→8→8→8→1 (int)", lambda: ReLUNetwork.random((4, 8, 8, 8, 1), kind="integer", seed=0), 60.0, False),
 ]
 

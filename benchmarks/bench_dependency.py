@@ -37,7 +37,6 @@ import networkx as nx
 import numpy as np
 
 from polyrelu import (
-    ReLUNetwork,
     breakpoint_complex,
     candidate_hypersurfaces,
     canonical_complex,
@@ -46,17 +45,10 @@ from polyrelu import (
     parameter_dependency_graph,
     tropical_weights,
 )
-from polyrelu.examples import generic_network
+from polyrelu.examples import generic_network, seeded_gaussian_network
 from polyrelu.graphs import longest_layered_chain
 
 
-def seeded_network(widths):
-    np.random.seed(0)
-    Ws, bs = [], []
-    for n_in, n_out in zip(widths, widths[1:]):
-        Ws.append(np.random.randn(n_out, n_in))
-        bs.append(np.random.randn(n_out))
-    return ReLUNetwork(Ws, bs, name=f"seed-0 randn {'→'.join(map(str, widths))}")
 
 
 def best_of(repeat, fn):
@@ -120,9 +112,9 @@ def main(argv=None):
     parser.add_argument("--dag-width", type=int, default=50)
     args = parser.parse_args(argv)
     print(f"# bench_dependency, {datetime.date.today()}, Python {platform.python_version()}, {platform.machine()}")
-    nets = [seeded_network((2, 8, 8, 1)), seeded_network((3, 8, 8, 1)), generic_network((2, 6, 6, 6, 1), seed=0)]
+    nets = [seeded_gaussian_network((2, 8, 8, 1)), seeded_gaussian_network((3, 8, 8, 1)), generic_network((2, 6, 6, 6, 1), seed=0)]
     if not args.quick:
-        nets += [seeded_network((2, 16, 16, 16, 1)), generic_network((3, 4, 4, 4, 1), seed=0)]
+        nets += [seeded_gaussian_network((2, 16, 16, 16, 1)), generic_network((3, 4, 4, 4, 1), seed=0)]
     ok = True
     print("| network | cells | candidates (unresolved) | edges | layers | chain | complex | weights | "
           "breakpoints | candidates | graph | chain search | f-side / complex | f-side / param |")

@@ -26,20 +26,12 @@ import sys
 import time
 
 import flint
-import numpy as np
 
-from polyrelu import ReLUNetwork, canonical_complex, float_functional_dimension, functional_dimension
-from polyrelu.examples import generic_network
+from polyrelu import canonical_complex, float_functional_dimension, functional_dimension
+from polyrelu.examples import generic_network, seeded_gaussian_network
 from polyrelu.identifiability import _integer_layers, _jacobian
 
 
-def seeded_network(widths):
-    np.random.seed(0)
-    Ws, bs = [], []
-    for n_in, n_out in zip(widths, widths[1:]):
-        Ws.append(np.random.randn(n_out, n_in))
-        bs.append(np.random.randn(n_out))
-    return ReLUNetwork(Ws, bs, name=f"seed-0 randn {'→'.join(map(str, widths))}")
 
 
 def timed(fn):
@@ -60,10 +52,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     print(f"# bench_functional_dimension, {datetime.date.today()}, Python {platform.python_version()}")
     nets = [
-        seeded_network((2, 8, 8, 1)),
+        seeded_gaussian_network((2, 8, 8, 1)),
         generic_network((2, 6, 6, 6, 1), seed=0),
         generic_network((3, 4, 4, 4, 1), seed=0),
-        seeded_network((2, 16, 16, 16, 1)),
+        seeded_gaussian_network((2, 16, 16, 16, 1)),
     ]
     ok = True
     print("| network | regions | D - H | rank | exact | float | baseline fmpz rank | exact / baseline |")

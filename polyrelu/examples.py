@@ -11,7 +11,7 @@ import numpy as np
 from .errors import GeometryError
 from .network import Architecture, ReLUNetwork
 
-__all__ = ["bent_line_network", "generic_network"]
+__all__ = ["bent_line_network", "generic_network", "seeded_gaussian_network"]
 
 
 def bent_line_network():
@@ -33,6 +33,30 @@ def bent_line_network():
         [[0, 0], [-1], [0]],
         name="relu(relu(x1) + relu(x2) - 1)",
     )
+
+
+def seeded_gaussian_network(widths):
+    """The benchmark recipe of the issues: ``np.random.seed(0)``, then per layer ``W = randn(out, in)``, ``b = randn(out)``.
+
+    Float64 draws, converted exactly. Random networks like these are usually
+    not generic (see :func:`generic_network`).
+
+    Examples
+    --------
+    >>> net = seeded_gaussian_network((2, 8, 8, 1))
+    >>> net.name, float(net.weights[0][0][0])
+    ('seed-0 randn 2→8→8→1', 1.764052345967664)
+    """
+    state = np.random.get_state()
+    np.random.seed(0)
+    try:
+        Ws, bs = [], []
+        for n_in, n_out in zip(widths, widths[1:]):
+            Ws.append(np.random.randn(n_out, n_in))
+            bs.append(np.random.randn(n_out))
+    finally:
+        np.random.set_state(state)  # leave the caller's global stream as it was
+    return ReLUNetwork(Ws, bs, name=f"seed-0 randn {'→'.join(map(str, widths))}")
 
 
 def generic_network(architecture, seed=0, max_attempts=50, bits=16):
