@@ -19,7 +19,7 @@ from .errors import (
 from .complex import Box, CanonicalComplex, Cell, ComplexTooLargeError, canonical_complex
 from .geometry import FaceLattice, Feasibility, LPOracle, Polyhedron
 from .network import Architecture, ReLUNetwork, load_network, network_from_dict, network_to_dict, save_network
-from .symmetry import canonical_form, equivalent, permute, scale
+from .symmetry import FunctionComparison, canonical_form, difference_network, equivalent, permute, same_function, scale
 from .genericity import GenericityReport, genericity
 from .identifiability import (
     FunctionalDimension,
@@ -60,6 +60,9 @@ __all__ = [
     "permute",
     "canonical_form",
     "equivalent",
+    "same_function",
+    "difference_network",
+    "FunctionComparison",
     "canonical_complex",
     "CanonicalComplex",
     "Cell",

@@ -1,11 +1,16 @@
-"""Trivial symmetries of ReLU networks: neuron permutations and positive scalings.
+"""Trivial symmetries of ReLU networks, and exact equality of the functions networks compute.
 
 Permuting the neurons of a hidden layer, or scaling neuron ``(l, i)`` by
 ``λ > 0`` (its incoming row and bias times ``λ``, its outgoing column divided
 by ``λ``), never changes the function (DESIGN §1). This module applies these
 actions exactly and decides whether two networks differ only by them, through
-a canonical representative of each orbit.
+a canonical representative of each orbit. :func:`same_function` decides the
+weaker question, whether two networks (of any architectures with the same
+input and output widths) compute the same function, from the affine maps of
+their difference on a common refinement of their complexes.
 """
+
+from dataclasses import dataclass
 
 import itertools
 import numbers
@@ -14,7 +19,7 @@ from .errors import ShapeError, SymmetryError
 from .geometry.rational import to_fraction
 from .network import ReLUNetwork
 
-__all__ = ["scale", "permute", "canonical_form", "equivalent"]
+__all__ = ["scale", "permute", "canonical_form", "equivalent", "difference_network", "same_function", "FunctionComparison"]
 
 
 def _check_layers(net, values, what):
@@ -297,3 +302,110 @@ def equivalent(a, b):
     if a.architecture != b.architecture:
         return False
     return canonical_form(a) == canonical_form(b)
+
+
+def difference_network(a, b):
+    """A network computing ``f_a − f_b`` exactly, whose cells refine those of both networks.
+
+    Hidden layer ``l`` holds layer ``l`` of ``a`` and of ``b`` side by side (no
+    weights between them). The shallower network's output ``y`` is carried
+    through the extra layers as the pair ``relu(y), relu(−y)`` (then ``y =
+    relu(y) − relu(−y)``), so both outputs reach the last layer, which
+    subtracts them.
+
+    Raises
+    ------
+    ShapeError
+        Different input or output widths.
+
+    Examples
+    --------
+    >>> shallow = ReLUNetwork([[[1]], [[1]]], [[0], [0]])                  # relu(x)
+    >>> deep = ReLUNetwork([[[1]], [[2]], [["1/2"]]], [[0], [0], [0]])     # relu(2 relu(x)) / 2
+    >>> d = difference_network(shallow, deep)
+    >>> d.architecture.widths, d([3]), d([-1])
+    ((1, 2, 3, 1), (Fraction(0, 1),), (Fraction(0, 1),))
+    """
+    if a.architecture.input_dim != b.architecture.input_dim:
+        raise ShapeError(f"input widths differ: {a.architecture.input_dim} and {b.architecture.input_dim}")
+    if a.architecture.output_dim != b.architecture.output_dim:
+        raise ShapeError(f"output widths differ: {a.architecture.output_dim} and {b.architecture.output_dim}")
+    depth = max(a.architecture.depth, b.architecture.depth)
+    sides = [_padded_layers(net, depth) for net in (a, b)]
+    Ws, bs = [], []
+    for l in range(depth + 1):
+        (Wa, ba), (Wb, bb) = sides[0][l], sides[1][l]
+        if l == depth:  # the output: f_a - f_b
+            Ws.append([list(ra) + [-v for v in rb] for ra, rb in zip(Wa, Wb)])
+            bs.append([x - y for x, y in zip(ba, bb)])
+        elif l == 0:  # both read the input
+            Ws.append([list(r) for r in Wa] + [list(r) for r in Wb])
+            bs.append(list(ba) + list(bb))
+        else:
+            cols_a, cols_b = len(Wa[0]), len(Wb[0])
+            Ws.append([list(r) + [0] * cols_b for r in Wa] + [[0] * cols_a + list(r) for r in Wb])
+            bs.append(list(ba) + list(bb))
+    return ReLUNetwork(Ws, bs, name=f"difference of {a.name or 'a'} and {b.name or 'b'}")
+
+
+def _padded_layers(net, depth):
+    """The layers of ``net`` with its output carried through ``depth - L`` extra hidden layers."""
+    layers = [(list(map(list, W)), list(b)) for W, b in net.layers]
+    extra = depth - net.architecture.depth
+    if extra == 0:
+        return layers
+    W_out, b_out = layers.pop()
+    m = len(W_out)
+    layers.append(([*W_out, *[[-v for v in r] for r in W_out]], [*b_out, *[-v for v in b_out]]))
+    identity = [[int(i == j) for j in range(2 * m)] for i in range(2 * m)]
+    layers.extend((identity, [0] * (2 * m)) for _ in range(extra - 1))
+    layers.append(([[int(j == i) - int(j == i + m) for j in range(2 * m)] for i in range(m)], [0] * m))
+    return layers
+
+
+@dataclass(frozen=True)
+class FunctionComparison:
+    """The answer of :func:`same_function`: true or false, with a point where the functions differ."""
+
+    equal: bool
+    witness: object
+    regions: int
+
+    def __bool__(self):
+        return self.equal
+
+
+def same_function(a, b, domain=None):
+    """Whether two networks compute the same function (on ``domain``, default all of ``R^n0``), exactly.
+
+    On every region of the canonical complex of :func:`difference_network`
+    both networks are affine, so ``f_a = f_b`` exactly when the difference's
+    affine map vanishes on every region (and then everywhere, by continuity).
+
+    Returns
+    -------
+    FunctionComparison
+        Truthy when equal; otherwise ``witness`` is an interior point of a
+        region where ``f_a(x) != f_b(x)``, checked by evaluating both.
+
+    Examples
+    --------
+    >>> relu = ReLUNetwork([[[1]], [[1]]], [[0], [0]])
+    >>> same_function(relu, ReLUNetwork([[[1]], [[2]], [["1/2"]]], [[0], [0], [0]])).equal
+    True
+    >>> answer = same_function(relu, ReLUNetwork([[[1]], [[1]]], [[-1], [0]]))
+    >>> answer.equal, relu(answer.witness) != ReLUNetwork([[[1]], [[1]]], [[-1], [0]])(answer.witness)
+    (False, True)
+    """
+    from .complex import canonical_complex
+
+    K = canonical_complex(difference_network(a, b), domain)
+    regions = K.regions()
+    for r in regions:
+        A, c = K.affine_map(r)
+        if any(v for row in A for v in row) or any(c):
+            x = r.relative_interior_point()
+            if a(x) == b(x):  # pragma: no cover - an affine map that is not zero is non-zero inside
+                raise SymmetryError(f"region {r.id}: non-zero difference map but equal values at {x}")
+            return FunctionComparison(False, x, len(regions))
+    return FunctionComparison(True, None, len(regions))

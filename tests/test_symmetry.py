@@ -346,3 +346,79 @@ def test_different_architectures_are_not_equivalent():
     assert c([3, 4]) == a([3, 4])
     assert not equivalent(a, c)
     assert not equivalent(ReLUNetwork([[[1]]], [[0]]), ReLUNetwork([[[1, 0]]], [[0]]))
+
+
+# -- same_function: equality of functions, not of parameters -------------------------------------
+
+
+def _with_extra_neuron(net, layer, row, bias, out_column):
+    Ws = [list(map(list, W)) for W in net.weights]
+    bs = [list(b) for b in net.biases]
+    Ws[layer - 1].append(list(row))
+    bs[layer - 1].append(bias)
+    for r, w in zip(Ws[layer], out_column):
+        r.append(w)
+    return ReLUNetwork(Ws, bs)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_difference_network_computes_the_difference(seed):
+    from polyrelu import difference_network
+
+    rng = np.random.default_rng(seed)
+    a = ReLUNetwork.random((2, 3, 2, 2), seed=seed, kind="integer", bound=3)
+    b = ReLUNetwork.random((2, 2, 3, 2, 2)[: 2 + seed % 3] + (2,), seed=seed + 50, kind="integer", bound=3)
+    d = difference_network(a, b)
+    for _ in range(30):
+        x = [Fraction(int(v), 3) for v in rng.integers(-20, 20, 2)]
+        assert d(x) == tuple(p - q for p, q in zip(a(x), b(x)))
+
+
+def test_same_function_sees_through_hidden_symmetries():
+    from polyrelu import same_function
+    from polyrelu.examples import generic_network
+
+    base = generic_network((2, 3, 2, 1), seed=4)
+    twin = permute(scale(base, [[2, "1/3", 5], [7, "2/5"]]), [[2, 0, 1], [1, 0]])
+    dead = _with_extra_neuron(base, 2, [-1, -2, -1], -1, [5])          # never active
+    invisible = _with_extra_neuron(base, 1, [1, -3], "1/5", [0, 0])    # zero outgoing weights
+    (W1, W2, W3), (b1, b2, b3) = base.weights, base.biases
+    identity = [[int(i == j) for j in range(3)] for i in range(3)]
+    deeper = ReLUNetwork([W1, identity, W2, W3], [b1, [1, 1, 1], [b - sum(r) for b, r in zip(b2, W2)], b3])
+    for other in (twin, dead, invisible, deeper):
+        answer = same_function(base, other)
+        assert answer and answer.witness is None and answer.regions > 0
+        assert not equivalent(base, other) or other is twin
+
+
+@pytest.mark.parametrize("position", [0, 5, -1])
+def test_same_function_finds_a_witness_where_functions_differ(position):
+    """A generic network: every neuron is visible, so any change of one parameter changes f."""
+    from polyrelu import same_function
+    from polyrelu.examples import generic_network
+
+    net = generic_network((2, 3, 2, 1), seed=5)
+    theta = list(net.parameters())
+    theta[position] += Fraction(1, 100)
+    other = ReLUNetwork.from_parameters(net.architecture, theta)
+    answer = same_function(net, other)
+    assert not answer and net(answer.witness) != other(answer.witness)
+
+
+def test_same_function_on_a_domain():
+    from polyrelu import Box, same_function
+
+    far = ReLUNetwork([[[1, 0]], [[1]]], [[-10], [0]])   # relu(x1 - 10): zero on [-1, 1]^2
+    zero = ReLUNetwork([[[1, 0]], [[0]]], [[0], [0]])
+    assert same_function(far, zero, Box(-1, 1))
+    outside = same_function(far, zero)
+    assert not outside and outside.witness[0] > 10
+
+
+def test_same_function_refuses_different_shapes():
+    from polyrelu import ShapeError, same_function
+
+    with pytest.raises(ShapeError, match="input widths differ"):
+        same_function(ReLUNetwork.random((2, 2, 1)), ReLUNetwork.random((3, 2, 1)))
+    with pytest.raises(ShapeError, match="output widths differ"):
+        same_function(ReLUNetwork.random((2, 2, 1)), ReLUNetwork.random((2, 2, 2)))
