@@ -23,9 +23,11 @@ from .symmetry import FunctionComparison, canonical_form, difference_network, eq
 from .genericity import GenericityReport, genericity
 from .identifiability import (
     FunctionalDimension,
+    MinimalityReport,
     batch_functional_dimension,
     float_functional_dimension,
     functional_dimension,
+    minimality_report,
     scaling_directions,
 )
 from .dependency import (
@@ -79,6 +81,8 @@ __all__ = [
     "float_functional_dimension",
     "scaling_directions",
     "FunctionalDimension",
+    "minimality_report",
+    "MinimalityReport",
     "candidate_hypersurfaces",
     "CandidateHypersurfaces",
     "dependency_graph",

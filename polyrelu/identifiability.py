@@ -1,4 +1,4 @@
-"""Functional dimension: the exact rank of the parameter Jacobian of a ReLU network's function (DESIGN §6).
+"""Functional dimension and minimality of a ReLU network's parameters (DESIGN §6).
 
 On a region ``R`` of the canonical complex, ``f(x) = A_R(θ) x + c_R(θ)`` with
 ``A_R``, ``c_R`` polynomial in the parameters ``θ``. The functional dimension at
@@ -18,6 +18,9 @@ The rank is decided exactly, with a certificate both ways:
 
 :func:`float_functional_dimension` is the float fast path (SVD rank), named as
 such and never the default.
+
+:func:`minimality_report` looks for hidden neurons that can go without
+changing ``f`` (deleted, or merged into a twin), each removal proved exactly.
 """
 
 import math
@@ -35,6 +38,9 @@ __all__ = [
     "batch_functional_dimension",
     "float_functional_dimension",
     "scaling_directions",
+    "Removal",
+    "MinimalityReport",
+    "minimality_report",
 ]
 
 _PRIMES = (2**62 - 57, 2**61 - 1, 2**63 - 25)
@@ -395,3 +401,151 @@ def _beyond(scaling, kernel):
     table = echelon.tolist()
     pivots = {next(j for j, v in enumerate(row) if v != 0) for row in table[:r]}
     return tuple(tuple(vectors[j]) for j in sorted(pivots) if j >= len(scaling))
+
+
+# -- minimality ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Removal:
+    """A way to compute ``f`` with one hidden neuron fewer, proved by :func:`~polyrelu.symmetry.same_function`.
+
+    Attributes
+    ----------
+    neuron : (int, int)
+        The neuron taken out.
+    how : str
+        ``"deleted"`` (its row and outgoing column dropped) or ``"merged into (l, i)"``
+        (a positive multiple of that neuron's incoming row: its outgoing column is
+        added there, scaled).
+    network : ReLUNetwork
+        The smaller network.
+    proof : FunctionComparison
+        The exact comparison (equal, on every region of a common refinement).
+    """
+
+    neuron: tuple
+    how: str
+    network: object
+    proof: object
+
+
+@dataclass(frozen=True)
+class MinimalityReport:
+    """The result of :func:`minimality_report`.
+
+    Attributes
+    ----------
+    removals : tuple of Removal
+        Every single-neuron removal found, each proved exact.
+    layer_sizes : tuple of int or None
+        Candidate bent hypersurfaces per inferred layer of ``f``'s dependency
+        graph (None when it has a cycle or unresolved cells).
+    widths : tuple of int
+        The network's hidden widths.
+    """
+
+    removals: tuple
+    layer_sizes: object
+    widths: tuple
+
+    @property
+    def verdict(self):
+        """``"not minimal"`` (a removal is proved), ``"minimal (evidence)"`` or ``"undecided"``."""
+        if self.removals:
+            return "not minimal"
+        if self.layer_sizes is not None and tuple(self.layer_sizes) == tuple(self.widths):
+            return "minimal (evidence)"
+        return "undecided"
+
+    def __str__(self):
+        lines = [f"minimality: {self.verdict}"]
+        for r in self.removals:
+            lines.append(f"  neuron {r.neuron} can be {r.how}: same function on {r.proof.regions} regions (exact)")
+        if not self.removals:
+            lines.append(f"  no single neuron can be deleted or merged into a twin (each checked exactly)")
+            lines.append(f"  hidden widths {self.widths}; candidate hypersurfaces per inferred layer of f: {self.layer_sizes}")
+        return "\n".join(lines)
+
+
+def minimality_report(network, domain=None):
+    """Which hidden neurons can go without changing ``f``, each with an exact proof (DESIGN §6).
+
+    Tries, for every hidden neuron, (a) deleting it (dead neurons, neurons
+    whose outgoing weights vanish, neurons invisible on the domain) and (b)
+    merging it into a *twin*: a neuron of the same layer whose incoming row and
+    bias are a positive multiple of its own (then ``relu(λ z) = λ relu(z)``).
+    Every candidate smaller network is accepted only if
+    :func:`~polyrelu.symmetry.same_function` proves it equal on the domain.
+    Without a removal, the evidence of minimality is the dependency graph of
+    ``f``: as many candidate bent hypersurfaces per inferred layer as neurons.
+
+    Returns
+    -------
+    MinimalityReport
+
+    Examples
+    --------
+    >>> from polyrelu import ReLUNetwork
+    >>> twins = ReLUNetwork([[[1, 0], [2, 0], [0, 1]], [[1, 1, 1]]], [[0, 0, 0], [0]])
+    >>> report = minimality_report(twins)
+    >>> report.verdict, [(r.neuron, r.how) for r in report.removals]
+    ('not minimal', [((1, 0), 'merged into (1, 1)'), ((1, 1), 'merged into (1, 0)')])
+    >>> report.removals[0].network.architecture.widths
+    (2, 2, 1)
+    """
+    from .dependency import dependency_graph
+    from .complex import canonical_complex
+    from .symmetry import same_function
+    from .tropical import breakpoint_complex, tropical_weights
+
+    arch = network.architecture
+    removals = []
+    for layer, index in arch.hidden_neurons():
+        if arch.hidden_widths[layer - 1] < 2:
+            continue  # a layer cannot be emptied
+        options = [("deleted", _without(network, layer, index, None, 0))]
+        W, b = network.layers[layer - 1]
+        own = (b[index], *W[index])
+        for other in range(arch.hidden_widths[layer - 1]):
+            ratio = _positive_ratio(own, (b[other], *W[other])) if other != index else None
+            if ratio is not None:
+                options.append((f"merged into ({layer}, {other})", _without(network, layer, index, other, ratio)))
+        for how, smaller in options:
+            proof = same_function(network, smaller, domain)
+            if proof:
+                removals.append(Removal((layer, index), how, smaller, proof))
+                break
+    sizes = None
+    if not removals:
+        G = dependency_graph(breakpoint_complex(tropical_weights(canonical_complex(network, domain))))
+        if G.is_dag() and not G.candidates.unresolved:
+            sizes = G.layer_sizes()
+    return MinimalityReport(tuple(removals), sizes, arch.hidden_widths)
+
+
+def _positive_ratio(row, other):
+    """``λ > 0`` with ``row = λ · other`` (exact), or None."""
+    pivot = next((k for k, v in enumerate(other) if v), None)
+    if pivot is None or not row[pivot]:
+        return None
+    ratio = Fraction(row[pivot]) / Fraction(other[pivot])
+    if ratio <= 0 or any(a != ratio * c for a, c in zip(row, other)):
+        return None
+    return ratio
+
+
+def _without(network, layer, index, twin, ratio):
+    """The network without neuron ``(layer, index)``; its outgoing column goes, times ``ratio``, to ``twin``."""
+    from .network import ReLUNetwork
+
+    Ws = [list(map(list, W)) for W in network.weights]
+    bs = [list(b) for b in network.biases]
+    if twin is not None:
+        for row in Ws[layer]:
+            row[twin] += ratio * row[index]  # relu(λ z) = λ relu(z) for the twin's z
+    del Ws[layer - 1][index]
+    del bs[layer - 1][index]
+    for row in Ws[layer]:
+        del row[index]
+    return ReLUNetwork(Ws, bs, name=f"{network.name or 'network'} without neuron ({layer}, {index})")

@@ -146,3 +146,66 @@ def test_exact_and_float_ranks_agree_on_well_conditioned_networks():
     for seed in range(4):
         net = generic_network((2, 4, 3, 1), seed=seed)
         assert functional_dimension(net).rank == float_functional_dimension(net).rank
+
+
+# -- minimality ---------------------------------------------------------------------------------
+
+
+def _add_neuron(net, layer, row, bias, out_column):
+    Ws = [list(map(list, W)) for W in net.weights]
+    bs = [list(b) for b in net.biases]
+    Ws[layer - 1].append(list(row))
+    bs[layer - 1].append(bias)
+    for r, w in zip(Ws[layer], out_column):
+        r.append(w)
+    return ReLUNetwork(Ws, bs)
+
+
+def test_generic_network_is_minimal_by_the_evidence():
+    from polyrelu import minimality_report
+
+    report = minimality_report(generic_network((2, 3, 2, 1), seed=1))
+    assert report.removals == () and report.verdict == "minimal (evidence)"
+    assert report.layer_sizes == (3, 2) and "no single neuron" in str(report)
+
+
+@pytest.mark.parametrize(
+    "layer,row,bias,out,how",
+    [
+        (2, [-1, -2, -1], -1, [5], "deleted"),  # dead: non-positive weights on relu outputs, negative bias
+        (1, [1, -3], "1/5", [0, 0], "deleted"),  # invisible: zero outgoing weights
+        (1, None, None, [1, -2], "merged into (1, 0)"),  # twin of neuron (1, 0), twice its row
+    ],
+)
+def test_removable_neurons_are_found_with_a_proof(layer, row, bias, out, how):
+    from polyrelu import minimality_report, same_function
+
+    base = generic_network((2, 3, 2, 1), seed=4)
+    if row is None:  # the twin: a positive multiple of neuron (1, 0)'s row and bias
+        row = [2 * v for v in base.weights[0][0]]
+        bias = 2 * base.biases[0][0]
+    net = _add_neuron(base, layer, row, bias, out)
+    report = minimality_report(net)
+    assert report.verdict == "not minimal"
+    added = (layer, net.architecture.hidden_widths[layer - 1] - 1)
+    found = {r.neuron: r for r in report.removals}
+    assert added in found and found[added].how == how
+    smaller = found[added].network
+    assert smaller.architecture.widths == base.architecture.widths
+    assert same_function(smaller, net) and found[added].proof.equal  # checked again, independently of the report
+    if how == "deleted":
+        assert smaller == base
+    # nothing else is removable: the base network is minimal
+    assert set(found) <= {added} | ({(1, 0)} if how.startswith("merged") else set())
+
+
+def test_stably_active_layer_is_not_decided_by_single_neurons():
+    from polyrelu import minimality_report
+
+    base = generic_network((2, 3, 2, 1), seed=6)
+    (W1, W2, W3), (b1, b2, b3) = base.weights, base.biases
+    identity = [[int(i == j) for j in range(3)] for i in range(3)]
+    deep = ReLUNetwork([W1, identity, W2, W3], [b1, [1, 1, 1], [b - sum(r) for b, r in zip(b2, W2)], b3])
+    report = minimality_report(deep)
+    assert report.removals == () and report.verdict == "undecided"
+    assert report.layer_sizes == (3, 2) != report.widths
