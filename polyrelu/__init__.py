@@ -23,10 +23,12 @@ from .symmetry import FunctionComparison, canonical_form, difference_network, eq
 from .genericity import GenericityReport, genericity
 from .identifiability import (
     FunctionalDimension,
+    IdentifiabilityReport,
     MinimalityReport,
     batch_functional_dimension,
     float_functional_dimension,
     functional_dimension,
+    identifiability_report,
     minimality_report,
     scaling_directions,
 )
@@ -82,6 +84,8 @@ __all__ = [
     "scaling_directions",
     "FunctionalDimension",
     "minimality_report",
+    "identifiability_report",
+    "IdentifiabilityReport",
     "MinimalityReport",
     "candidate_hypersurfaces",
     "CandidateHypersurfaces",

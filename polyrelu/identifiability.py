@@ -41,6 +41,8 @@ __all__ = [
     "Removal",
     "MinimalityReport",
     "minimality_report",
+    "IdentifiabilityReport",
+    "identifiability_report",
 ]
 
 _PRIMES = (2**62 - 57, 2**61 - 1, 2**63 - 25)
@@ -549,3 +551,174 @@ def _without(network, layer, index, twin, ratio):
     for row in Ws[layer]:
         del row[index]
     return ReLUNetwork(Ws, bs, name=f"{network.name or 'network'} without neuron ({layer}, {index})")
+
+
+# -- identifiability ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IdentifiabilityReport:
+    """The result of :func:`identifiability_report`: the evidence and the verdict it supports.
+
+    Attributes
+    ----------
+    verdict : str
+        ``"identifiable (theorem conditions hold)"``, ``"locally identifiable (immersion)"``,
+        ``"not identifiable"`` or ``"undecided"``.
+    evidence : tuple of str
+        What the verdict rests on, one line each.
+    width_hypothesis : bool
+    genericity : GenericityReport
+    functional_dimension : FunctionalDimension
+    witness : ReLUNetwork or None
+        For ``"not identifiable"``: a second parameter computing the same function
+        (proved with :func:`~polyrelu.symmetry.same_function`) that is not obtained by
+        permutations and positive scalings (:func:`~polyrelu.symmetry.equivalent` is False).
+    """
+
+    verdict: str
+    evidence: tuple
+    width_hypothesis: bool
+    genericity: object
+    functional_dimension: object
+    witness: object = None
+
+    def __str__(self):
+        return "\n".join([f"verdict: {self.verdict}", *(f"  - {line}" for line in self.evidence)])
+
+    def to_json(self):
+        """A JSON-ready dict (the witness as a network JSON object)."""
+        from .network import network_to_dict
+
+        fd = self.functional_dimension
+        return {
+            "verdict": self.verdict,
+            "evidence": list(self.evidence),
+            "width_hypothesis": self.width_hypothesis,
+            "genericity": {c.name: c.holds for c in self.genericity.conditions},
+            "functional_dimension": {"rank": fd.rank, "bound": fd.bound, "method": fd.method},
+            "witness": None if self.witness is None else network_to_dict(self.witness),
+        }
+
+
+def identifiability_report(network, domain=None):
+    """Is ``θ`` determined by ``f`` up to permutations and positive scalings? With the evidence (DESIGN §6).
+
+    The verdicts, strongest evidence first:
+
+    - ``"not identifiable"``: an exact witness, a second parameter with the same
+      function that is not trivially equivalent. It is searched among the hidden
+      symmetries single neurons show (never active, no outgoing weight, active
+      everywhere, twins) and along the exact kernel directions beyond scaling,
+      and accepted only when :func:`~polyrelu.symmetry.same_function` proves the
+      functions equal and :func:`~polyrelu.symmetry.equivalent` says the
+      parameters are not.
+    - ``"identifiable (theorem conditions hold)"``: the width hypothesis and all four
+      genericity conditions hold (the seed paper's theorem), and the functional
+      dimension is ``D − H`` as the theorem implies.
+    - ``"locally identifiable (immersion)"``: the functional dimension is ``D − H``,
+      so near ``θ`` the parameters modulo scaling map injectively to functions to
+      first order; the conditions of the theorem do not all hold.
+    - ``"undecided"``: none of the above (e.g. the rank falls short but no exact
+      second parameter was found along the kernel directions).
+
+    Returns
+    -------
+    IdentifiabilityReport
+
+    Examples
+    --------
+    >>> from polyrelu import ReLUNetwork
+    >>> from polyrelu.examples import generic_network
+    >>> identifiability_report(generic_network((2, 3, 2, 1), seed=1)).verdict
+    'identifiable (theorem conditions hold)'
+    >>> dead = ReLUNetwork([[[1, 0], [0, 1], [0, 0]], [[1, 1, 1]]], [[0, 0, -1], [0]])
+    >>> report = identifiability_report(dead)
+    >>> report.verdict, report.witness is not None
+    ('not identifiable', True)
+    """
+    from .complex import canonical_complex
+    from .genericity import genericity
+    from .symmetry import equivalent, same_function
+
+    arch = network.architecture
+    K = canonical_complex(network, domain)
+    generic = genericity(K)
+    fd = functional_dimension(network, complex_=K)
+    evidence = [
+        "width hypothesis (n0 >= 2, hidden widths >= 2): " + ("holds" if arch.width_hypothesis else "fails"),
+        "genericity: " + ", ".join(f"{c.name} {'holds' if c.holds else 'fails'}" for c in generic.conditions),
+        f"functional dimension {fd.rank} of D - H = {fd.bound} (exact, certified)",
+    ]
+    witness = _second_parameter(network, K, fd.kernel, domain, same_function, equivalent)
+    if witness is not None:
+        how, net2 = witness
+        evidence.append(
+            f"a second parameter ({how}) computes the same function on every region of a common refinement, "
+            "and is not a permutation and scaling of θ"
+        )
+        return IdentifiabilityReport("not identifiable", tuple(evidence), arch.width_hypothesis, generic, fd, net2)
+    if arch.width_hypothesis and generic.holds and fd.attains_bound:
+        verdict = "identifiable (theorem conditions hold)"
+        evidence.append("the seed theorem applies: width hypothesis and the four conditions hold")
+    elif fd.attains_bound:
+        verdict = "locally identifiable (immersion)"
+        evidence.append("rank D - H: to first order, only scalings keep f; the theorem's conditions do not all hold")
+    else:
+        verdict = "undecided"
+        evidence.append(
+            f"the rank is {fd.bound - fd.rank} short of D - H, but no step along the {len(fd.kernel)} kernel "
+            "directions gave an exact second parameter"
+        )
+    return IdentifiabilityReport(verdict, tuple(evidence), arch.width_hypothesis, generic, fd)
+
+
+def _second_parameter(network, K, kernel, domain, same_function, equivalent):
+    """``(how, network')`` computing the same function, not trivially equivalent; or None.
+
+    Candidates, each checked exactly: the hidden symmetries that single neurons
+    show on the complex (a neuron never active: double its outgoing weights; a
+    neuron whose outgoing weights vanish: shift its bias; a neuron active on
+    every region: raise its bias and take the shift off the next layer's biases;
+    twins: move outgoing weight from one to the other), then steps ``θ + t·k``
+    along the exact kernel directions beyond scaling.
+    """
+    from .network import ReLUNetwork
+
+    def attempts():
+        arch = network.architecture
+        signs = [r.signs for r in K.regions()]
+        for k, (l, i) in enumerate(arch.hidden_neurons()):
+            Ws = [list(map(list, W)) for W in network.weights]
+            bs = [list(b) for b in network.biases]
+            if all(s[k] <= 0 for s in signs):
+                for row in Ws[l]:
+                    row[i] *= 2
+                yield f"neuron {(l, i)} is never active: its outgoing weights doubled", Ws, bs
+            elif not any(row[i] for row in Ws[l]):
+                bs[l - 1][i] -= 1
+                yield f"neuron {(l, i)} has no outgoing weight: its bias lowered by 1", Ws, bs
+            elif all(s[k] > 0 for s in signs):
+                bs[l - 1][i] += 1
+                bs[l] = [b - row[i] for b, row in zip(bs[l], Ws[l])]
+                yield f"neuron {(l, i)} is active on every region: its bias raised by 1, the next layer compensates", Ws, bs
+            W, b = network.layers[l - 1]
+            for j in range(arch.hidden_widths[l - 1]):
+                ratio = _positive_ratio((b[i], *W[i]), (b[j], *W[j])) if j != i else None
+                if ratio is not None:
+                    Ws2 = [list(map(list, W_)) for W_ in network.weights]
+                    for row in Ws2[l]:
+                        row[i] += 1
+                        row[j] -= ratio
+                    yield f"neurons {(l, i)} and {(l, j)} are twins: outgoing weight moved between them", Ws2, bs
+        theta = network.parameters()
+        for n, direction in enumerate(kernel):
+            for step in (Fraction(1, 64), Fraction(-1, 64), Fraction(1, 4096)):
+                moved = ReLUNetwork.from_parameters(network.architecture, [a + step * d for a, d in zip(theta, direction)])
+                yield f"θ + {step}·k{n}, k{n} an exact kernel direction beyond scaling", moved.weights, moved.biases
+
+    for how, Ws, bs in attempts():
+        other = ReLUNetwork(Ws, bs, name=f"{network.name or 'network'}, {how}")
+        if same_function(network, other, domain) and not equivalent(network, other):
+            return how, other
+    return None

@@ -209,3 +209,52 @@ def test_stably_active_layer_is_not_decided_by_single_neurons():
     report = minimality_report(deep)
     assert report.removals == () and report.verdict == "undecided"
     assert report.layer_sizes == (3, 2) != report.widths
+
+
+# -- identifiability report ---------------------------------------------------------------------
+
+
+def _families():
+    base = generic_network((2, 3, 2, 1), seed=6)
+    (W1, W2, W3), (b1, b2, b3) = base.weights, base.biases
+    identity = [[int(i == j) for j in range(3)] for i in range(3)]
+    stably_active = ReLUNetwork([W1, identity, W2, W3], [b1, [1, 1, 1], [b - sum(r) for b, r in zip(b2, W2)], b3])
+    twin = ReLUNetwork(
+        [list(W1) + [[2 * v for v in W1[0]]], [list(r) + [1] for r in W2], W3], [list(b1) + [2 * b1[0]], b2, b3]
+    )
+    dead = _add_neuron(base, 2, [-1, -2, -1], -1, [5])
+    invisible = _add_neuron(base, 1, [1, -3], "1/5", [0, 0])
+    return {"stably active layer": stably_active, "twin neurons": twin, "dead neuron": dead, "invisible neuron": invisible}
+
+
+@pytest.mark.parametrize("family", sorted(_families()))
+def test_hidden_symmetry_families_are_not_identifiable_with_an_exact_witness(family):
+    from polyrelu import equivalent, identifiability_report, same_function
+
+    net = _families()[family]
+    report = identifiability_report(net)
+    assert report.verdict == "not identifiable"
+    # the witness is re-checked here, exactly and independently of the report
+    assert report.witness is not None and report.witness.architecture == net.architecture
+    assert same_function(net, report.witness) and not equivalent(net, report.witness)
+    assert report.witness.parameters() != net.parameters()
+    assert report.to_json()["witness"]["format"] == "polyrelu.network"
+
+
+@pytest.mark.parametrize("arch", [(2, 2, 1), (3, 2, 3, 1), (2, 3, 2, 1)])
+def test_generic_networks_are_identifiable_by_the_theorem(arch):
+    from polyrelu import identifiability_report
+
+    report = identifiability_report(generic_network(arch, seed=2))
+    assert report.verdict == "identifiable (theorem conditions hold)" and report.witness is None
+    assert report.functional_dimension.attains_bound and report.genericity.holds
+    assert "the seed theorem applies" in str(report)
+
+
+def test_full_rank_outside_the_theorem_is_local_identifiability():
+    from polyrelu import identifiability_report
+    from polyrelu.examples import bent_line_network
+
+    report = identifiability_report(bent_line_network())  # a width-1 layer: the theorem does not apply
+    assert not report.width_hypothesis and report.functional_dimension.attains_bound
+    assert report.verdict == "locally identifiable (immersion)"
