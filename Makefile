@@ -1,5 +1,5 @@
 # polyrelu: two commands on a fresh Debian machine (as root, or with sudo):
-#   make demo   - install what is missing, then report on the built-in example network
+#   make demo   - install what is missing, then report on the built-in examples (writes demo-analysis.png)
 #   make test   - install what is missing, then run the test suite (doctests included)
 # Re-running is fast: the venv is rebuilt only when pyproject.toml changes.
 
@@ -13,6 +13,7 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 demo: $(STAMP)
 	$(BIN)/polyrelu demo
+	$(BIN)/polyrelu analyze builtin:generic-2-3-3-2-1 --plot demo-analysis.png
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
@@ -35,4 +36,4 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info demo-analysis.png

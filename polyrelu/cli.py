@@ -1,6 +1,9 @@
-"""Command-line interface: ``polyrelu demo``, ``info NET``, ``complex NET``, ``weights NET``, ``graph NET``.
+"""Command-line interface: ``polyrelu demo``, ``info``, ``complex``, ``weights``, ``graph``, ``analyze``.
 
-Later commands (``analyze``, ``recover``) are added here as their features land.
+``NET`` is a network file (.json, .npz, .pt, .pth) or a built-in example,
+``builtin:bent-line`` or ``builtin:generic-A-B-...`` (e.g. ``builtin:generic-2-3-3-2-1``,
+:func:`~polyrelu.examples.generic_network` with seed 1). Later commands
+(``recover``) are added here as their features land.
 """
 
 import argparse
@@ -11,7 +14,7 @@ from fractions import Fraction
 
 from . import __version__
 from .complex import Box, canonical_complex
-from .errors import GeometryError, PolyReluError
+from .errors import GeometryError, NetworkFormatError, PolyReluError
 from .examples import bent_line_network
 from .network import load_network
 from .symmetry import canonical_form, equivalent, permute, scale
@@ -19,7 +22,7 @@ from .genericity import genericity
 from .geometry.rational import fraction_to_json
 from .tropical import bent_hypersurfaces, breakpoint_complex, tropical_weights
 
-__all__ = ["main", "network_report"]
+__all__ = ["main", "network_report", "load"]
 
 
 def _num(v):
@@ -155,7 +158,7 @@ def parse_domain(text):
 
 
 def _complex_command(args):
-    net = load_network(args.network)
+    net = load(args.network)
     domain = parse_domain(args.domain) if args.domain else None
     start = time.perf_counter()
     K = canonical_complex(net, domain, progress=None)
@@ -173,7 +176,7 @@ def _complex_command(args):
 
 
 def _weights_command(args):
-    net = load_network(args.network)
+    net = load(args.network)
     domain = parse_domain(args.domain) if args.domain else None
     K = canonical_complex(net, domain)
     W = tropical_weights(K)
@@ -193,10 +196,50 @@ def _weights_command(args):
         print(f"written           {args.output}")
 
 
+def load(spec):
+    """A network from a file or a built-in example name (``builtin:bent-line``, ``builtin:generic-2-3-1``).
+
+    Examples
+    --------
+    >>> load("builtin:generic-2-3-2-1").architecture.widths
+    (2, 3, 2, 1)
+    """
+    if not spec.startswith("builtin:"):
+        return load_network(spec)
+    name = spec.partition(":")[2]
+    if name == "bent-line":
+        return bent_line_network()
+    if name.startswith("generic-"):
+        from .examples import generic_network
+
+        try:
+            widths = tuple(int(w) for w in name.split("-")[1:])
+        except ValueError:
+            widths = ()
+        if len(widths) >= 2:
+            return generic_network(widths, seed=1)
+    raise NetworkFormatError(f"unknown built-in network {spec!r}: use builtin:bent-line or builtin:generic-2-3-2-1")
+
+
+def _analyze_command(args):
+    from .analysis import analyze
+
+    net = load(args.network)
+    domain = parse_domain(args.domain) if args.domain else None
+    result = analyze(net, domain, inradius=not args.no_inradius)
+    print(result)
+    if args.json:
+        result.write_json(args.json)
+        print(f"written             {args.json}")
+    if args.plot:
+        result.plot(args.plot)
+        print(f"written             {args.plot}")
+
+
 def _graph_command(args):
     from .dependency import dependency_graph, depth_hierarchy, parameter_dependency_graph
 
-    net = load_network(args.network)
+    net = load(args.network)
     domain = parse_domain(args.domain) if args.domain else None
     start = time.perf_counter()
     K = canonical_complex(net, domain)
@@ -268,6 +311,12 @@ def main(argv=None):
     gr.add_argument("--json", help="write the graph as JSON here")
     gr.add_argument("--graphml", help="write the graph as GraphML (typed attributes) here")
     gr.add_argument("--plot", help="draw the graph by layers into this image file")
+    an = sub.add_parser("analyze", help="one report: complex, weights, genericity, graph, functional dimension, verdicts")
+    an.add_argument("network", help="a network file, or builtin:bent-line / builtin:generic-2-3-3-2-1")
+    an.add_argument("--domain", help="box:LO,HI (default: all of R^n0)")
+    an.add_argument("--json", help="write the analysis as JSON here")
+    an.add_argument("--plot", help="draw the complex (2-D, or the slice x3 = 0 in 3-D) into this image file")
+    an.add_argument("--no-inradius", action="store_true", help="skip the cvxpy conditioning diagnostic")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     try:
@@ -279,8 +328,10 @@ def main(argv=None):
             _weights_command(args)
         elif args.command == "graph":
             _graph_command(args)
+        elif args.command == "analyze":
+            _analyze_command(args)
         else:
-            print(network_report(load_network(args.network)))
+            print(network_report(load(args.network)))
     except PolyReluError as exc:
         print(f"polyrelu: error: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,291 @@
+"""One report of everything polyrelu knows about a network: ``polyrelu analyze`` (DESIGN §6).
+
+:func:`analyze` gathers the canonical complex, the tropical weights, the four
+genericity conditions, the dependency graph and depth bound, the functional
+dimension, and the identifiability and minimality verdicts, plus one float
+conditioning diagnostic: the inradius of the thinnest region, from a
+Chebyshev-centre program solved with cvxpy (off the exact path; it decides
+nothing). :func:`slice_network` restricts a network to a plane, which is how
+3-D inputs are drawn.
+"""
+
+import json
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from .errors import ShapeError
+
+__all__ = ["Analysis", "analyze", "slice_network", "thinnest_region"]
+
+FORMAT = "polyrelu.analysis"
+VERSION = 1
+
+
+@dataclass
+class Analysis:
+    """The parts of :func:`analyze`, each the object its own function returns.
+
+    Attributes
+    ----------
+    network, complex, weights, genericity, graph, depth, functional_dimension,
+    identifiability, minimality
+        As returned by the functions of the same names.
+    inradius : (float, int) or None
+        The thinnest region's inradius (float, within ``box``) and its cell id.
+    box : Fraction
+        Regions are clipped to ``[-box, box]^n0`` for the inradius (on ``R^n0``).
+    """
+
+    network: object
+    complex: object
+    weights: object
+    genericity: object
+    graph: object
+    depth: object
+    functional_dimension: object
+    identifiability: object
+    minimality: object
+    inradius: object = None
+    box: object = None
+    timings: dict = field(default_factory=dict)
+
+    def __str__(self):
+        from .cli import network_report
+
+        K, W, G = self.complex, self.weights, self.graph
+        facets = list(W.weights().values())
+        visible = [f for f in facets if any(f.weight)]
+        sizes = [max(abs(v) for v in f.euclidean_weight) for f in visible]
+        lines = [
+            network_report(self.network),
+            "",
+            f"canonical complex   f-vector {K.f_vector()}, Euler characteristic {K.euler_characteristic()}, "
+            f"{len(K.regions())} regions",
+            f"tropical weights    {len(facets)} interior facets, {len(visible)} visible"
+            + (f"; |Euclidean weight| from {min(sizes):.4g} to {max(sizes):.4g}" if sizes else ""),
+            "genericity          " + "; ".join(str(c) for c in self.genericity.conditions),
+            f"dependency graph    {len(G)} candidates, {len(G.candidates.unresolved)} unresolved cells, "
+            f"{G.graph.ecount()} edges, layers {G.layer_sizes() if G.is_dag() else 'undefined (cycle)'}",
+        ]
+        if self.depth is not None:
+            lines.extend("  " + line for line in str(self.depth).splitlines())
+        lines.append(str(self.functional_dimension))
+        lines.extend(str(self.identifiability).splitlines())
+        lines.extend(str(self.minimality).splitlines())
+        if self.inradius is not None:
+            r, cell = self.inradius
+            where = "" if self.complex.domain is not None else f" (regions clipped to [-{self.box}, {self.box}]^n0)"
+            lines.append(f"conditioning        thinnest region {cell}: inradius {r:.4g}{where} (float, cvxpy)")
+        return "\n".join(lines)
+
+    def to_json(self):
+        """A JSON-ready dict, validated by ``docs/schema/analysis.schema.json``."""
+        from .network import network_to_dict
+
+        K, W = self.complex, self.weights
+        facets = list(W.weights().values())
+        visible = [f for f in facets if any(f.weight)]
+        fd = self.functional_dimension
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "network": network_to_dict(self.network),
+            "architecture": {
+                "widths": list(self.network.architecture.widths),
+                "parameters": self.network.architecture.num_parameters,
+                "hidden_neurons": self.network.architecture.num_hidden,
+                "width_hypothesis": self.network.architecture.width_hypothesis,
+            },
+            "complex": {
+                "f_vector": list(K.f_vector()),
+                "euler_characteristic": K.euler_characteristic(),
+                "regions": len(K.regions()),
+            },
+            "weights": {
+                "interior_facets": len(facets),
+                "visible_facets": len(visible),
+                "max_abs_euclidean_weight": max((max(abs(v) for v in f.euclidean_weight) for f in visible), default=0.0),
+            },
+            "genericity": {c.name: c.holds for c in self.genericity.conditions},
+            "dependency_graph": self.graph.to_json(),
+            "functional_dimension": {"rank": fd.rank, "bound": fd.bound, "method": fd.method,
+                                     "kernel_beyond_scaling": len(fd.kernel)},
+            "identifiability": self.identifiability.to_json(),
+            "minimality": {
+                "verdict": self.minimality.verdict,
+                "removals": [{"neuron": list(r.neuron), "how": r.how} for r in self.minimality.removals],
+            },
+            "inradius": None if self.inradius is None else {"value": self.inradius[0], "region": self.inradius[1],
+                                                            "box": None if self.box is None else str(self.box)},
+            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+        }
+
+    def write_json(self, path):
+        with open(path, "w") as fh:
+            json.dump(self.to_json(), fh, indent=1)
+
+    def plot(self, path=None, ax=None):
+        """Draw the complex (2-D inputs; 3-D inputs as the slice ``x3 = 0``), hypersurfaces coloured by layer."""
+        import matplotlib
+
+        if path is not None:
+            matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from .complex import canonical_complex
+        from .plot import plot_complex
+        from .tropical import tropical_weights
+
+        n0 = self.network.architecture.input_dim
+        if n0 == 2:
+            K, W, title = self.complex, self.weights, f"{self.network.name or 'network'}"
+        elif n0 == 3:
+            flat = slice_network(self.network, [0, 0, 0], [1, 0, 0], [0, 1, 0])
+            K = canonical_complex(flat)
+            W, title = tropical_weights(K), f"{self.network.name or 'network'}, slice x3 = 0"
+        else:
+            raise ShapeError(f"pictures are drawn for 2 or 3 inputs, not {n0}")
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 6))
+        plot_complex(K, W, ax=ax, title=title, window=_window(K))
+        if path is not None:
+            ax.figure.savefig(path, dpi=120, bbox_inches="tight")
+            plt.close(ax.figure)
+        return ax
+
+
+def analyze(network, domain=None, inradius=True):
+    """Everything at once: complex, weights, genericity, dependency graph, functional dimension, verdicts.
+
+    Parameters
+    ----------
+    network : ReLUNetwork
+    domain : optional
+        As for :func:`~polyrelu.complex.canonical_complex`.
+    inradius : bool
+        Also compute the thinnest region's inradius (cvxpy; float diagnostic).
+
+    Returns
+    -------
+    Analysis
+
+    Examples
+    --------
+    >>> from polyrelu.examples import generic_network
+    >>> a = analyze(generic_network((2, 3, 2, 1), seed=1), inradius=False)
+    >>> a.identifiability.verdict, a.functional_dimension.rank, a.depth.lower_bound
+    ('identifiable (theorem conditions hold)', 15, 2)
+    """
+    import time
+
+    from .complex import canonical_complex
+    from .dependency import dependency_graph, depth_hierarchy
+    from .genericity import genericity
+    from .identifiability import functional_dimension, identifiability_report, minimality_report
+    from .tropical import breakpoint_complex, tropical_weights
+
+    timings = {}
+
+    def timed(name, fn):
+        start = time.perf_counter()
+        value = fn()
+        timings[name] = time.perf_counter() - start
+        return value
+
+    K = timed("complex", lambda: canonical_complex(network, domain))
+    W = timed("weights", lambda: tropical_weights(K))
+    report = timed("genericity", lambda: genericity(K, weighted=W))
+    G = timed("dependency graph", lambda: dependency_graph(breakpoint_complex(W)))
+    H = depth_hierarchy(G) if G.is_dag() else None
+    fd = timed("functional dimension", lambda: functional_dimension(network, complex_=K))
+    ident = timed("identifiability", lambda: identifiability_report(network, domain))
+    minimal = timed("minimality", lambda: minimality_report(network, domain))
+    thin, box = None, None
+    if inradius:
+        box = _clip_box(K)
+        thin = timed("inradius", lambda: thinnest_region(K, box))
+    return Analysis(network, K, W, report, G, H, fd, ident, minimal, thin, box, timings)
+
+
+def _window(K):
+    """A square window holding the central 80% of the vertices (a few far crossings would shrink the rest)."""
+    if K.domain is not None:
+        return None
+    extent = sorted(max(abs(x) for x in c.polyhedron.vertices()[0]) for c in K.cells(0))
+    if not extent:
+        return None
+    half = Fraction(math.ceil(2 * extent[int(0.8 * (len(extent) - 1))])) + 1
+    return (-half, half)
+
+
+def _clip_box(K):
+    """A half-width ``R`` such that ``[-R, R]^n0`` holds every vertex with room to spare (None on a domain)."""
+    if K.domain is not None:
+        return None
+    coords = [abs(x) for c in K.cells(0) for x in c.polyhedron.vertices()[0]]
+    return Fraction(2 * math.ceil(max(coords, default=0)) + 1)
+
+
+def thinnest_region(complex_, box=None):
+    """``(inradius, region id)`` of the region with the smallest inscribed ball (a float diagnostic).
+
+    Each region's Chebyshev centre program (maximize ``r`` with ``b + a·x − r|a| ≥ 0``
+    for its facets, and for the box ``[-box, box]^n0`` when given) is solved with
+    cvxpy. Nothing exact depends on it: thin regions flag networks whose
+    geometry floats would get wrong.
+    """
+    import cvxpy as cp
+
+    K = complex_
+    n0 = K.network.architecture.input_dim
+    best = None
+    for region in K.regions():
+        ieqs, eqns = region.polyhedron.minimal_h_representation()
+        rows = [tuple(float(v) for v in r) for r in ieqs]
+        if box is not None:
+            for i in range(n0):
+                for s in (1, -1):
+                    rows.append((float(box), *(float(s if j == i else 0) for j in range(n0))))
+        if not rows:
+            continue
+        M = np.array(rows)
+        M /= np.linalg.norm(M[:, 1:], axis=1)[:, None]  # unit normals: the program is well scaled
+        b, A = M[:, 0], M[:, 1:]
+        x, r = cp.Variable(n0), cp.Variable()
+        problem = cp.Problem(cp.Maximize(r), [b + A @ x - r >= 0])
+        try:
+            problem.solve()
+        except cp.error.SolverError:
+            continue  # a diagnostic: a region the solver cannot handle is left out
+        if problem.status == cp.OPTIMAL and (best is None or r.value < best[0]):
+            best = (float(r.value), region.id)
+    return best
+
+
+def slice_network(network, origin, u, v):
+    """The network restricted to the plane ``origin + s·u + t·v``: two inputs ``(s, t)``, exact.
+
+    Only the first layer changes: ``W1 (origin + s u + t v) + b1``.
+
+    Examples
+    --------
+    >>> from polyrelu import ReLUNetwork
+    >>> net = ReLUNetwork([[[1, 2, 3]], [[1]]], [[0], [0]])
+    >>> flat = slice_network(net, [0, 0, 1], [1, 0, 0], [0, 1, 0])
+    >>> flat.weights[0], flat.biases[0], flat([1, 1]) == net([1, 1, 1])
+    (((Fraction(1, 1), Fraction(2, 1)),), (Fraction(3, 1),), True)
+    """
+    from .geometry.rational import to_fraction_vector
+    from .network import ReLUNetwork
+
+    n0 = network.architecture.input_dim
+    origin, u, v = (to_fraction_vector(p, name, n0) for p, name in ((origin, "origin"), (u, "u"), (v, "v")))
+    W1, b1 = network.layers[0]
+    first_W = [[sum(w * a for w, a in zip(row, u)), sum(w * a for w, a in zip(row, v))] for row in W1]
+    first_b = [bi + sum(w * a for w, a in zip(row, origin)) for row, bi in zip(W1, b1)]
+    rest = network.layers[1:]
+    return ReLUNetwork([first_W, *[W for W, _ in rest]], [first_b, *[b for _, b in rest]],
+                       name=f"{network.name or 'network'} on a plane")

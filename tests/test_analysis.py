@@ -1,0 +1,77 @@
+"""polyrelu analyze: one report, JSON against its schema, pictures in 2-D and 3-D (sliced)."""
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from referencing import Registry, Resource
+
+from polyrelu import ReLUNetwork, save_network
+from polyrelu.analysis import analyze, slice_network, thinnest_region
+from polyrelu.cli import main
+from polyrelu.examples import generic_network
+
+SCHEMAS = Path(__file__).resolve().parent.parent / "docs" / "schema"
+
+
+def validate(data):
+    registry = Registry().with_resources(
+        (name, Resource.from_contents(json.loads((SCHEMAS / name).read_text())))
+        for name in ("analysis.schema.json", "dependency_graph.schema.json")
+    )
+    schema = json.loads((SCHEMAS / "analysis.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema, registry=registry).validate(data)
+
+
+def test_analyze_json_validates_and_plot_is_written(tmp_path, capsys):
+    path = tmp_path / "net.json"
+    save_network(generic_network((2, 3, 2, 1), seed=1), path)
+    out_json, out_png = tmp_path / "a.json", tmp_path / "a.png"
+    assert main(["analyze", str(path), "--json", str(out_json), "--plot", str(out_png)]) == 0
+    text = capsys.readouterr().out
+    assert "verdict: identifiable (theorem conditions hold)" in text and "minimality: minimal (evidence)" in text
+    data = json.loads(out_json.read_text())
+    validate(data)
+    assert data["functional_dimension"]["rank"] == data["functional_dimension"]["bound"] == 15
+    assert data["dependency_graph"]["depth_hierarchy"]["lower_bound"] == 2
+    assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out_png.stat().st_size > 10_000
+
+
+def test_schema_rejects_a_wrong_verdict(tmp_path):
+    data = analyze(generic_network((2, 2, 1), seed=0), inradius=False).to_json()
+    validate(data)
+    data["identifiability"]["verdict"] = "probably fine"
+    with pytest.raises(jsonschema.ValidationError):
+        validate(data)
+
+
+def test_builtin_networks_and_a_not_identifiable_report(capsys):
+    assert main(["analyze", "builtin:bent-line", "--no-inradius"]) == 0
+    text = capsys.readouterr().out
+    assert "width hypothesis    fails" in text and "verdict: locally identifiable (immersion)" in text
+    assert main(["analyze", "builtin:nonsense"]) == 2
+    assert "unknown built-in network" in capsys.readouterr().err
+
+
+def test_three_inputs_are_drawn_as_a_slice(tmp_path):
+    net = generic_network((3, 3, 2, 1), seed=0)
+    flat = slice_network(net, [0, 0, 0], [1, 0, 0], [0, 1, 0])
+    for x in ([1, 2], [-3, "1/2"], [0, 0]):
+        assert flat(x) == net([*x, 0])
+    path = tmp_path / "slice.png"
+    analyze(net, inradius=False).plot(path)
+    assert path.stat().st_size > 10_000
+
+
+def test_thinnest_region_is_the_smallest_inscribed_ball():
+    """Four regions of the axes clipped to a box: the inradius is half the box, for every region."""
+    from polyrelu import canonical_complex
+
+    K = canonical_complex(ReLUNetwork([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]]))
+    r, region = thinnest_region(K, box=4)
+    assert abs(r - 2) < 1e-6 and region in {c.id for c in K.regions()}
+    # a thin strip: x1 in [0, 1/10]
+    strip = canonical_complex(ReLUNetwork([[[1, 0], [-1, 0]], [[1, 1]]], [[0, "1/10"], [0]]))
+    r, _ = thinnest_region(strip, box=4)
+    assert abs(r - 0.05) < 1e-6
