@@ -1,7 +1,15 @@
-"""Small networks with known geometry, used in documentation, demos and tests.
+"""Networks with known geometry and known hidden symmetries, for documentation, demos and tests.
 
 Each constructor returns a :class:`~polyrelu.network.ReLUNetwork` whose
-properties are stated in its docstring and checked by the test suite.
+properties are stated in its docstring and checked by the package itself
+(the doctests run :func:`~polyrelu.symmetry.same_function` and the reports).
+
+- :func:`generic_network`: passes the four genericity conditions (identifiable
+  by the seed theorem when the width hypothesis holds);
+- hidden-symmetry constructions that keep a network's function and add
+  parameters it does not determine: :func:`with_dead_neuron`,
+  :func:`with_invisible_neuron`, :func:`with_twin_neuron`,
+  :func:`with_stably_active_layer`.
 """
 
 from fractions import Fraction
@@ -11,7 +19,16 @@ import numpy as np
 from .errors import GeometryError
 from .network import Architecture, ReLUNetwork
 
-__all__ = ["bent_line_network", "generic_network", "seeded_gaussian_network"]
+__all__ = [
+    "bent_line_network",
+    "generic_network",
+    "seeded_gaussian_network",
+    "with_neuron",
+    "with_dead_neuron",
+    "with_invisible_neuron",
+    "with_twin_neuron",
+    "with_stably_active_layer",
+]
 
 
 def bent_line_network():
@@ -225,3 +242,121 @@ def _zero_set_samples(layers, n0, rng, samples):
             b = np.where(same[:, None], b, mid)
         out.append((a + b) / 2)
     return out
+
+
+def with_neuron(network, layer, row, bias, outgoing):
+    """``network`` with one more neuron at the end of hidden ``layer``: incoming ``row``/``bias``, ``outgoing`` weights.
+
+    Examples
+    --------
+    >>> with_neuron(bent_line_network(), 1, [1, 1], 0, [0]).architecture.widths
+    (2, 3, 1, 1)
+    """
+    Ws = [list(map(list, W)) for W in network.weights]
+    bs = [list(b) for b in network.biases]
+    Ws[layer - 1].append(list(row))
+    bs[layer - 1].append(bias)
+    for r, w in zip(Ws[layer], outgoing):
+        r.append(w)
+    return ReLUNetwork(Ws, bs, name=f"{network.name or 'network'} + neuron in layer {layer}")
+
+
+def with_dead_neuron(network, layer, outgoing=None):
+    """Add a neuron to hidden ``layer`` that is never active; same function, more parameters.
+
+    In layer 1 its weights are zero and its bias ``-1``; deeper, it reads
+    non-negative inputs with weights ``-1`` and bias ``-1``. Its outgoing weights
+    (default all ``1``) never matter.
+
+    Examples
+    --------
+    >>> from polyrelu import identifiability_report, same_function
+    >>> net = generic_network((2, 3, 2, 1), seed=1)
+    >>> dead = with_dead_neuron(net, 2)
+    >>> bool(same_function(net, dead)), identifiability_report(dead).verdict
+    (True, 'not identifiable')
+    """
+    width = network.architecture.widths[layer - 1]
+    row = [0] * width if layer == 1 else [-1] * width
+    out = outgoing if outgoing is not None else [1] * network.architecture.widths[layer + 1]
+    return with_neuron(network, layer, row, -1, out)
+
+
+def with_invisible_neuron(network, layer, row, bias):
+    """Add a neuron to hidden ``layer`` with the given incoming weights and zero outgoing weights.
+
+    Its bent hypersurface exists but ``f`` cannot see it.
+
+    Examples
+    --------
+    >>> from polyrelu import same_function
+    >>> net = generic_network((2, 3, 2, 1), seed=1)
+    >>> bool(same_function(net, with_invisible_neuron(net, 1, [1, -3], "1/5")))
+    True
+    """
+    return with_neuron(network, layer, row, bias, [0] * network.architecture.widths[layer + 1])
+
+
+def with_twin_neuron(network, layer, index, ratio=2, share="1/2"):
+    """Split neuron ``(layer, index)`` into itself and a twin whose incoming row is ``ratio`` times its own.
+
+    ``relu(λ z) = λ relu(z)`` for ``λ > 0``, so the pair acts as one neuron:
+    the twin takes ``share`` of the outgoing weights (divided by ``ratio``),
+    the original keeps the rest. Any other split computes the same function:
+    a continuous hidden symmetry.
+
+    Examples
+    --------
+    >>> from polyrelu import minimality_report, same_function
+    >>> net = generic_network((2, 3, 2, 1), seed=1)
+    >>> twin = with_twin_neuron(net, 1, 0)
+    >>> bool(same_function(net, twin)), minimality_report(twin).verdict
+    (True, 'not minimal')
+    """
+    from fractions import Fraction
+
+    ratio, share = Fraction(ratio), Fraction(share)
+    if ratio <= 0:
+        raise GeometryError(f"the twin's ratio must be positive, not {ratio}")
+    W, b = network.layers[layer - 1]
+    W_next = network.layers[layer][0]
+    kept = [w * (1 - share) for w in (row[index] for row in W_next)]
+    grown = with_neuron(network, layer, [ratio * v for v in W[index]], ratio * b[index],
+                        [w * share / ratio for w in (row[index] for row in W_next)])
+    Ws = [list(map(list, M)) for M in grown.weights]
+    for row, w in zip(Ws[layer], kept):
+        row[index] = w
+    return ReLUNetwork(Ws, grown.biases, name=f"{network.name or 'network'} + twin of ({layer}, {index})")
+
+
+def with_stably_active_layer(network, after, shift=1):
+    """Insert an identity layer after hidden layer ``after``, kept active by a positive bias ``shift``.
+
+    The new layer computes ``a + shift > 0`` from the previous layer's
+    outputs ``a >= 0``, so every neuron in it is active everywhere; the next
+    layer's biases take the shift off again. One hidden layer deeper, same
+    function: the dependency graph sees through it (its longest chain stays
+    as it was).
+
+    Examples
+    --------
+    >>> from polyrelu import same_function
+    >>> net = generic_network((2, 3, 2, 1), seed=1)
+    >>> deep = with_stably_active_layer(net, 1)
+    >>> deep.architecture.widths, bool(same_function(net, deep))
+    ((2, 3, 3, 2, 1), True)
+    """
+    from fractions import Fraction
+
+    shift = Fraction(shift)
+    if shift <= 0:
+        raise GeometryError(f"the shift must be positive to keep the layer active, not {shift}")
+    n = network.architecture.widths[after]
+    Ws = [list(map(list, W)) for W in network.weights]
+    bs = [list(b) for b in network.biases]
+    identity = [[int(i == j) for j in range(n)] for i in range(n)]
+    next_b = [b - shift * sum(row) for b, row in zip(bs[after], Ws[after])]
+    Ws.insert(after, identity)
+    bs.insert(after, [shift] * n)
+    bs[after + 1] = next_b
+    return ReLUNetwork(Ws, bs, name=f"{network.name or 'network'} + stably active layer after {after}")

@@ -31,7 +31,7 @@ from polyrelu.dependency import (
     depth_hierarchy,
     parameter_dependency_graph,
 )
-from polyrelu.examples import bent_line_network, generic_network
+from polyrelu.examples import bent_line_network, generic_network, with_neuron, with_stably_active_layer
 from polyrelu.graphs import igraph_to_networkx, networkx_to_igraph
 from polyrelu.tropical import bent_hypersurfaces
 
@@ -134,17 +134,6 @@ def test_candidates_are_read_from_function_data_only():
     assert sorted((relabel[a], relabel[b]) for a, b in G1.neuron_edges()) == G2.neuron_edges()
 
 
-def _extend(net, layer, row, bias, out_column):
-    """Add one neuron at the end of hidden ``layer`` with incoming ``row``/``bias`` and outgoing weights."""
-    Ws = [list(map(list, W)) for W in net.weights]
-    bs = [list(b) for b in net.biases]
-    Ws[layer - 1].append(list(row))
-    bs[layer - 1].append(bias)
-    for r, w in zip(Ws[layer], out_column):
-        r.append(w)
-    return ReLUNetwork(Ws, bs)
-
-
 def _same_function(a, b, n0, seed=0):
     rng = np.random.default_rng(seed)
     points = [[Fraction(int(v), 7) for v in rng.integers(-60, 60, n0)] for _ in range(200)]
@@ -154,9 +143,9 @@ def _same_function(a, b, n0, seed=0):
 def test_dead_and_invisible_neurons_give_no_candidates():
     base = generic_network((2, 3, 2, 1), seed=4)
     # layer 2 sees relu outputs >= 0: negative weights and bias keep this neuron off everywhere
-    dead = _extend(base, 2, [-1, -2, -1], -1, [5])
+    dead = with_neuron(base, 2, [-1, -2, -1], -1, [5])
     # a first-layer line whose outgoing weights are all zero: a bent hypersurface f cannot see
-    invisible = _extend(dead, 1, [1, -3], "1/5", [0, 0, 0])
+    invisible = with_neuron(dead, 1, [1, -3], "1/5", [0, 0, 0])
     assert _same_function(base, invisible, 2)
     (_, G0), (K, G) = graph_of(base), graph_of(invisible)
     P = parameter_dependency_graph(invisible, complex_=K)
@@ -170,11 +159,7 @@ def test_dead_and_invisible_neurons_give_no_candidates():
 
 def test_stably_active_layer_is_seen_as_shallower():
     base = generic_network((2, 3, 2, 1), seed=6)
-    (W1, W2, W3), (b1, b2, b3) = base.weights, base.biases
-    # insert z = a + 1 >= 1 after layer 1 (always active), and undo the shift in the next layer
-    identity = [[int(i == j) for j in range(3)] for i in range(3)]
-    shifted = [b - sum(row) for b, row in zip(b2, W2)]
-    deep = ReLUNetwork([W1, identity, W2, W3], [b1, [1, 1, 1], shifted, b3])
+    deep = with_stably_active_layer(base, 1)  # z = a + 1 >= 1 after layer 1, the shift undone next
     assert _same_function(base, deep, 2)
     (_, G0), (K, G) = graph_of(base), graph_of(deep)
     H = depth_hierarchy(G)
@@ -389,10 +374,7 @@ def test_parameter_graph_json_round_trip_keeps_true_layers(tmp_path):
     import jsonschema
 
     # the stably active layer: true layers (1, 3) differ from the longest-path ones (1, 2)
-    base = generic_network((2, 3, 2, 1), seed=6)
-    (W1, W2, W3), (b1, b2, b3) = base.weights, base.biases
-    identity = [[int(i == j) for j in range(3)] for i in range(3)]
-    deep = ReLUNetwork([W1, identity, W2, W3], [b1, [1, 1, 1], [b - sum(r) for b, r in zip(b2, W2)], b3])
+    deep = with_stably_active_layer(generic_network((2, 3, 2, 1), seed=6), 1)
     P = parameter_dependency_graph(deep)
     data = P.to_json()
     with open("docs/schema/dependency_graph.schema.json") as fh:

@@ -20,7 +20,14 @@ from polyrelu import (
     scale,
     scaling_directions,
 )
-from polyrelu.examples import generic_network
+from polyrelu.examples import (
+    generic_network,
+    with_dead_neuron,
+    with_invisible_neuron,
+    with_neuron,
+    with_stably_active_layer,
+    with_twin_neuron,
+)
 
 
 def moved(net, direction, t):
@@ -110,9 +117,7 @@ def test_dead_neuron_kernel_is_its_free_weights():
 
 def test_stably_active_layer_loses_exactly_the_extra_parameters():
     base = generic_network((2, 3, 2, 1), seed=6)
-    (W1, W2, W3), (b1, b2, b3) = base.weights, base.biases
-    identity = [[int(i == j) for j in range(3)] for i in range(3)]
-    deep = ReLUNetwork([W1, identity, W2, W3], [b1, [1, 1, 1], [b - sum(r) for b, r in zip(b2, W2)], b3])
+    deep = with_stably_active_layer(base, 1)
     shallow, fd = functional_dimension(base), functional_dimension(deep)
     assert shallow.attains_bound and fd.rank == shallow.rank < fd.bound
     assert len(fd.kernel) == fd.bound - fd.rank == 9
@@ -151,16 +156,6 @@ def test_exact_and_float_ranks_agree_on_well_conditioned_networks():
 # -- minimality ---------------------------------------------------------------------------------
 
 
-def _add_neuron(net, layer, row, bias, out_column):
-    Ws = [list(map(list, W)) for W in net.weights]
-    bs = [list(b) for b in net.biases]
-    Ws[layer - 1].append(list(row))
-    bs[layer - 1].append(bias)
-    for r, w in zip(Ws[layer], out_column):
-        r.append(w)
-    return ReLUNetwork(Ws, bs)
-
-
 def test_generic_network_is_minimal_by_the_evidence():
     from polyrelu import minimality_report
 
@@ -184,7 +179,7 @@ def test_removable_neurons_are_found_with_a_proof(layer, row, bias, out, how):
     if row is None:  # the twin: a positive multiple of neuron (1, 0)'s row and bias
         row = [2 * v for v in base.weights[0][0]]
         bias = 2 * base.biases[0][0]
-    net = _add_neuron(base, layer, row, bias, out)
+    net = with_neuron(base, layer, row, bias, out)
     report = minimality_report(net)
     assert report.verdict == "not minimal"
     added = (layer, net.architecture.hidden_widths[layer - 1] - 1)
@@ -202,10 +197,7 @@ def test_removable_neurons_are_found_with_a_proof(layer, row, bias, out, how):
 def test_stably_active_layer_is_not_decided_by_single_neurons():
     from polyrelu import minimality_report
 
-    base = generic_network((2, 3, 2, 1), seed=6)
-    (W1, W2, W3), (b1, b2, b3) = base.weights, base.biases
-    identity = [[int(i == j) for j in range(3)] for i in range(3)]
-    deep = ReLUNetwork([W1, identity, W2, W3], [b1, [1, 1, 1], [b - sum(r) for b, r in zip(b2, W2)], b3])
+    deep = with_stably_active_layer(generic_network((2, 3, 2, 1), seed=6), 1)
     report = minimality_report(deep)
     assert report.removals == () and report.verdict == "undecided"
     assert report.layer_sizes == (3, 2) != report.widths
@@ -216,15 +208,12 @@ def test_stably_active_layer_is_not_decided_by_single_neurons():
 
 def _families():
     base = generic_network((2, 3, 2, 1), seed=6)
-    (W1, W2, W3), (b1, b2, b3) = base.weights, base.biases
-    identity = [[int(i == j) for j in range(3)] for i in range(3)]
-    stably_active = ReLUNetwork([W1, identity, W2, W3], [b1, [1, 1, 1], [b - sum(r) for b, r in zip(b2, W2)], b3])
-    twin = ReLUNetwork(
-        [list(W1) + [[2 * v for v in W1[0]]], [list(r) + [1] for r in W2], W3], [list(b1) + [2 * b1[0]], b2, b3]
-    )
-    dead = _add_neuron(base, 2, [-1, -2, -1], -1, [5])
-    invisible = _add_neuron(base, 1, [1, -3], "1/5", [0, 0])
-    return {"stably active layer": stably_active, "twin neurons": twin, "dead neuron": dead, "invisible neuron": invisible}
+    return {
+        "stably active layer": with_stably_active_layer(base, 1),
+        "twin neurons": with_twin_neuron(base, 1, 0),
+        "dead neuron": with_dead_neuron(base, 2),
+        "invisible neuron": with_invisible_neuron(base, 1, [1, -3], "1/5"),
+    }
 
 
 @pytest.mark.parametrize("family", sorted(_families()))

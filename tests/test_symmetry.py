@@ -351,16 +351,6 @@ def test_different_architectures_are_not_equivalent():
 # -- same_function: equality of functions, not of parameters -------------------------------------
 
 
-def _with_extra_neuron(net, layer, row, bias, out_column):
-    Ws = [list(map(list, W)) for W in net.weights]
-    bs = [list(b) for b in net.biases]
-    Ws[layer - 1].append(list(row))
-    bs[layer - 1].append(bias)
-    for r, w in zip(Ws[layer], out_column):
-        r.append(w)
-    return ReLUNetwork(Ws, bs)
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_difference_network_computes_the_difference(seed):
     from polyrelu import difference_network
@@ -376,15 +366,13 @@ def test_difference_network_computes_the_difference(seed):
 
 def test_same_function_sees_through_hidden_symmetries():
     from polyrelu import same_function
-    from polyrelu.examples import generic_network
+    from polyrelu.examples import generic_network, with_dead_neuron, with_invisible_neuron, with_stably_active_layer
 
     base = generic_network((2, 3, 2, 1), seed=4)
     twin = permute(scale(base, [[2, "1/3", 5], [7, "2/5"]]), [[2, 0, 1], [1, 0]])
-    dead = _with_extra_neuron(base, 2, [-1, -2, -1], -1, [5])          # never active
-    invisible = _with_extra_neuron(base, 1, [1, -3], "1/5", [0, 0])    # zero outgoing weights
-    (W1, W2, W3), (b1, b2, b3) = base.weights, base.biases
-    identity = [[int(i == j) for j in range(3)] for i in range(3)]
-    deeper = ReLUNetwork([W1, identity, W2, W3], [b1, [1, 1, 1], [b - sum(r) for b, r in zip(b2, W2)], b3])
+    dead = with_dead_neuron(base, 2)
+    invisible = with_invisible_neuron(base, 1, [1, -3], "1/5")
+    deeper = with_stably_active_layer(base, 1)
     for other in (twin, dead, invisible, deeper):
         answer = same_function(base, other)
         assert answer and answer.witness is None and answer.regions > 0
