@@ -1,6 +1,7 @@
 # polyrelu: two commands on a fresh Debian machine (as root, or with sudo):
 #   make demo   - install what is missing, then report on the built-in examples (writes demo-analysis.png)
 #   make test   - install what is missing, then run the test suite (doctests included)
+#   make docs   - build the documentation site into site/ (mkdocs, API reference from the docstrings)
 # Re-running is fast: the venv is rebuilt only when pyproject.toml changes.
 
 PYTHON ?= python3
@@ -9,7 +10,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test bench system-deps clean
+.PHONY: demo test docs bench system-deps clean
 
 demo: $(STAMP)
 	$(BIN)/polyrelu demo
@@ -17,6 +18,14 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# the documentation site (docs/ and the API reference from the docstrings) into site/
+docs: $(VENV)/.docs-installed
+	$(BIN)/mkdocs build --strict --site-dir site
+
+$(VENV)/.docs-installed: $(STAMP)
+	$(BIN)/python -m pip install -q --no-binary pycddlib -e '.[docs]'
+	touch $@
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_lp.py
@@ -36,4 +45,4 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info demo-analysis.png
+	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info demo-analysis.png site

@@ -1,4 +1,4 @@
-"""Command-line interface: ``polyrelu demo``, ``info``, ``complex``, ``weights``, ``graph``, ``analyze``.
+"""Command-line interface: ``polyrelu demo``, ``info``, ``complex``, ``weights``, ``graph``, ``analyze``, ``survey``.
 
 ``NET`` is a network file (.json, .npz, .pt, .pth) or a built-in example,
 ``builtin:bent-line`` or ``builtin:generic-A-B-...`` (e.g. ``builtin:generic-2-3-3-2-1``,
@@ -236,6 +236,30 @@ def _analyze_command(args):
         print(f"written             {args.plot}")
 
 
+def survey_table(input_dim, depths, widths, samples, seed=0):
+    """A markdown table over depth × width: % generic / % rank D − H / % identifiable by the theorem.
+
+    Each cell surveys the architecture ``(n0, w, ..., w, 1)`` with ``depth``
+    hidden layers of width ``w`` (:func:`~polyrelu.identifiability.architecture_survey`).
+    """
+    from .identifiability import architecture_survey
+
+    lines = ["| hidden layers \\ width | " + " | ".join(str(w) for w in widths) + " |",
+             "|---" * (len(widths) + 1) + "|"]
+    for depth in depths:
+        cells = [architecture_survey((input_dim, *[w] * depth, 1), samples, seed).row() for w in widths]
+        lines.append(f"| {depth} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _survey_command(args):
+    depths = [int(v) for v in args.depths.split(",")]
+    widths = [int(v) for v in args.widths.split(",")]
+    print(f"random Gaussian parameters, {args.samples} draws per cell (seeds {args.seed}..), input width {args.input}, "
+          "output width 1; each cell: % generic / % functional dimension D - H / % identifiable by the theorem\n")
+    print(survey_table(args.input, depths, widths, args.samples, args.seed))
+
+
 def _graph_command(args):
     from .dependency import dependency_graph, depth_hierarchy, parameter_dependency_graph
 
@@ -317,6 +341,12 @@ def main(argv=None):
     an.add_argument("--json", help="write the analysis as JSON here")
     an.add_argument("--plot", help="draw the complex (2-D, or the slice x3 = 0 in 3-D) into this image file")
     an.add_argument("--no-inradius", action="store_true", help="skip the cvxpy conditioning diagnostic")
+    sv = sub.add_parser("survey", help="over random parameters: % generic, % rank D - H, % identifiable (depth × width)")
+    sv.add_argument("--input", type=int, default=2, help="input width n0 (default 2)")
+    sv.add_argument("--depths", default="1,2,3", help="numbers of hidden layers, e.g. 1,2,3")
+    sv.add_argument("--widths", default="2,3,4", help="hidden widths, e.g. 2,3,4")
+    sv.add_argument("--samples", type=int, default=20)
+    sv.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     start = time.perf_counter()
     try:
@@ -330,6 +360,8 @@ def main(argv=None):
             _graph_command(args)
         elif args.command == "analyze":
             _analyze_command(args)
+        elif args.command == "survey":
+            _survey_command(args)
         else:
             print(network_report(load(args.network)))
     except PolyReluError as exc:

@@ -43,6 +43,8 @@ __all__ = [
     "minimality_report",
     "IdentifiabilityReport",
     "identifiability_report",
+    "SurveyResult",
+    "architecture_survey",
 ]
 
 _PRIMES = (2**62 - 57, 2**61 - 1, 2**63 - 25)
@@ -658,7 +660,7 @@ def identifiability_report(network, domain=None):
             "and is not a permutation and scaling of θ"
         )
         return IdentifiabilityReport("not identifiable", tuple(evidence), arch.width_hypothesis, generic, fd, net2)
-    if arch.width_hypothesis and generic.holds and fd.attains_bound:
+    if _theorem_applies(arch, generic, fd):
         verdict = "identifiable (theorem conditions hold)"
         evidence.append("the seed theorem applies: width hypothesis and the four conditions hold")
     elif fd.attains_bound:
@@ -671,6 +673,62 @@ def identifiability_report(network, domain=None):
             "directions gave an exact second parameter"
         )
     return IdentifiabilityReport(verdict, tuple(evidence), arch.width_hypothesis, generic, fd)
+
+
+def _theorem_applies(arch, generic, fd):
+    """The seed theorem's conditions, and the rank ``D − H`` it implies (a consistency check)."""
+    return arch.width_hypothesis and generic.holds and fd.attains_bound
+
+
+@dataclass(frozen=True)
+class SurveyResult:
+    """Fractions over random parameters of one architecture (see :func:`architecture_survey`)."""
+
+    architecture: object
+    samples: int
+    generic: int
+    full_rank: int
+    identifiable: int
+    ranks: tuple
+
+    def row(self):
+        """``generic / full rank / identifiable`` as percentages, for tables."""
+        pct = lambda k: f"{100 * k / self.samples:.0f}%"  # noqa: E731
+        return f"{pct(self.generic)} / {pct(self.full_rank)} / {pct(self.identifiable)}"
+
+
+def architecture_survey(architecture, samples=20, seed=0, kind="gaussian"):
+    """Over random parameters: how often the four conditions hold, the rank is ``D − H``, the theorem applies.
+
+    Parameters are :meth:`~polyrelu.network.ReLUNetwork.random` draws with seeds
+    ``seed, seed + 1, ...``. "Identifiable" counts the draws for which
+    :func:`identifiability_report` would say ``"identifiable (theorem
+    conditions hold)"``; the exact functional dimension of every draw is kept in
+    ``ranks``.
+
+    Examples
+    --------
+    >>> result = architecture_survey((2, 2, 1), samples=5)
+    >>> result.samples, result.ranks
+    (5, (7, 7, 7, 7, 7))
+    """
+    from .complex import canonical_complex
+    from .genericity import genericity
+    from .network import Architecture, ReLUNetwork
+
+    arch = architecture if isinstance(architecture, Architecture) else Architecture(architecture)
+    generic = full = theorem = 0
+    ranks = []
+    for k in range(samples):
+        net = ReLUNetwork.random(arch, seed=seed + k, kind=kind)
+        K = canonical_complex(net)
+        report = genericity(K)
+        fd = functional_dimension(net, complex_=K, kernel=False)
+        generic += report.holds
+        full += fd.attains_bound
+        theorem += _theorem_applies(arch, report, fd)
+        ranks.append(fd.rank)
+    return SurveyResult(arch, samples, generic, full, theorem, tuple(ranks))
 
 
 def _second_parameter(network, K, kernel, domain, same_function, equivalent):

@@ -133,6 +133,8 @@ class Polyhedron:
     oracle : LPOracle, optional
         The feasibility oracle; defaults to :data:`~polyrelu.geometry.lp.default_oracle`.
 
+    Notes
+    -----
     Entries may be ints, fractions, decimal or ``"p/q"`` strings or floats
     (converted exactly).
 

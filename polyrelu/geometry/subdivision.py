@@ -174,6 +174,8 @@ class Subdivision:
             allowed, a per-vertex one is not: new vertices interpolate these
             values). The function must be affine on every cell.
 
+        Notes
+        -----
         Every cell's ``signs`` gets one more entry. New vertices are appended
         to :attr:`vertices`; the function vanishes on them.
         """
