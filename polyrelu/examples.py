@@ -9,7 +9,8 @@ properties are stated in its docstring and checked by the package itself
 - hidden-symmetry constructions that keep a network's function and add
   parameters it does not determine: :func:`with_dead_neuron`,
   :func:`with_invisible_neuron`, :func:`with_twin_neuron`,
-  :func:`with_stably_active_layer`.
+  :func:`with_stably_active_layer`; and a width-1 bottleneck with a discrete
+  hidden symmetry, :func:`bottleneck_network` and :func:`bottleneck_flip`.
 """
 
 from fractions import Fraction
@@ -28,6 +29,8 @@ __all__ = [
     "with_invisible_neuron",
     "with_twin_neuron",
     "with_stably_active_layer",
+    "bottleneck_network",
+    "bottleneck_flip",
 ]
 
 
@@ -360,3 +363,50 @@ def with_stably_active_layer(network, after, shift=1):
     bs.insert(after, [shift] * n)
     bs[after + 1] = next_b
     return ReLUNetwork(Ws, bs, name=f"{network.name or 'network'} + stably active layer after {after}")
+
+
+def bottleneck_network():
+    """A ``2→2→1→2→1`` network through a width-1 layer, with a discrete hidden symmetry.
+
+    The bottleneck ``t = relu(relu(x1) + relu(x2) - 1)`` feeds two neurons:
+    ``relu(t + 1)`` is active for every ``t >= 0`` (so it is ``t + 1``), and
+    ``relu(t - 2)`` bends at ``t = 2``. Since ``relu(u) = relu(-u) + u`` and the
+    first neuron supplies ``u = t - 2`` as an affine function of its output,
+    the second neuron can be flipped: :func:`bottleneck_flip` gives parameters
+    that compute the same function and are not a permutation and scaling of
+    these. Behind a width-1 layer every next hypersurface is a level set of the
+    bottleneck neuron, so TPIC fails and the seed theorem does not apply.
+
+    Examples
+    --------
+    >>> from polyrelu import equivalent, same_function
+    >>> net = bottleneck_network()
+    >>> bool(same_function(net, bottleneck_flip(net))), equivalent(net, bottleneck_flip(net))
+    (True, False)
+    """
+    return ReLUNetwork(
+        [[[1, 0], [0, 1]], [[1, 1]], [[1], [1]], [[1, 3]]],
+        [[0, 0], [-1], [1, -2], [0]],
+        name="width-1 bottleneck",
+    )
+
+
+def bottleneck_flip(network):
+    """The bottleneck network with its second post-bottleneck neuron flipped (same function).
+
+    ``v relu(w t + b) = v relu(-w t - b) + v (w t + b)``, and the always-active
+    first neuron ``relu(w' t + b') = w' t + b'`` absorbs the affine term: its
+    output weight grows by ``v w / w'``, the output bias by ``v (b - w b' / w')``.
+    """
+    from fractions import Fraction
+
+    Ws = [list(map(list, W)) for W in network.weights]
+    bs = [list(b) for b in network.biases]
+    (w_on,), (w,) = Ws[2]
+    b_on, b = bs[2]
+    v = Ws[3][0][1]
+    Ws[2][1] = [-w]
+    bs[2][1] = -b
+    Ws[3][0][0] += v * Fraction(w) / w_on
+    bs[3][0] += v * (b - Fraction(w) * b_on / w_on)
+    return ReLUNetwork(Ws, bs, name=f"{network.name or 'network'}, second neuron flipped")

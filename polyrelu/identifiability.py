@@ -476,7 +476,10 @@ def minimality_report(network, domain=None):
     """Which hidden neurons can go without changing ``f``, each with an exact proof (DESIGN §6).
 
     Tries, for every hidden neuron, (a) deleting it (dead neurons, neurons
-    whose outgoing weights vanish, neurons invisible on the domain) and (b)
+    whose outgoing weights vanish, neurons invisible on the domain), (b) letting
+    the next layer absorb it when its output is an affine combination of the
+    other outputs of its layer on every region (exact linear algebra; e.g. a
+    neuron active everywhere beside neurons that span its formula), and (c)
     merging it into a *twin*: a neuron of the same layer whose incoming row and
     bias are a positive multiple of its own (then ``relu(λ z) = λ relu(z)``).
     Every candidate smaller network is accepted only if
@@ -504,6 +507,7 @@ def minimality_report(network, domain=None):
     from .tropical import breakpoint_complex, tropical_weights
 
     arch = network.architecture
+    K = canonical_complex(network, domain)
     removals = []
     for layer, index in arch.hidden_neurons():
         if arch.hidden_widths[layer - 1] < 2:
@@ -515,6 +519,10 @@ def minimality_report(network, domain=None):
             ratio = _positive_ratio(own, (b[other], *W[other])) if other != index else None
             if ratio is not None:
                 options.append((f"merged into ({layer}, {other})", _without(network, layer, index, other, ratio)))
+        relation = _affine_relation(network, K, layer, index)
+        if relation is not None:  # the most general explanation, tried last
+            options.append(("absorbed by the next layer (its output is affine in the others')",
+                            _absorbed(network, layer, index, *relation)))
         for how, smaller in options:
             proof = same_function(network, smaller, domain)
             if proof:
@@ -522,10 +530,65 @@ def minimality_report(network, domain=None):
                 break
     sizes = None
     if not removals:
-        G = dependency_graph(breakpoint_complex(tropical_weights(canonical_complex(network, domain))))
+        G = dependency_graph(breakpoint_complex(tropical_weights(K)))
         if G.is_dag() and not G.candidates.unresolved:
             sizes = G.layer_sizes()
     return MinimalityReport(tuple(removals), sizes, arch.hidden_widths)
+
+
+def _affine_relation(network, K, layer, index):
+    """``(α, β)`` with ``a_index = Σ_{i≠index} α_i a_i + β`` for the layer's outputs on every region, or None.
+
+    Each region fixes every output's affine formula (``relu`` of an active
+    pre-activation, or 0), so the relation is a linear system over Q with
+    ``n0 + 1`` equations per region, solved exactly.
+    """
+    n0 = network.architecture.input_dim
+    others = [i for i in range(network.architecture.hidden_widths[layer - 1]) if i != index]
+    start = sum(network.architecture.hidden_widths[: layer - 1])
+    rows, rhs = [], []
+    for region in K.regions():
+        G, g = network.pre_activation_maps(region.signs)[layer - 1]
+        on = region.signs[start : start + len(g)]
+
+        def output(i):
+            return (g[i], *G[i]) if on[i] > 0 else (0,) * (n0 + 1)
+
+        target = output(index)
+        for c in range(n0 + 1):
+            rows.append([output(i)[c] for i in others] + [int(c == 0)])
+            rhs.append(target[c])
+    M = flint.fmpq_mat([[flint.fmpq(Fraction(v).numerator, Fraction(v).denominator) for v in row] + [
+        flint.fmpq(Fraction(t).numerator, Fraction(t).denominator)] for row, t in zip(rows, rhs)])
+    echelon, r = M.rref()
+    table = echelon.tolist()
+    unknowns = len(others) + 1
+    solution = [Fraction(0)] * unknowns
+    for row in table[:r]:
+        pivot = next(j for j, v in enumerate(row) if v != 0)
+        if pivot == unknowns:
+            return None  # inconsistent: 0 = 1
+        solution[pivot] = Fraction(int(row[unknowns].p), int(row[unknowns].q))
+    alpha = {i: solution[k] for k, i in enumerate(others)}
+    return alpha, solution[-1]
+
+
+def _absorbed(network, layer, index, alpha, beta):
+    """The network without ``(layer, index)``, its output ``Σ α_i a_i + β`` taken up by the next layer."""
+    from .network import ReLUNetwork
+
+    Ws = [list(map(list, W)) for W in network.weights]
+    bs = [list(b) for b in network.biases]
+    for row, bias_index in zip(Ws[layer], range(len(bs[layer]))):
+        w = row[index]
+        for i, a in alpha.items():
+            row[i] += w * a
+        bs[layer][bias_index] += w * beta
+    del Ws[layer - 1][index]
+    del bs[layer - 1][index]
+    for row in Ws[layer]:
+        del row[index]
+    return ReLUNetwork(Ws, bs, name=f"{network.name or 'network'} without neuron ({layer}, {index})")
 
 
 def _positive_ratio(row, other):

@@ -21,6 +21,8 @@ from polyrelu import (
     scaling_directions,
 )
 from polyrelu.examples import (
+    bottleneck_flip,
+    bottleneck_network,
     generic_network,
     with_dead_neuron,
     with_invisible_neuron,
@@ -213,6 +215,7 @@ def _families():
         "twin neurons": with_twin_neuron(base, 1, 0),
         "dead neuron": with_dead_neuron(base, 2),
         "invisible neuron": with_invisible_neuron(base, 1, [1, -3], "1/5"),
+        "width-1 bottleneck": bottleneck_network(),
     }
 
 
@@ -247,3 +250,28 @@ def test_full_rank_outside_the_theorem_is_local_identifiability():
     report = identifiability_report(bent_line_network())  # a width-1 layer: the theorem does not apply
     assert not report.width_hypothesis and report.functional_dimension.attains_bound
     assert report.verdict == "locally identifiable (immersion)"
+
+
+def test_a_neuron_affine_in_its_neighbours_is_absorbed_by_the_next_layer():
+    """On the box [-1, 1]^2 three first-layer neurons are active everywhere and a3 = a1 + a2 + 80."""
+    from polyrelu import Box, minimality_report, same_function
+
+    net = ReLUNetwork([[[1, 0], [0, 1], [1, 1]], [[1, 2, 3]]], [[10, 10, 100], [0]])
+    box = Box(-1, 1)
+    report = minimality_report(net, box)
+    assert report.verdict == "not minimal"
+    absorbed = [r for r in report.removals if r.how.startswith("absorbed")]
+    assert absorbed and all(same_function(r.network, net, box) for r in absorbed)
+    assert not same_function(absorbed[0].network, net)  # on all of R^2 the relation fails
+
+
+def test_bottleneck_flip_is_a_discrete_hidden_symmetry():
+    from polyrelu import canonical_complex, equivalent, genericity, same_function
+
+    net = bottleneck_network()
+    flipped = bottleneck_flip(net)
+    assert same_function(net, flipped) and not equivalent(net, flipped)
+    assert flipped.weights[2][1] == (-net.weights[2][1][0],)  # the second neuron reads -t now
+    report = genericity(canonical_complex(net))
+    assert not report.tpic.holds  # behind a width-1 layer hypersurfaces are parallel level sets
+    assert same_function(bottleneck_flip(flipped), net)
