@@ -10,7 +10,10 @@ properties are stated in its docstring and checked by the package itself
   parameters it does not determine: :func:`with_dead_neuron`,
   :func:`with_invisible_neuron`, :func:`with_twin_neuron`,
   :func:`with_stably_active_layer`; and a width-1 bottleneck with a discrete
-  hidden symmetry, :func:`bottleneck_network` and :func:`bottleneck_flip`.
+  hidden symmetry, :func:`bottleneck_network` and :func:`bottleneck_flip`;
+- :func:`free_weight_network`: no single neuron can go, yet one weight moves
+  freely without changing ``f`` (in the spirit of the seed paper's Prop 5.23;
+  our construction, not the paper's).
 """
 
 from fractions import Fraction
@@ -31,6 +34,7 @@ __all__ = [
     "with_stably_active_layer",
     "bottleneck_network",
     "bottleneck_flip",
+    "free_weight_network",
 ]
 
 
@@ -410,3 +414,35 @@ def bottleneck_flip(network):
     Ws[3][0][0] += v * Fraction(w) / w_on
     bs[3][0] += v * (b - Fraction(w) * b_on / w_on)
     return ReLUNetwork(Ws, bs, name=f"{network.name or 'network'}, second neuron flipped")
+
+
+def free_weight_network(t=-1):
+    """A ``2→3→2→1`` network with a weight ``t`` that can take any negative value without changing ``f``.
+
+    Layer 1: ``a1 = relu(x1)``, ``a2 = relu(x2)``, ``a3 = relu(-x2 - 1)``. Layer 2:
+    ``z = relu(-a1 + a2 - 1 + t a3)`` and ``y = relu(a2 + a3 - 2)``; ``f = z + y``.
+    Where ``a3 > 0`` (``x2 < -1``) the rest of ``z``'s input is at most ``-1``,
+    so for ``t <= 0`` the term ``t a3`` never switches ``z`` on: every ``t < 0``
+    gives the same function, a continuous symmetry of the affine map into layer
+    2 (the output layer of the first-layer subnetwork). No single neuron can be
+    deleted, merged into a twin or absorbed: each of the five is used. This
+    is our construction in the spirit of the seed paper's Proposition 5.23, not
+    the paper's own example.
+
+    Examples
+    --------
+    >>> from polyrelu import equivalent, minimality_report, same_function
+    >>> a, b = free_weight_network(-1), free_weight_network("-1/3")
+    >>> bool(same_function(a, b)), equivalent(a, b), minimality_report(a).removals
+    (True, False, ())
+    """
+    from fractions import Fraction
+
+    t = Fraction(t)
+    if t >= 0:
+        raise GeometryError(f"t must be negative (for t > 0 the weight switches z on where x2 < -1), not {t}")
+    return ReLUNetwork(
+        [[[1, 0], [0, 1], [0, -1]], [[-1, 1, t], [0, 1, 1]], [[1, 1]]],
+        [[0, 0, -1], [-1, -2], [0]],
+        name=f"free weight t={t}",
+    )

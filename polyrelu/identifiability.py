@@ -467,7 +467,7 @@ class MinimalityReport:
         for r in self.removals:
             lines.append(f"  neuron {r.neuron} can be {r.how}: same function on {r.proof.regions} regions (exact)")
         if not self.removals:
-            lines.append("  no single neuron can be deleted or merged into a twin (each checked exactly)")
+            lines.append("  no single neuron can be deleted, merged into a twin or absorbed (each checked exactly)")
             lines.append(f"  hidden widths {self.widths}; candidate hypersurfaces per inferred layer of f: {self.layer_sizes}")
         return "\n".join(lines)
 

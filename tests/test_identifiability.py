@@ -275,3 +275,24 @@ def test_bottleneck_flip_is_a_discrete_hidden_symmetry():
     report = genericity(canonical_complex(net))
     assert not report.tpic.holds  # behind a width-1 layer hypersurfaces are parallel level sets
     assert same_function(bottleneck_flip(flipped), net)
+
+
+def test_free_weight_family_is_minimal_by_single_neurons_yet_not_identifiable():
+    from polyrelu import canonical_complex, equivalent, identifiability_report, minimality_report, same_function
+    from polyrelu.examples import free_weight_network
+
+    members = [free_weight_network(t) for t in (-1, "-1/3", -5)]
+    for other in members[1:]:
+        assert same_function(members[0], other) and not equivalent(members[0], other)
+    net = members[0]
+    assert minimality_report(net).removals == ()
+    report = identifiability_report(net)
+    assert report.verdict == "not identifiable" and same_function(net, report.witness)
+    # the free weight W2[0][2] (after W1's 6 entries, b1's 3, W2[0][0..1]) moves nothing: a kernel direction
+    position = 6 + 3 + 2
+    assert net.parameters()[position] == -1
+    unit = [Fraction(int(i == position)) for i in range(net.architecture.num_parameters)]
+    K = canonical_complex(net)
+    assert all(not any(derivative_of_maps(net, unit, r.signs)) for r in K.regions())
+    with pytest.raises(GeometryError, match="t must be negative"):
+        free_weight_network(1)
