@@ -201,15 +201,16 @@ def _paired_proposal(widths, rng, samples=64):
 
         W, b = np.zeros((n, m)), np.zeros(n)
         for i in range(0, n, 2):
-            for _ in range(50):
-                w = rng.uniform(0.2, 1.0, m)
+            for attempt in range(50):
+                # positive weights first; mixed signs (whose level sets weave across nested curves) later
+                w = rng.uniform(0.2, 1.0, m) if attempt < 10 else rng.standard_normal(m) + 0.5
                 # a level low in the ranges leaves the partner (whose bias must exceed -bias) room to cross too
                 bias = crossing_bias(w, top=1.0 if i + 1 == n else 0.34)
                 if bias is None:
                     continue
                 if i + 1 == n:
                     break
-                w2 = -w * rng.uniform(0.5, 0.95, m)
+                w2 = -w + np.abs(w) * rng.uniform(0.05, 0.5, m)  # w + w2 >= 0, so z + z' > 0 on a >= 0
                 bias2 = crossing_bias(w2, floor=-bias)
                 if bias2 is not None:
                     break
