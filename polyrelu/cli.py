@@ -289,10 +289,17 @@ def _graph_command(args):
             print(f"{v:>6}  {l:>5}  {len(C[v].facets):>6}  {str(z) if z else '-':<8}  {along or '-'}")
         truth = parameter_dependency_graph(net, domain, complex_=K)
         if all(z is not None for z in neurons.values()):
-            same = G.neuron_edges() == truth.neuron_edges() and all(
-                z[0] == l for z, l in zip(neurons.values(), G.layers())
-            )
-            print(f"parameter graph   {'equal (same edges between neurons, same layers)' if same else 'DIFFERENT'}")
+            same_edges = G.neuron_edges() == truth.neuron_edges()
+            lower = sum(1 for z, l in zip(neurons.values(), G.layers()) if z[0] != l)
+            split = len(neurons) - len(set(neurons.values()))
+            if same_edges and not lower and not split:
+                verdict = "equal (same edges between neurons, same layers)"
+            elif same_edges:
+                verdict = (f"same edges between neurons once the extra pieces of disconnected hypersurfaces ({split}) "
+                           f"are merged; pieces in a lower layer than their neuron: {lower}")
+            else:
+                verdict = "DIFFERENT edges between neurons"
+            print(f"parameter graph   {verdict}")
         print(depth_hierarchy(G))
     print(f"time              {elapsed:.3f} s")
     if args.json:
