@@ -239,10 +239,15 @@ def thinnest_region(complex_, box=None):
     """
     import cvxpy as cp
 
+    import sys
+
+    from tqdm import tqdm
+
     K = complex_
     n0 = K.network.architecture.input_dim
     best = None
-    for region in K.regions():
+    # a progress bar on a terminal only, and only once the loop has run for a second
+    for region in tqdm(K.regions(), desc="inradius", delay=1.0, disable=None, file=sys.stderr, leave=False):
         ieqs, eqns = region.polyhedron.minimal_h_representation()
         rows = [tuple(float(v) for v in r) for r in ieqs]
         if box is not None:

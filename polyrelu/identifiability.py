@@ -506,10 +506,15 @@ def minimality_report(network, domain=None):
     from .symmetry import same_function
     from .tropical import breakpoint_complex, tropical_weights
 
+    import sys
+
+    from tqdm import tqdm
+
     arch = network.architecture
     K = canonical_complex(network, domain)
     removals = []
-    for layer, index in arch.hidden_neurons():
+    neurons = tqdm(arch.hidden_neurons(), desc="neurons", delay=1.0, disable=None, file=sys.stderr, leave=False)
+    for layer, index in neurons:
         if arch.hidden_widths[layer - 1] < 2:
             continue  # a layer cannot be emptied
         options = [("deleted", _without(network, layer, index, None, 0))]
