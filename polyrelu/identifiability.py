@@ -10,11 +10,13 @@ The rank is decided exactly, with a certificate both ways:
 
 - a lower bound ``r``: the rank of the integer-scaled Jacobian modulo a prime
   (a minor that is non-zero modulo ``p`` is non-zero over the integers);
-- the matching upper bound: either ``r = D − H`` and the ``H`` scaling
-  directions (independent, since each moves its own neuron's incoming row)
-  lie in the kernel, or ``D − r`` exact rational kernel vectors, solved from
-  an ``r × r`` subsystem and checked against the whole Jacobian in integer
-  arithmetic.
+- the matching upper bound: ``D − r`` kernel vectors, independent modulo the
+  prime (hence over Q). The ``H`` scaling directions are kernel vectors by the
+  positive homogeneity of relu (independent, since each moves its own
+  neuron's incoming row), so ``r = D − H`` needs nothing more; otherwise the
+  unit vectors of zero columns join them, and the few missing ones are solved
+  exactly from an ``r × r`` subsystem and checked against the whole Jacobian
+  in integer arithmetic.
 
 :func:`float_functional_dimension` is the float fast path (SVD rank), named as
 such and never the default.
@@ -310,56 +312,88 @@ def _certified_rank(network, patterns, want_kernel):
     scaling = scaling_directions(network)
     # each scaling direction moves its own neuron's incoming row: independent unless such a row is zero
     independent_scaling = all(any(row) or bias for W, b in network.layers[:-1] for row, bias in zip(W, b))
+    nonzero = [j for j in range(D) if J.size and any(J[:, j])]  # zero columns: parameters that move nothing
     for p in _PRIMES:
-        Jp = flint.nmod_mat(J.shape[0], D, [int(v) % p for v in J.ravel().tolist()], p) if J.size else None
-        rank = Jp.rank() if Jp is not None else 0
+        J_mod = (J[:, nonzero] % p).astype(np.uint64)
+        # one echelon form of the non-zero columns gives the rank and, if needed, the kernel
+        echelon, rank = flint.nmod_mat(J.shape[0], len(nonzero), J_mod.ravel().tolist(), p).rref() if nonzero else (None, 0)
         if rank == D - H and independent_scaling:
             return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p)
-        basis = _exact_kernel(J, Jp, rank, p)
-        if basis is None:
+        # the scaling directions in J's coordinates, modulo p: kernel vectors by the positive homogeneity of relu
+        known = [[_mod(Fraction(v) / c, p) if v else 0 for v, c in zip(vec, column_scale)] for vec in scaling]
+        found = _exact_kernel(J, nonzero, J_mod, echelon, rank, p, known)
+        if found is None:
             continue  # an unlucky prime: the rank modulo p was below the rank over Q
         extra = ()
         if want_kernel:
-            true_basis = [tuple(Fraction(v) * s for v, s in zip(vec, column_scale)) for vec in basis]
-            extra = _beyond(scaling, true_basis)
+            extra = tuple(tuple(v * c if v else v for v, c in zip(vec, column_scale)) for vec in _complement(known, found, p))
         return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p, extra)
     raise GeometryError(f"no rank certificate for {network.name or 'the network'} with the primes {_PRIMES}")
 
 
-def _exact_kernel(J, Jp, rank, p):
-    """``D − rank`` kernel vectors of the integer matrix ``J`` (lists of Fractions), verified exactly; or None.
+def _mod(v, p):
+    return int(v.numerator % p) * pow(int(v.denominator % p), -1, p) % p
 
-    Zero columns (parameters that move nothing, e.g. a dead neuron's) give
-    unit kernel vectors at once. On the other columns, the pivot columns of an
-    echelon form modulo ``p`` and ``rank`` rows independent on them give an
-    ``r × r`` system, invertible modulo ``p`` hence over Q; solving it exactly
-    for each free column gives candidate kernel vectors, accepted only if
-    ``J k = 0`` holds for every row in integers.
+
+def _independent_prefix(vectors, p, D):
+    """Indices of the first maximal subsequence of ``vectors`` (reduced modulo ``p``) that is independent.
+
+    The pivot columns of one echelon form of the matrix whose columns are the
+    vectors; independence modulo ``p`` implies independence over Q.
+    """
+    if not vectors:
+        return []
+    M = flint.nmod_mat(D, len(vectors), [vec[i] for i in range(D) for vec in vectors], p)
+    echelon, r = M.rref()
+    return [next(j for j, v in enumerate(row) if int(v)) for row in echelon.tolist()[:r]]
+
+
+def _exact_kernel(J, nonzero, J_mod, echelon, rank, p, known):
+    """Kernel vectors of ``J`` beyond the ``known`` ones, exact and verified, completing a kernel basis; or None.
+
+    The kernel has dimension at least ``D − rank`` over Q. Zero columns give
+    unit vectors; the ``known`` vectors (the scaling directions) are kernel
+    vectors by theory. The rest come from the echelon form modulo ``p`` of the
+    non-zero columns: free columns whose kernel vectors modulo ``p`` are
+    independent of those found so far are solved for exactly, from ``rank``
+    rows independent modulo ``p``, and accepted only if ``J k = 0`` holds for
+    every row in integers. Independence modulo ``p`` implies it over Q, so
+    ``D − rank`` independent exact kernel vectors prove the rank is at most
+    ``rank``. Returns the new vectors (unit vectors first).
     """
     D = J.shape[1]
-    nonzero = [j for j in range(D) if any(J[:, j])]
-    basis = []
-    for j in range(D):
-        if j not in set(nonzero):
-            basis.append([Fraction(int(i == j)) for i in range(D)])
-    if rank == 0 or not nonzero:
-        return basis if len(basis) == D - rank else None
-    sub = J[:, nonzero]
-    reduced = flint.nmod_mat(sub.shape[0], sub.shape[1], [v % p for v in sub.ravel().tolist()], p)
-    echelon, r = reduced.rref()
-    if r != rank:
-        return None
-    pivots = [nonzero[next(j for j, v in enumerate(row) if int(v))] for row in echelon.tolist()[:r]]
-    free = [j for j in nonzero if j not in set(pivots)]
-    if free:
-        rows = _independent_rows(J[:, pivots], r, p)
+    units = [[Fraction(int(i == j)) for i in range(D)] for j in range(D) if j not in set(nonzero)]
+    need = D - rank
+    current = [list(vec) for vec in known] + [[int(i == j) for i in range(D)] for j in range(D) if j not in set(nonzero)]
+    have = len(_independent_prefix(current, p, D))
+    found = list(units)
+    if have < need and nonzero:
+        r = rank
+        table = [[int(v) for v in row] for row in echelon.tolist()[:r]]
+        pivot_pos = [next(j for j, v in enumerate(row) if v) for row in table]
+        pivots = [nonzero[j] for j in pivot_pos]
+        free_pos = [j for j in range(len(nonzero)) if j not in set(pivot_pos)]
+        # kernel vectors modulo p straight from the echelon form: e_n - sum over pivot rows of R[i, n] e_pivot
+        candidates = []
+        for j in free_pos:
+            vec = [0] * D
+            vec[nonzero[j]] = 1
+            for row, c in zip(table, pivots):
+                vec[c] = (-row[j]) % p
+            candidates.append(vec)
+        independent = _independent_prefix(current + candidates, p, D)
+        chosen = [nonzero[free_pos[k - len(current)]] for k in independent if k >= len(current)]
+        if have + len(chosen) < need:
+            return None
+        chosen = chosen[: need - have]
+        rows = _independent_rows(J_mod[:, pivot_pos], r, p)
         if rows is None:
             return None
         A = flint.fmpz_mat(J[np.ix_(rows, pivots)].tolist())
-        B = flint.fmpz_mat((-J[np.ix_(rows, free)]).tolist())
-        solution = A.solve(B).tolist()
+        B = flint.fmpz_mat((-J[np.ix_(rows, chosen)]).tolist())
+        solution = A.solve(B).tolist()  # A is invertible modulo p, hence over Q
         solved = []
-        for a, n in enumerate(free):
+        for a, n in enumerate(chosen):
             vec = [Fraction(0)] * D
             vec[n] = Fraction(1)
             for b, c in enumerate(pivots):
@@ -369,42 +403,37 @@ def _exact_kernel(J, Jp, rank, p):
         # the certificate: J k = 0 for every row, in integers
         den = [math.lcm(*(v.denominator for v in vec)) for vec in solved]
         Kz = flint.fmpz_mat(D, len(solved), [int(solved[a][i] * den[a]) for i in range(D) for a in range(len(solved))])
-        Jz = flint.fmpz_mat(J.shape[0], D, J.ravel().tolist())
-        if not (Jz * Kz).is_zero():
+        if not (flint.fmpz_mat(J.shape[0], D, J.ravel().tolist()) * Kz).is_zero():
             return None
-        basis.extend(solved)
-    return basis
+        found.extend(solved)
+    elif have < need:
+        return None
+    return found
+
+
+def _complement(known, found, p):
+    """The vectors of ``found`` that extend a basis of span(``known``) (given modulo ``p``), by independence modulo ``p``."""
+    if not found:
+        return []
+    D = len(found[0])
+    reduced = [list(vec) for vec in known] + [[_mod(v, p) if v else 0 for v in vec] for vec in found]
+    return [found[k - len(known)] for k in _independent_prefix(reduced, p, D) if k >= len(known)]
 
 
 def _independent_rows(M, r, p):
-    """``r`` rows of ``M`` (``r`` columns) independent modulo ``p``: tried on a random sample first."""
+    """``r`` rows of ``M`` (``r`` columns, entries already reduced modulo ``p``) independent modulo ``p``.
+
+    Tried on a random sample of rows first.
+    """
     n = M.shape[0]
     order = np.random.default_rng(0).permutation(n)
     for size in (min(n, 2 * r + 8), n):
         rows = sorted(order[:size].tolist())
         T = M[rows].T
-        echelon, rank = flint.nmod_mat(T.shape[0], T.shape[1], [v % p for v in T.ravel().tolist()], p).rref()
+        echelon, rank = flint.nmod_mat(T.shape[0], T.shape[1], T.ravel().tolist(), p).rref()
         if rank == r:
             return [rows[next(j for j, v in enumerate(row) if int(v))] for row in echelon.tolist()[:r]]
     return None
-
-
-def _beyond(scaling, kernel):
-    """Kernel vectors completing the span of the scaling directions to the whole kernel (exact).
-
-    One echelon form of the matrix whose columns are the scaling directions,
-    then the kernel vectors: its pivot columns among the latter are the answer.
-    """
-    vectors = list(scaling) + list(kernel)
-    if not kernel:
-        return ()
-    D = len(vectors[0])
-    M = flint.fmpq_mat(D, len(vectors), [flint.fmpq(vec[i].numerator, vec[i].denominator)
-                                          for i in range(D) for vec in vectors])
-    echelon, r = M.rref()
-    table = echelon.tolist()
-    pivots = {next(j for j, v in enumerate(row) if v != 0) for row in table[:r]}
-    return tuple(tuple(vectors[j]) for j in sorted(pivots) if j >= len(scaling))
 
 
 # -- minimality ---------------------------------------------------------------------------------
