@@ -225,7 +225,9 @@ def _clip_box(K):
     """A half-width ``R`` such that ``[-R, R]^n0`` holds every vertex with room to spare (None on a domain)."""
     if K.domain is not None:
         return None
-    coords = [abs(x) for c in K.cells(0) for x in c.polyhedron.vertices()[0]]
+    # every region's own vertices (on R^n0 with lines, there are no 0-cells, but each region has a vertex
+    # on its section orthogonal to the lines), so the box meets every region
+    coords = [abs(x) for r in K.regions() for v in r.polyhedron.vertices_rays_lines()[0] for x in v]
     return Fraction(2 * math.ceil(max(coords, default=0)) + 1)
 
 

@@ -335,7 +335,10 @@ def difference_network(a, b):
     Ws, bs = [], []
     for l in range(depth + 1):
         (Wa, ba), (Wb, bb) = sides[0][l], sides[1][l]
-        if l == depth:  # the output: f_a - f_b
+        if l == depth == 0:  # no hidden layer: both read the input
+            Ws.append([[x - y for x, y in zip(ra, rb)] for ra, rb in zip(Wa, Wb)])
+            bs.append([x - y for x, y in zip(ba, bb)])
+        elif l == depth:  # the output: f_a - f_b
             Ws.append([list(ra) + [-v for v in rb] for ra, rb in zip(Wa, Wb)])
             bs.append([x - y for x, y in zip(ba, bb)])
         elif l == 0:  # both read the input

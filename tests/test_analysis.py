@@ -75,3 +75,11 @@ def test_thinnest_region_is_the_smallest_inscribed_ball():
     strip = canonical_complex(ReLUNetwork([[[1, 0], [-1, 0]], [[1, 1]]], [[0, "1/10"], [0]]))
     r, _ = thinnest_region(strip, box=4)
     assert abs(r - 0.05) < 1e-6
+
+
+def test_inradius_is_positive_when_every_cell_has_lines():
+    """4 inputs, 3 first-layer neurons: every cell contains a line, there are no 0-cells."""
+    net = ReLUNetwork.random((4, 3, 2, 1), seed=1, kind="integer")
+    result = analyze(net)
+    assert not result.complex.cells(0)
+    assert result.inradius[0] > 0

@@ -410,3 +410,14 @@ def test_same_function_refuses_different_shapes():
         same_function(ReLUNetwork.random((2, 2, 1)), ReLUNetwork.random((3, 2, 1)))
     with pytest.raises(ShapeError, match="output widths differ"):
         same_function(ReLUNetwork.random((2, 2, 1)), ReLUNetwork.random((2, 2, 2)))
+
+
+def test_same_function_without_hidden_layers():
+    from polyrelu import same_function
+
+    affine = ReLUNetwork([[[1, 2]]], [[3]])
+    assert same_function(affine, ReLUNetwork([[[1, 2]]], [[3]]))
+    assert not same_function(affine, ReLUNetwork([[[1, 2]]], [[4]]))
+    relu = ReLUNetwork([[[1, 2]], [[1]]], [[3], [0]])  # relu of the same affine map: equal where it is >= 0
+    answer = same_function(affine, relu)
+    assert not answer and affine(answer.witness)[0] < 0
