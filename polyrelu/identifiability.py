@@ -50,6 +50,8 @@ __all__ = [
 ]
 
 _PRIMES = (2**62 - 57, 2**61 - 1, 2**63 - 25)
+# below 2^28, products of two residues summed over up to 127 terms stay inside int64
+_SMALL_PRIMES = (268435399, 268435367, 268435361)
 
 
 @dataclass(frozen=True)
@@ -247,7 +249,7 @@ def _offsets(widths):
     return out
 
 
-def _jacobian(network, patterns, layers):
+def _jacobian(network, patterns, layers, modulus=None):
     """The Jacobian of ``θ ↦ (c_R, A_R)`` over the patterns, in homogeneous form, as a numpy array.
 
     ``layers`` are the homogeneous layer matrices ``[[1, 0], [b, W]]`` (floats,
@@ -255,8 +257,12 @@ def _jacobian(network, patterns, layers):
     of layer ``l``'s input and ``P_l`` the map from its pre-activation to the
     output (both with the pattern's masks), ``∂M/∂H_l[i, j] = P_l[:, i] Q_l[j, :]``.
     Rows: pattern, output, then the constant and the ``n0`` slopes; columns: the
-    parameters in the order of :meth:`ReLUNetwork.parameters`.
+    parameters in the order of :meth:`ReLUNetwork.parameters`. With ``modulus``
+    (int64 layers already reduced), every product is reduced modulo it.
     """
+    def reduce(a):
+        return a % modulus if modulus is not None else a
+
     arch = network.architecture
     widths = arch.widths
     L = len(widths) - 1
@@ -272,16 +278,16 @@ def _jacobian(network, patterns, layers):
         k += n
     Q = [np.broadcast_to(np.eye(n0 + 1, dtype=int).astype(kind), (R, n0 + 1, n0 + 1))]
     for l in range(L - 1):
-        Q.append(np.matmul(layers[l], Q[-1]) * masks[l][:, :, None])
+        Q.append(reduce(np.matmul(layers[l], Q[-1])) * masks[l][:, :, None])
     P = [None] * L
     P[L - 1] = np.broadcast_to(np.eye(m + 1, dtype=int).astype(kind), (R, m + 1, m + 1))
     for l in range(L - 2, -1, -1):
-        P[l] = np.matmul(P[l + 1], layers[l + 1]) * masks[l][:, None, :]
+        P[l] = reduce(np.matmul(P[l + 1], layers[l + 1])) * masks[l][:, None, :]
     blocks = []
     for l in range(L):
         rows = P[l][:, 1:, 1:]  # (R, m, n_l): no constant row, no constant column
         cols = np.transpose(Q[l], (0, 2, 1))  # (R, n0 + 1, n_{l-1} + 1)
-        B = rows[:, :, None, :, None] * cols[:, None, :, None, :]  # (R, m, n0 + 1, n_l, n_{l-1} + 1)
+        B = reduce(rows[:, :, None, :, None] * cols[:, None, :, None, :])  # (R, m, n0 + 1, n_l, n_{l-1} + 1)
         B = B.reshape(R * m * (n0 + 1), widths[l + 1], widths[l] + 1)
         # column j = 0 is the bias; the parameter vector has W_l row-major, then b_l
         blocks.append(B[:, :, 1:].reshape(len(B), -1))
@@ -305,30 +311,70 @@ def _certified_rank(network, patterns, want_kernel):
     arch = network.architecture
     D, H = arch.num_parameters, arch.num_hidden
     layers, scales = _integer_layers(network)
-    J = _jacobian(network, patterns, layers)
     # J = J_true · diag(s): the column of a layer-l parameter carries the product of the other layers' scales
     total = math.prod(scales)
     column_scale = [total // scales[l] for l, (p, n) in enumerate(zip(arch.widths, arch.widths[1:])) for _ in range(n * (p + 1))]
     scaling = scaling_directions(network)
     # each scaling direction moves its own neuron's incoming row: independent unless such a row is zero
     independent_scaling = all(any(row) or bias for W, b in network.layers[:-1] for row, bias in zip(W, b))
-    nonzero = [j for j in range(D) if J.size and any(J[:, j])]  # zero columns: parameters that move nothing
-    for p in _PRIMES:
-        J_mod = (J[:, nonzero] % p).astype(np.uint64)
+    exact = {}
+
+    def exact_jacobian(residues=None):  # only when the kernel must be found: the generic case needs residues alone
+        if "J" not in exact:
+            J = _jacobian(network, patterns, layers)
+            exact["J"] = J
+            # the parameters that move something; a column non-zero modulo a prime is non-zero
+            maybe_zero = range(D) if residues is None else [j for j in range(D) if not residues[:, j].any()]
+            zero = {j for j in maybe_zero if not (J.size and any(J[:, j]))}
+            exact["nonzero"] = [j for j in range(D) if j not in zero]
+        return exact["J"], exact["nonzero"]
+
+    small = max(arch.widths) + 1 <= 127
+    for p in _SMALL_PRIMES if small else _PRIMES:
+        if small:
+            J_mod = _jacobian(network, patterns, [(Lz % p).astype(np.int64) for Lz in layers], modulus=p)
+        else:
+            J_mod = (exact_jacobian()[0] % p).astype(np.uint64)
+        columns = [j for j in range(D) if J_mod[:, j].any()]
         # one echelon form of the non-zero columns gives the rank and, if needed, the kernel
-        echelon, rank = flint.nmod_mat(J.shape[0], len(nonzero), J_mod.ravel().tolist(), p).rref() if nonzero else (None, 0)
+        echelon, rank = _echelon(J_mod[:, columns], p)
         if rank == D - H and independent_scaling:
             return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p)
+        J, nonzero = exact_jacobian(J_mod)
+        if nonzero != columns:  # a column that vanishes modulo p only: take the echelon form of the true ones
+            echelon, rank = _echelon(J_mod[:, nonzero], p)
         # the scaling directions in J's coordinates, modulo p: kernel vectors by the positive homogeneity of relu
         known = [[_mod(Fraction(v) / c, p) if v else 0 for v, c in zip(vec, column_scale)] for vec in scaling]
-        found = _exact_kernel(J, nonzero, J_mod, echelon, rank, p, known)
+        found = _exact_kernel(J, nonzero, J_mod[:, nonzero], echelon, rank, p, known)
         if found is None:
             continue  # an unlucky prime: the rank modulo p was below the rank over Q
         extra = ()
         if want_kernel:
             extra = tuple(tuple(v * c if v else v for v, c in zip(vec, column_scale)) for vec in _complement(known, found, p))
         return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p, extra)
-    raise GeometryError(f"no rank certificate for {network.name or 'the network'} with the primes {_PRIMES}")
+    raise GeometryError(f"no rank certificate for {network.name or 'the network'} with the primes tried")
+
+
+def _pivot_columns(echelon, rank):
+    """The pivot column of each of the first ``rank`` rows of a reduced echelon form.
+
+    Pivots increase along the rows, so one scan reads only the entries up to
+    each pivot (converting the whole matrix to Python integers costs more).
+    """
+    pivots, j = [], 0
+    for i in range(rank):
+        while not int(echelon[i, j]):
+            j += 1
+        pivots.append(j)
+        j += 1
+    return pivots
+
+
+def _echelon(M, p):
+    """The reduced echelon form modulo ``p`` of an integer array of residues, and its rank."""
+    if M.size == 0:
+        return None, 0
+    return flint.nmod_mat(M.shape[0], M.shape[1], M.ravel().tolist(), p).rref()
 
 
 def _mod(v, p):
@@ -345,7 +391,7 @@ def _independent_prefix(vectors, p, D):
         return []
     M = flint.nmod_mat(D, len(vectors), [vec[i] for i in range(D) for vec in vectors], p)
     echelon, r = M.rref()
-    return [next(j for j, v in enumerate(row) if int(v)) for row in echelon.tolist()[:r]]
+    return _pivot_columns(echelon, r)
 
 
 def _exact_kernel(J, nonzero, J_mod, echelon, rank, p, known):
@@ -369,8 +415,7 @@ def _exact_kernel(J, nonzero, J_mod, echelon, rank, p, known):
     found = list(units)
     if have < need and nonzero:
         r = rank
-        table = [[int(v) for v in row] for row in echelon.tolist()[:r]]
-        pivot_pos = [next(j for j, v in enumerate(row) if v) for row in table]
+        pivot_pos = _pivot_columns(echelon, r)
         pivots = [nonzero[j] for j in pivot_pos]
         free_pos = [j for j in range(len(nonzero)) if j not in set(pivot_pos)]
         # kernel vectors modulo p straight from the echelon form: e_n - sum over pivot rows of R[i, n] e_pivot
@@ -378,8 +423,8 @@ def _exact_kernel(J, nonzero, J_mod, echelon, rank, p, known):
         for j in free_pos:
             vec = [0] * D
             vec[nonzero[j]] = 1
-            for row, c in zip(table, pivots):
-                vec[c] = (-row[j]) % p
+            for i, c in enumerate(pivots):
+                vec[c] = (-int(echelon[i, j])) % p
             candidates.append(vec)
         independent = _independent_prefix(current + candidates, p, D)
         chosen = [nonzero[free_pos[k - len(current)]] for k in independent if k >= len(current)]
@@ -400,11 +445,13 @@ def _exact_kernel(J, nonzero, J_mod, echelon, rank, p, known):
                 q = solution[b][a]
                 vec[c] = Fraction(int(q.p), int(q.q))
             solved.append(vec)
-        # the certificate: J k = 0 for every row, in integers
-        den = [math.lcm(*(v.denominator for v in vec)) for vec in solved]
-        Kz = flint.fmpz_mat(D, len(solved), [int(solved[a][i] * den[a]) for i in range(D) for a in range(len(solved))])
-        if not (flint.fmpz_mat(J.shape[0], D, J.ravel().tolist()) * Kz).is_zero():
-            return None
+        # the certificate: J k = 0 for every row, in integers, on the vector's support
+        for vec in solved:
+            den = math.lcm(*(v.denominator for v in vec))
+            support = [i for i, v in enumerate(vec) if v]
+            values = np.array([int(vec[i] * den) for i in support], dtype=object)
+            if any(J[:, support].dot(values)):
+                return None
         found.extend(solved)
     elif have < need:
         return None
@@ -432,7 +479,7 @@ def _independent_rows(M, r, p):
         T = M[rows].T
         echelon, rank = flint.nmod_mat(T.shape[0], T.shape[1], T.ravel().tolist(), p).rref()
         if rank == r:
-            return [rows[next(j for j, v in enumerate(row) if int(v))] for row in echelon.tolist()[:r]]
+            return [rows[j] for j in _pivot_columns(echelon, r)]
     return None
 
 
