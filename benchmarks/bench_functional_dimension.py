@@ -9,8 +9,9 @@ For each network (the issue-3 recipe: ``np.random.seed(0)``, then per layer ``W 
 ``b = randn(out)``; and ``generic_network``, which passes the four genericity conditions), on all
 of R^n0, with the canonical complex built once beforehand:
 
-* ``functional_dimension`` (exact, certified both ways: rank modulo a prime below; above, either
-  the rank is D - H, or exact kernel vectors are verified against the whole Jacobian);
+* ``functional_dimension`` (exact, certified both ways: rank modulo a prime below; above, D - rank
+  independent kernel vectors, the ones not known in advance verified against the whole Jacobian),
+  best of 3, with the complex given and with it built inside (the issue's 2 s target);
 * ``float_functional_dimension`` (float64 SVD rank, not certified);
 * BASELINE (``--no-baseline`` skips it): the same integer Jacobian, built by polyrelu's code, and
   python-flint's exact ``fmpz_mat.rank`` on it (fraction-free elimination over the integers),
@@ -34,10 +35,14 @@ from polyrelu.identifiability import _integer_layers, _jacobian
 
 
 
-def timed(fn):
-    start = time.perf_counter()
-    value = fn()
-    return time.perf_counter() - start, value
+def timed(fn, repeat=1):
+    """Best of ``repeat`` runs: ``(seconds, value)``."""
+    best, value = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        value = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, value
 
 
 def baseline_rank(net, K):
@@ -58,11 +63,12 @@ def main(argv=None):
         seeded_gaussian_network((2, 16, 16, 16, 1)),
     ]
     ok = True
-    print("| network | regions | D - H | rank | exact | float | baseline fmpz rank | exact / baseline |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| network | regions | D - H | rank | exact | exact, complex included | float | baseline fmpz rank | exact / baseline |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for net in nets:
         K = canonical_complex(net)
-        t_exact, fd = timed(lambda: functional_dimension(net, complex_=K))
+        t_exact, fd = timed(lambda: functional_dimension(net, complex_=K), repeat=3)
+        t_total, _ = timed(lambda: functional_dimension(net), repeat=3)
         t_float, ff = timed(lambda: float_functional_dimension(net, complex_=K))
         if args.no_baseline:
             t_base, base = float("nan"), fd.rank
@@ -70,7 +76,7 @@ def main(argv=None):
             t_base, base = timed(lambda: baseline_rank(net, K))
         ok &= fd.rank == ff.rank == base
         print(
-            f"| {net.name} | {len(K.regions())} | {fd.bound} | {fd.rank} | {t_exact:.2f} s | {t_float:.2f} s | "
+            f"| {net.name} | {len(K.regions())} | {fd.bound} | {fd.rank} | {t_exact:.2f} s | {t_total:.2f} s | {t_float:.2f} s | "
             f"{t_base:.2f} s | {t_exact / t_base:.2f} |"
         )
     if not ok:

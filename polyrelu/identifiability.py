@@ -408,7 +408,8 @@ def _exact_kernel(J, nonzero, J_mod, echelon, rank, p, known):
     ``rank``. Returns the new vectors (unit vectors first).
     """
     D = J.shape[1]
-    units = [[Fraction(int(i == j)) for i in range(D)] for j in range(D) if j not in set(nonzero)]
+    zero, one = Fraction(0), Fraction(1)
+    units = [[one if i == j else zero for i in range(D)] for j in range(D) if j not in set(nonzero)]
     need = D - rank
     current = [list(vec) for vec in known] + [[int(i == j) for i in range(D)] for j in range(D) if j not in set(nonzero)]
     have = len(_independent_prefix(current, p, D))
