@@ -61,6 +61,7 @@ def main(argv=None):
         generic_network((2, 6, 6, 6, 1), seed=0),
         generic_network((3, 4, 4, 4, 1), seed=0),
         seeded_gaussian_network((2, 16, 16, 16, 1)),
+        generic_network((2, 16, 16, 16, 1), seed=0),
     ]
     ok = True
     print("| network | regions | D - H | rank | exact | exact, complex included | float | baseline fmpz rank | exact / baseline |")

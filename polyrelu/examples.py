@@ -88,7 +88,10 @@ def generic_network(architecture, seed=0, max_attempts=50, bits=16):
 
     Random Gaussian parameters rarely do on ``R^n0`` once there are two hidden
     layers (TPIC asks every pair of hypersurfaces of consecutive layers to
-    cross). This constructor draws them on purpose:
+    cross). This constructor draws them on purpose; the first proposals are
+    built as below, later ones alternate with line-like proposals
+    (:func:`_line_like_proposal`), which reach wide layers such as
+    ``2→16→16→16→1``:
 
     - first layer: Gaussian hyperplanes through random points near the origin;
     - deeper hidden layers, in pairs ``z = w·a + b`` and ``z' = w'·a + b'`` with
@@ -139,8 +142,10 @@ def generic_network(architecture, seed=0, max_attempts=50, bits=16):
     arch = architecture if isinstance(architecture, Architecture) else Architecture(architecture)
     rng = np.random.default_rng(seed)
     failures = {}
-    for _ in range(max_attempts):
-        layers = _paired_proposal(arch.widths, rng)
+    for attempt in range(max_attempts):
+        # after a few tries, alternate with line-like proposals, which scale to wide layers
+        line_like = attempt >= 4 and attempt % 2 == 0
+        layers = _line_like_proposal(arch.widths, rng) if line_like else _paired_proposal(arch.widths, rng)
         if layers is None:
             failures["no crossing bias found"] = failures.get("no crossing bias found", 0) + 1
             continue
@@ -220,6 +225,69 @@ def _paired_proposal(widths, rng, samples=64):
             if i + 1 < n:
                 W[i + 1], b[i + 1] = w2, bias2
         layers.append((W, b))
+    return layers
+
+
+def _line_like_proposal(widths, rng, spread=0.5):
+    """One float proposal whose bent hypersurfaces are nearly straight lines through a central region.
+
+    Every hidden layer is made of pairs ``z``, ``z' = -ρ z + c`` (``c > 0``), so
+    ``relu(z) - relu(z')`` is nearly ``z``: a later neuron taking random signed
+    combinations of such differences is nearly a random affine function of
+    ``x``, bending (slightly) where it crosses the earlier hypersurfaces. Its
+    bias puts its zero set through a random point near the origin, so
+    hypersurfaces of consecutive layers cross there (TPIC), and ``z + z' > 0``
+    keeps one of each pair active (transparency).
+    """
+    n0 = widths[0]
+    layers = []
+
+    def post(x):
+        a = x
+        for W, b in layers:
+            a = np.maximum(a @ W.T + b, 0)
+        return a
+
+    def direction(w, centre):
+        """The unit gradient of ``x ↦ w·post(x)`` at ``centre`` (central differences; floats screen only)."""
+        h = 1e-6
+        g = np.array([(w @ post((centre + h * e)[None, :])[0] - w @ post((centre - h * e)[None, :])[0]) / (2 * h)
+                      for e in np.eye(n0)])
+        return g / (np.linalg.norm(g) or 1.0)
+
+    previous = []  # unit directions of the previous layer's lines
+    for l in range(1, len(widths)):
+        n, m = widths[l], widths[l - 1]
+        if l == len(widths) - 1:
+            layers.append((rng.standard_normal((n, m)), rng.standard_normal(n)))
+            break
+        W, b = np.zeros((n, m)), np.zeros(n)
+        directions = []
+        # points on the previous layer's zero sets: a new neuron must take both signs on each (TPIC, screened)
+        images = [post(P) for P in _zero_set_samples(layers, n0, rng, 64) if len(P)] if layers else []
+        for i in range(0, n, 2):
+            for _ in range(50):  # a line far from parallel to the previous layer's crosses all of them nearby
+                centre = rng.standard_normal(n0) * spread
+                if l == 1:
+                    w = rng.standard_normal(m)
+                else:  # signed differences of the previous pairs, an odd last neuron alone
+                    alpha = rng.standard_normal((m + 1) // 2)
+                    w = np.zeros(m)
+                    w[0::2] = alpha[: len(w[0::2])]
+                    w[1::2] = -alpha[: len(w[1::2])]
+                d = direction(w, centre)
+                bias = -(w @ post(centre[None, :])[0])
+                crosses = all((A @ w + bias).min() < 0 < (A @ w + bias).max() for A in images)
+                if crosses and all(abs(d @ e) < 0.995 for e in previous):
+                    break
+            directions.append(d)
+            W[i], b[i] = w, bias
+            if i + 1 < n:
+                ratio, offset = rng.uniform(0.8, 1.25), rng.uniform(0.2, 0.6) * (abs(b[i]) + np.abs(w).sum())
+                W[i + 1] = -ratio * w + (np.abs(w) * rng.uniform(0.0, 0.02, m) if l > 1 else 0)
+                b[i + 1] = -ratio * b[i] + offset
+        layers.append((W, b))
+        previous = directions
     return layers
 
 

@@ -156,6 +156,13 @@ def test_generic_network_constructor_passes_all_four(arch):
     assert net == generic_network(arch, seed=3)  # reproducible
 
 
+def test_generic_network_constructor_reaches_wide_deep_architectures():
+    """Wide layers need the line-like proposals (paired ones nest their hypersurfaces): checked exactly."""
+    net = generic_network((2, 10, 10, 10, 1), seed=0)
+    assert net.architecture.widths == (2, 10, 10, 10, 1)
+    assert genericity(canonical_complex(net)).holds
+
+
 def test_generic_network_constructor_refuses_what_it_cannot_build():
     # behind a width-1 layer, every next hypersurface is a level set of the bottleneck neuron: no crossing
     with pytest.raises(GeometryError, match=r"no generic network .*TPIC"):
