@@ -83,7 +83,7 @@ def seeded_gaussian_network(widths):
     return ReLUNetwork(Ws, bs, name=f"seed-0 randn {'→'.join(map(str, widths))}")
 
 
-def generic_network(architecture, seed=0, max_attempts=50, bits=16):
+def generic_network(architecture, seed=0, max_attempts=100, bits=16):
     """A network that passes all four genericity conditions, checked exactly.
 
     Random Gaussian parameters rarely do on ``R^n0`` once there are two hidden
@@ -91,7 +91,10 @@ def generic_network(architecture, seed=0, max_attempts=50, bits=16):
     cross). This constructor draws them on purpose; the first proposals are
     built as below, later ones alternate with line-like proposals
     (:func:`_line_like_proposal`), which reach wide layers such as
-    ``2→16→16→16→1``:
+    ``2→16→16→16→1``, and after twenty tries with proposals whose neurons are
+    made to cross every earlier zero set by a small linear program
+    (:func:`_crossing_lp_proposal`), for narrow-then-wide shapes such as
+    ``2→2→8→2→1``:
 
     - first layer: Gaussian hyperplanes through random points near the origin;
     - deeper hidden layers, in pairs ``z = w·a + b`` and ``z' = w'·a + b'`` with
@@ -144,8 +147,12 @@ def generic_network(architecture, seed=0, max_attempts=50, bits=16):
     failures = {}
     for attempt in range(max_attempts):
         # after a few tries, alternate with line-like proposals, which scale to wide layers
-        line_like = attempt >= 4 and attempt % 2 == 0
-        layers = _line_like_proposal(arch.widths, rng) if line_like else _paired_proposal(arch.widths, rng)
+        if attempt >= 20 and attempt % 2:  # shapes the two others miss, e.g. narrow then wide
+            layers = _crossing_lp_proposal(arch.widths, rng)
+        elif attempt >= 4 and attempt % 2 == 0:
+            layers = _line_like_proposal(arch.widths, rng)
+        else:
+            layers = _paired_proposal(arch.widths, rng)
         if layers is None:
             failures["no crossing bias found"] = failures.get("no crossing bias found", 0) + 1
             continue
@@ -288,6 +295,67 @@ def _line_like_proposal(widths, rng, spread=0.5):
                 b[i + 1] = -ratio * b[i] + offset
         layers.append((W, b))
         previous = directions
+    return layers
+
+
+def _crossing_lp_proposal(widths, rng, tries=20):
+    """One float proposal where each new neuron is *made* to change sign on every earlier zero set.
+
+    For each zero set of the previous layer two sampled points are picked, and
+    a small linear program (scipy's HiGHS) finds weights and a bias with the
+    neuron ``>= 1`` at one and ``<= -1`` at the other, for all zero sets at
+    once (TPIC, screened). The partner ``z' = -z + δ·a + c`` with ``δ >= 0``,
+    ``0 < c < 1`` crosses them too, and ``z + z' > 0`` keeps one of the pair
+    active (transparency).
+    """
+    from scipy.optimize import linprog
+
+    n0 = widths[0]
+    layers = []
+
+    def post(x):
+        a = x
+        for W, b in layers:
+            a = np.maximum(a @ W.T + b, 0)
+        return a
+
+    for l in range(1, len(widths)):
+        n, m = widths[l], widths[l - 1]
+        if l == len(widths) - 1:
+            layers.append((rng.standard_normal((n, m)), rng.standard_normal(n)))
+            break
+        if l == 1:
+            W = rng.standard_normal((n, m))
+            layers.append((W, -(W * rng.standard_normal((n, m)) * 0.5).sum(axis=1)))
+            continue
+        images = [post(P) for P in _zero_set_samples(layers, n0, rng, 64) if len(P)]
+        if len(images) < m:
+            return None
+        W, b = np.zeros((n, m)), np.zeros(n)
+        for i in range(0, n, 2):
+            for _ in range(tries):
+                rows = []
+                direction = rng.standard_normal(m)  # one for all zero sets, so the sides are consistent
+                for A in images:  # z >= 1 at one point of each zero set, z <= -1 at another, far apart
+                    projection = A @ direction
+                    p, q = int(np.argmax(projection)), int(np.argmin(projection))
+                    rows.append(-np.append(A[p], 1.0))
+                    rows.append(np.append(A[q], 1.0))
+                result = linprog(rng.standard_normal(m + 1), A_ub=np.array(rows), b_ub=-np.ones(len(rows)),
+                                 bounds=[(-10, 10)] * m + [(-1000, 1000)], method="highs")
+                if result.status == 0:
+                    break
+            else:
+                return None
+            # a vertex of the LP's polytope is special (entries at bounds, tight constraints): jiggle it,
+            # well inside the margins of 1, so nothing lines up by construction
+            w = result.x[:m] * rng.uniform(0.9, 1.1, m) + rng.standard_normal(m) * 0.01
+            bias = result.x[m] + rng.standard_normal() * 0.01
+            W[i], b[i] = w, bias
+            if i + 1 < n:
+                W[i + 1] = -w + np.abs(w) * rng.uniform(0.0, 0.05, m)
+                b[i + 1] = -bias + rng.uniform(0.2, 0.8)
+        layers.append((W, b))
     return layers
 
 

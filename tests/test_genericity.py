@@ -167,3 +167,10 @@ def test_generic_network_constructor_refuses_what_it_cannot_build():
     # behind a width-1 layer, every next hypersurface is a level set of the bottleneck neuron: no crossing
     with pytest.raises(GeometryError, match=r"no generic network .*TPIC"):
         generic_network((2, 1, 2, 1), max_attempts=3)
+
+
+def test_generic_network_constructor_reaches_a_narrow_then_wide_shape():
+    """Two first-layer lines, eight second-layer neurons: the linear-program proposals get there."""
+    net = generic_network((2, 2, 8, 2, 1), seed=2)
+    assert net.architecture.widths == (2, 2, 8, 2, 1)
+    assert genericity(canonical_complex(net)).holds
