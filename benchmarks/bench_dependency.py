@@ -30,7 +30,6 @@ import argparse
 import datetime
 import platform
 import sys
-import time
 
 import igraph
 import networkx as nx
@@ -47,17 +46,9 @@ from polyrelu import (
 )
 from polyrelu.examples import generic_network, seeded_gaussian_network
 from polyrelu.graphs import longest_layered_chain
+from _timing import best_of
 
 
-
-
-def best_of(repeat, fn):
-    best, value = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, value
 
 
 def stages(net, repeat):

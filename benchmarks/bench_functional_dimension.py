@@ -24,25 +24,15 @@ import argparse
 import datetime
 import platform
 import sys
-import time
 
 import flint
 
 from polyrelu import canonical_complex, float_functional_dimension, functional_dimension
 from polyrelu.examples import generic_network, seeded_gaussian_network
 from polyrelu.identifiability import _integer_layers, _jacobian
+from _timing import best_of
 
 
-
-
-def timed(fn, repeat=1):
-    """Best of ``repeat`` runs: ``(seconds, value)``."""
-    best, value = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, value
 
 
 def baseline_rank(net, K):
@@ -68,13 +58,13 @@ def main(argv=None):
     print("|---|---|---|---|---|---|---|---|---|")
     for net in nets:
         K = canonical_complex(net)
-        t_exact, fd = timed(lambda: functional_dimension(net, complex_=K), repeat=3)
-        t_total, _ = timed(lambda: functional_dimension(net), repeat=3)
-        t_float, ff = timed(lambda: float_functional_dimension(net, complex_=K))
+        t_exact, fd = best_of(3, lambda: functional_dimension(net, complex_=K))
+        t_total, _ = best_of(3, lambda: functional_dimension(net))
+        t_float, ff = best_of(1, lambda: float_functional_dimension(net, complex_=K))
         if args.no_baseline:
             t_base, base = float("nan"), fd.rank
         else:
-            t_base, base = timed(lambda: baseline_rank(net, K))
+            t_base, base = best_of(1, lambda: baseline_rank(net, K))
         ok &= fd.rank == ff.rank == base
         print(
             f"| {net.name} | {len(K.regions())} | {fd.bound} | {fd.rank} | {t_exact:.2f} s | {t_total:.2f} s | {t_float:.2f} s | "

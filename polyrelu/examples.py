@@ -179,26 +179,18 @@ def _paired_proposal(widths, rng, samples=64):
     """One float proposal ``[(W, b), ...]`` for :func:`generic_network`, or None."""
     n0 = widths[0]
     layers = []
-
-    def post(x, upto):
-        a = x
-        for W, b in layers[:upto]:
-            a = np.maximum(a @ W.T + b, 0)
-        return a
-
     for l in range(1, len(widths)):
         n, m = widths[l], widths[l - 1]
         if l == len(widths) - 1:
-            layers.append((rng.standard_normal((n, m)), rng.standard_normal(n)))
+            layers.append(_random_layer(rng, n, m))
             break
         if l == 1:
-            W = rng.standard_normal((n, m))
-            layers.append((W, -(W * rng.standard_normal((n, m)) * 0.5).sum(axis=1)))
+            layers.append(_first_layer(rng, n, m))
             continue
         zero_sets = [P for P in _zero_set_samples(layers, n0, rng, samples) if len(P)]
         if len(zero_sets) < m:
             return None
-        images = [post(P, len(layers)) for P in zero_sets]
+        images = [_forward(layers, P) for P in zero_sets]
 
         def crossing_bias(w, floor=-np.inf, top=1.0):
             values = [A @ w for A in images]
@@ -250,10 +242,7 @@ def _line_like_proposal(widths, rng, spread=0.5):
     layers = []
 
     def post(x):
-        a = x
-        for W, b in layers:
-            a = np.maximum(a @ W.T + b, 0)
-        return a
+        return _forward(layers, x)
 
     def direction(w, centre):
         """The unit gradient of ``x ↦ w·post(x)`` at ``centre`` (central differences; floats screen only)."""
@@ -266,7 +255,7 @@ def _line_like_proposal(widths, rng, spread=0.5):
     for l in range(1, len(widths)):
         n, m = widths[l], widths[l - 1]
         if l == len(widths) - 1:
-            layers.append((rng.standard_normal((n, m)), rng.standard_normal(n)))
+            layers.append(_random_layer(rng, n, m))
             break
         W, b = np.zeros((n, m)), np.zeros(n)
         directions = []
@@ -312,23 +301,15 @@ def _crossing_lp_proposal(widths, rng, tries=20):
 
     n0 = widths[0]
     layers = []
-
-    def post(x):
-        a = x
-        for W, b in layers:
-            a = np.maximum(a @ W.T + b, 0)
-        return a
-
     for l in range(1, len(widths)):
         n, m = widths[l], widths[l - 1]
         if l == len(widths) - 1:
-            layers.append((rng.standard_normal((n, m)), rng.standard_normal(n)))
+            layers.append(_random_layer(rng, n, m))
             break
         if l == 1:
-            W = rng.standard_normal((n, m))
-            layers.append((W, -(W * rng.standard_normal((n, m)) * 0.5).sum(axis=1)))
+            layers.append(_first_layer(rng, n, m))
             continue
-        images = [post(P) for P in _zero_set_samples(layers, n0, rng, 64) if len(P)]
+        images = [_forward(layers, P) for P in _zero_set_samples(layers, n0, rng, 64) if len(P)]
         if len(images) < m:
             return None
         W, b = np.zeros((n, m)), np.zeros(n)
@@ -359,15 +340,31 @@ def _crossing_lp_proposal(widths, rng, tries=20):
     return layers
 
 
+def _forward(layers, x):
+    """Float post-activations of points ``x`` (rows) through the given layers."""
+    a = x
+    for W, b in layers:
+        a = np.maximum(a @ W.T + b, 0)
+    return a
+
+
+def _random_layer(rng, n, m):
+    """Gaussian weights and biases (the output layer of every proposal)."""
+    return rng.standard_normal((n, m)), rng.standard_normal(n)
+
+
+def _first_layer(rng, n, m):
+    """Gaussian hyperplanes through random points near the origin."""
+    W = rng.standard_normal((n, m))
+    return W, -(W * rng.standard_normal((n, m)) * 0.5).sum(axis=1)
+
+
 def _zero_set_samples(layers, n0, rng, samples):
     """Float points on the zero set of each neuron of the last of ``layers`` (bisection on random segments)."""
 
     def pre(x):
-        a = x
-        for W, b in layers[:-1]:
-            a = np.maximum(a @ W.T + b, 0)
         W, b = layers[-1]
-        return a @ W.T + b
+        return _forward(layers[:-1], x) @ W.T + b
 
     def draw():
         return np.concatenate([rng.standard_normal((samples, n0)) * s for s in (0.5, 2.0, 8.0)])
