@@ -136,7 +136,7 @@ class Analysis:
         import matplotlib.pyplot as plt
 
         from .complex import canonical_complex
-        from .plot import plot_complex
+        from .plot import plot_complex, save_figure
         from .tropical import tropical_weights
 
         n0 = self.network.architecture.input_dim
@@ -152,8 +152,7 @@ class Analysis:
             _, ax = plt.subplots(figsize=(6, 6))
         plot_complex(K, W, ax=ax, title=title, window=_window(K))
         if path is not None:
-            ax.figure.savefig(path, dpi=120, bbox_inches="tight")
-            plt.close(ax.figure)
+            save_figure(ax, path)
         return ax
 
 

@@ -312,11 +312,9 @@ def _graph_command(args):
         import matplotlib
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from .plot import save_figure
 
-        ax = G.plot(title=f"dependency graph of {net.name or args.network}")
-        ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight")
-        plt.close(ax.figure)
+        save_figure(G.plot(title=f"dependency graph of {net.name or args.network}"), args.plot)
         print(f"written           {args.plot}")
 
 

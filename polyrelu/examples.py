@@ -175,8 +175,14 @@ def generic_network(architecture, seed=0, max_attempts=100, bits=16):
     )
 
 
-def _paired_proposal(widths, rng, samples=64):
-    """One float proposal ``[(W, b), ...]`` for :func:`generic_network`, or None."""
+def _layered_proposal(widths, rng, hidden_layer, samples=64):
+    """A float proposal ``[(W, b), ...]`` for :func:`generic_network`, or None.
+
+    Gaussian first-layer hyperplanes through points near the origin and a
+    Gaussian output layer; every other hidden layer is
+    ``hidden_layer(images, n, m, rng)``, given the previous layer's outputs at
+    sampled points of each earlier zero set (or None when it finds none).
+    """
     n0 = widths[0]
     layers = []
     for l in range(1, len(widths)):
@@ -190,41 +196,53 @@ def _paired_proposal(widths, rng, samples=64):
         zero_sets = [P for P in _zero_set_samples(layers, n0, rng, samples) if len(P)]
         if len(zero_sets) < m:
             return None
-        images = [_forward(layers, P) for P in zero_sets]
-
-        def crossing_bias(w, floor=-np.inf, top=1.0):
-            values = [A @ w for A in images]
-            # inside the middle of every range if possible; wide layers need the tails too
-            for q in (0.1, 0.02, 0.0):
-                lo = max(np.quantile(v, q) for v in values)
-                hi = min(np.quantile(v, 1 - q) for v in values)
-                lo_b, hi_b = max(-hi, floor), -lo
-                if lo_b < hi_b:
-                    return rng.uniform(hi_b - top * (hi_b - lo_b), hi_b)
+        layer = hidden_layer([_forward(layers, P) for P in zero_sets], n, m, rng)
+        if layer is None:
             return None
-
-        W, b = np.zeros((n, m)), np.zeros(n)
-        for i in range(0, n, 2):
-            for attempt in range(50):
-                # positive weights first; mixed signs (whose level sets weave across nested curves) later
-                w = rng.uniform(0.2, 1.0, m) if attempt < 10 else rng.standard_normal(m) + 0.5
-                # a level low in the ranges leaves the partner (whose bias must exceed -bias) room to cross too
-                bias = crossing_bias(w, top=1.0 if i + 1 == n else 0.34)
-                if bias is None:
-                    continue
-                if i + 1 == n:
-                    break
-                w2 = -w + np.abs(w) * rng.uniform(0.05, 0.5, m)  # w + w2 >= 0, so z + z' > 0 on a >= 0
-                bias2 = crossing_bias(w2, floor=-bias)
-                if bias2 is not None:
-                    break
-            else:
-                return None
-            W[i], b[i] = w, bias
-            if i + 1 < n:
-                W[i + 1], b[i + 1] = w2, bias2
-        layers.append((W, b))
+        layers.append(layer)
     return layers
+
+
+def _paired_proposal(widths, rng):
+    """Pairs ``z``, ``z'`` with ``z + z' > 0``, biases chosen inside the ranges of the zero sets."""
+    return _layered_proposal(widths, rng, _paired_layer)
+
+
+def _paired_layer(images, n, m, rng):
+    """One hidden layer of :func:`_paired_proposal`, or None."""
+
+    def crossing_bias(w, floor=-np.inf, top=1.0):
+        values = [A @ w for A in images]
+        # inside the middle of every range if possible; wide layers need the tails too
+        for q in (0.1, 0.02, 0.0):
+            lo = max(np.quantile(v, q) for v in values)
+            hi = min(np.quantile(v, 1 - q) for v in values)
+            lo_b, hi_b = max(-hi, floor), -lo
+            if lo_b < hi_b:
+                return rng.uniform(hi_b - top * (hi_b - lo_b), hi_b)
+        return None
+
+    W, b = np.zeros((n, m)), np.zeros(n)
+    for i in range(0, n, 2):
+        for attempt in range(50):
+            # positive weights first; mixed signs (whose level sets weave across nested curves) later
+            w = rng.uniform(0.2, 1.0, m) if attempt < 10 else rng.standard_normal(m) + 0.5
+            # a level low in the ranges leaves the partner (whose bias must exceed -bias) room to cross too
+            bias = crossing_bias(w, top=1.0 if i + 1 == n else 0.34)
+            if bias is None:
+                continue
+            if i + 1 == n:
+                break
+            w2 = -w + np.abs(w) * rng.uniform(0.05, 0.5, m)  # w + w2 >= 0, so z + z' > 0 on a >= 0
+            bias2 = crossing_bias(w2, floor=-bias)
+            if bias2 is not None:
+                break
+        else:
+            return None
+        W[i], b[i] = w, bias
+        if i + 1 < n:
+            W[i + 1], b[i + 1] = w2, bias2
+    return W, b
 
 
 def _line_like_proposal(widths, rng, spread=0.5):
@@ -287,7 +305,7 @@ def _line_like_proposal(widths, rng, spread=0.5):
     return layers
 
 
-def _crossing_lp_proposal(widths, rng, tries=20):
+def _crossing_lp_proposal(widths, rng):
     """One float proposal where each new neuron is *made* to change sign on every earlier zero set.
 
     For each zero set of the previous layer two sampled points are picked, and
@@ -297,47 +315,38 @@ def _crossing_lp_proposal(widths, rng, tries=20):
     ``0 < c < 1`` crosses them too, and ``z + z' > 0`` keeps one of the pair
     active (transparency).
     """
+    return _layered_proposal(widths, rng, _crossing_lp_layer)
+
+
+def _crossing_lp_layer(images, n, m, rng, tries=20):
+    """One hidden layer of :func:`_crossing_lp_proposal`, or None."""
     from scipy.optimize import linprog
 
-    n0 = widths[0]
-    layers = []
-    for l in range(1, len(widths)):
-        n, m = widths[l], widths[l - 1]
-        if l == len(widths) - 1:
-            layers.append(_random_layer(rng, n, m))
-            break
-        if l == 1:
-            layers.append(_first_layer(rng, n, m))
-            continue
-        images = [_forward(layers, P) for P in _zero_set_samples(layers, n0, rng, 64) if len(P)]
-        if len(images) < m:
+    W, b = np.zeros((n, m)), np.zeros(n)
+    for i in range(0, n, 2):
+        for _ in range(tries):
+            rows = []
+            direction = rng.standard_normal(m)  # one for all zero sets, so the sides are consistent
+            for A in images:  # z >= 1 at one point of each zero set, z <= -1 at another, far apart
+                projection = A @ direction
+                p, q = int(np.argmax(projection)), int(np.argmin(projection))
+                rows.append(-np.append(A[p], 1.0))
+                rows.append(np.append(A[q], 1.0))
+            result = linprog(rng.standard_normal(m + 1), A_ub=np.array(rows), b_ub=-np.ones(len(rows)),
+                             bounds=[(-10, 10)] * m + [(-1000, 1000)], method="highs")
+            if result.status == 0:
+                break
+        else:
             return None
-        W, b = np.zeros((n, m)), np.zeros(n)
-        for i in range(0, n, 2):
-            for _ in range(tries):
-                rows = []
-                direction = rng.standard_normal(m)  # one for all zero sets, so the sides are consistent
-                for A in images:  # z >= 1 at one point of each zero set, z <= -1 at another, far apart
-                    projection = A @ direction
-                    p, q = int(np.argmax(projection)), int(np.argmin(projection))
-                    rows.append(-np.append(A[p], 1.0))
-                    rows.append(np.append(A[q], 1.0))
-                result = linprog(rng.standard_normal(m + 1), A_ub=np.array(rows), b_ub=-np.ones(len(rows)),
-                                 bounds=[(-10, 10)] * m + [(-1000, 1000)], method="highs")
-                if result.status == 0:
-                    break
-            else:
-                return None
-            # a vertex of the LP's polytope is special (entries at bounds, tight constraints): jiggle it,
-            # well inside the margins of 1, so nothing lines up by construction
-            w = result.x[:m] * rng.uniform(0.9, 1.1, m) + rng.standard_normal(m) * 0.01
-            bias = result.x[m] + rng.standard_normal() * 0.01
-            W[i], b[i] = w, bias
-            if i + 1 < n:
-                W[i + 1] = -w + np.abs(w) * rng.uniform(0.0, 0.05, m)
-                b[i + 1] = -bias + rng.uniform(0.2, 0.8)
-        layers.append((W, b))
-    return layers
+        # a vertex of the LP's polytope is special (entries at bounds, tight constraints): jiggle it,
+        # well inside the margins of 1, so nothing lines up by construction
+        w = result.x[:m] * rng.uniform(0.9, 1.1, m) + rng.standard_normal(m) * 0.01
+        bias = result.x[m] + rng.standard_normal() * 0.01
+        W[i], b[i] = w, bias
+        if i + 1 < n:
+            W[i + 1] = -w + np.abs(w) * rng.uniform(0.0, 0.05, m)
+            b[i + 1] = -bias + rng.uniform(0.2, 0.8)
+    return W, b
 
 
 def _forward(layers, x):

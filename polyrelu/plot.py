@@ -13,7 +13,7 @@ from fractions import Fraction
 from .errors import GeometryError
 from .geometry import Polyhedron
 
-__all__ = ["plot_complex", "plot_dependency_graph"]
+__all__ = ["plot_complex", "plot_dependency_graph", "save_figure"]
 
 
 def _clip_box(K, margin):
@@ -187,3 +187,11 @@ def plot_dependency_graph(graph, ax=None, highlight_chain=True, title=None):
     if title:
         ax.set_title(title)
     return ax
+
+
+def save_figure(ax, path):
+    """Write the figure of ``ax`` to ``path`` (the format from its suffix) and close it."""
+    import matplotlib.pyplot as plt
+
+    ax.figure.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(ax.figure)
