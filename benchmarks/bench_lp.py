@@ -39,17 +39,10 @@ import cdd.gmp
 import numpy as np
 
 from polyrelu.geometry import Feasibility, LPOracle
+from polyrelu.geometry.rational import primitive_integer_row
 
 DIMS = (2, 4, 8)
 MS = (20, 100)
-
-
-def primitive(row):
-    row = [Fraction(v) for v in row]
-    den = math.lcm(*(v.denominator for v in row))
-    ints = [int(v * den) for v in row]
-    g = math.gcd(*ints)
-    return tuple(v // g for v in ints) if g > 1 else tuple(ints)
 
 
 def float_min(rows, c):
@@ -86,7 +79,7 @@ def make_instance(rng, d, m, kind):
         frows.append([-c, *a])
         frows.append([c, *(-a)])
     order = rng.permutation(len(frows))
-    return [primitive([Fraction(float(v)) for v in frows[i]]) for i in order]
+    return [primitive_integer_row([Fraction(float(v)) for v in frows[i]]) for i in order]
 
 
 def gmp_scaled(rows):
