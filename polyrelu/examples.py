@@ -211,12 +211,15 @@ def _paired_proposal(widths, rng):
 def _paired_layer(images, n, m, rng):
     """One hidden layer of :func:`_paired_proposal`, or None."""
 
+    levels = (0.1, 0.02, 0.0)
+    tails = levels + tuple(1 - q for q in levels)
+
     def crossing_bias(w, floor=-np.inf, top=1.0):
-        values = [A @ w for A in images]
+        # every quantile of every zero set in one call each: this runs thousands of times when no bias fits
+        quantiles = np.array([np.quantile(A @ w, tails) for A in images])
+        lows, highs = quantiles[:, : len(levels)].max(axis=0), quantiles[:, len(levels) :].min(axis=0)
         # inside the middle of every range if possible; wide layers need the tails too
-        for q in (0.1, 0.02, 0.0):
-            lo = max(np.quantile(v, q) for v in values)
-            hi = min(np.quantile(v, 1 - q) for v in values)
+        for lo, hi in zip(lows, highs):
             lo_b, hi_b = max(-hi, floor), -lo
             if lo_b < hi_b:
                 return rng.uniform(hi_b - top * (hi_b - lo_b), hi_b)
