@@ -211,12 +211,15 @@ def _paired_proposal(widths, rng):
 def _paired_layer(images, n, m, rng):
     """One hidden layer of :func:`_paired_proposal`, or None."""
 
+    levels = (0.1, 0.02, 0.0)
+    tails = levels + tuple(1 - q for q in levels)
+
     def crossing_bias(w, floor=-np.inf, top=1.0):
-        values = [A @ w for A in images]
+        # every quantile of every zero set in one call each: this runs thousands of times when no bias fits
+        quantiles = np.array([np.quantile(A @ w, tails) for A in images])
+        lows, highs = quantiles[:, : len(levels)].max(axis=0), quantiles[:, len(levels) :].min(axis=0)
         # inside the middle of every range if possible; wide layers need the tails too
-        for q in (0.1, 0.02, 0.0):
-            lo = max(np.quantile(v, q) for v in values)
-            hi = min(np.quantile(v, 1 - q) for v in values)
+        for lo, hi in zip(lows, highs):
             lo_b, hi_b = max(-hi, floor), -lo
             if lo_b < hi_b:
                 return rng.uniform(hi_b - top * (hi_b - lo_b), hi_b)
@@ -310,10 +313,14 @@ def _crossing_lp_proposal(widths, rng):
 
     For each zero set of the previous layer two sampled points are picked, and
     a small linear program (scipy's HiGHS) finds weights and a bias with the
-    neuron ``>= 1`` at one and ``<= -1`` at the other, for all zero sets at
-    once (TPIC, screened). The partner ``z' = -z + δ·a + c`` with ``δ >= 0``,
-    ``0 < c < 1`` crosses them too, and ``z + z' > 0`` keeps one of the pair
-    active (transparency).
+    neuron positive at one and negative at the other, for all zero sets at
+    once (TPIC, screened), with the largest margin ``t`` that weights in
+    ``[-1, 1]`` allow. The margin matters: the neuron is then moved off that
+    vertex to a random point of the LP's polytope where every margin is still
+    at least ``t / 2`` (so nothing lines up by construction, and the crossings
+    survive), and rescaled to margin 1. The partner ``z' = -z + δ·a + c`` with
+    ``δ >= 0`` and ``δ·a + c <= 1/2`` at the positive points crosses the zero
+    sets too, and ``z + z' > 0`` keeps one of the pair active (transparency).
     """
     return _layered_proposal(widths, rng, _crossing_lp_layer)
 
@@ -325,27 +332,38 @@ def _crossing_lp_layer(images, n, m, rng, tries=20):
     W, b = np.zeros((n, m)), np.zeros(n)
     for i in range(0, n, 2):
         for _ in range(tries):
-            rows = []
             direction = rng.standard_normal(m)  # one for all zero sets, so the sides are consistent
-            for A in images:  # z >= 1 at one point of each zero set, z <= -1 at another, far apart
-                projection = A @ direction
-                p, q = int(np.argmax(projection)), int(np.argmin(projection))
-                rows.append(-np.append(A[p], 1.0))
-                rows.append(np.append(A[q], 1.0))
-            result = linprog(rng.standard_normal(m + 1), A_ub=np.array(rows), b_ub=-np.ones(len(rows)),
-                             bounds=[(-10, 10)] * m + [(-1000, 1000)], method="highs")
-            if result.status == 0:
+            # z > 0 at the far end of each zero set, z < 0 at the other (its images extreme along direction)
+            P = np.array([A[np.argmax(A @ direction)] for A in images])
+            Q = np.array([A[np.argmin(A @ direction)] for A in images])
+            ones = np.ones((len(images), 1))
+            # variables (w, bias, t): z >= t on P, z <= -t on Q, t as large as |w| <= 1 allows
+            A_ub = np.block([[-P, -ones, ones], [Q, ones, ones]])
+            bounds = [(-1, 1)] * m + [(None, None), (0, None)]
+            best = linprog(np.append(np.zeros(m + 1), -1.0), A_ub=A_ub, b_ub=np.zeros(len(A_ub)),
+                           bounds=bounds, method="highs")
+            # a margin that is round-off against the images' scale: the two sides are not separable
+            if best.status != 0 or best.x[-1] <= 1e-6 * max(1.0, np.abs(P).max()):
+                continue
+            # a vertex is special (entries at bounds, tight constraints): move to a random point between it
+            # and the vertex of a random objective with half the margin, so every margin stays >= t / 2
+            t = best.x[-1]
+            other = linprog(np.append(rng.standard_normal(m + 1), 0.0), A_ub=A_ub, b_ub=np.zeros(len(A_ub)),
+                            bounds=bounds[:-1] + [(t / 2, t / 2)], method="highs")
+            if other.status == 0:
                 break
         else:
             return None
-        # a vertex of the LP's polytope is special (entries at bounds, tight constraints): jiggle it,
-        # well inside the margins of 1, so nothing lines up by construction
-        w = result.x[:m] * rng.uniform(0.9, 1.1, m) + rng.standard_normal(m) * 0.01
-        bias = result.x[m] + rng.standard_normal() * 0.01
+        x = best.x + rng.uniform(0.2, 0.8) * (other.x - best.x)
+        # rescaled so the margin at the sampled points is at least 1 (rounding to dyadics stays well inside)
+        w, bias = x[:m] * 2 / t, x[m] * 2 / t
         W[i], b[i] = w, bias
         if i + 1 < n:
-            W[i + 1] = -w + np.abs(w) * rng.uniform(0.0, 0.05, m)
-            b[i + 1] = -bias + rng.uniform(0.2, 0.8)
+            # z' = -z + δ·a + c > 0 where z <= -1; where z >= 1, δ·a + c <= 1/2 keeps z' <= -1/2
+            c = rng.uniform(0.1, 0.25)
+            delta = np.abs(w) * rng.uniform(0.0, 1.0, m)
+            delta *= 0.25 / max((P @ delta).max(), 0.25)
+            W[i + 1], b[i + 1] = -w + delta, -bias + c
     return W, b
 
 
