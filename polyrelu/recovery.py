@@ -490,11 +490,17 @@ def kink_data(oracle, point, direction, *, float_oracle=False):
     return kink
 
 
-def _is_kink_along(queries, point, row, numerics):
-    """Whether ``f`` bends at ``point`` across the hyperplane ``row`` and nowhere else nearby (finite differences, exact)."""
+def _is_kink_along(queries, point, row, numerics, radius=None):
+    """Whether ``f`` bends at ``point`` across the hyperplane ``row`` and nowhere else nearby (finite differences, exact).
+
+    The probes stay within ``2·radius`` (max-norm) of ``point``; by default a
+    tiny fraction of ``|point|``: far out, later hypersurfaces run parallel to
+    earlier ones at distances that do not grow with ``|point|``.
+    """
     normal = row[1:]
-    size = max(1, max(abs(v) for v in point))
-    eta = size * numerics.shrink**2 / max(abs(v) for v in normal)
+    if radius is None:
+        radius = max(1, max(abs(v) for v in point)) * numerics.shrink**3
+    eta = radius / max(abs(v) for v in normal)
     nu = _mul(eta, normal)
     f0 = queries(point)
     fp, fpp = queries(_add(point, nu)), queries(_add(point, _mul(2, nu)))
@@ -674,7 +680,7 @@ def _continue_across(queries, partial, facet, region, h, numerics):
                 y = _add(centre, _mul(found[0][0], step))
                 mu = -_row_value(h, y) / _row_value(wall, y)
                 h2 = numerics.rationalize_row(_add(h, _mul(mu, wall)))
-                if any(h2[1:]) and _is_kink_along(queries, y, h2, numerics):
+                if any(h2[1:]) and _is_kink_along(queries, y, h2, numerics, offset * numerics.shrink):
                     return h2
                 return None
         offset *= numerics.shrink
@@ -716,9 +722,32 @@ def _trace(queries, partial, kink, numerics, extra=1):
             if len(null) == 1:
                 agreeing += 1
                 if agreeing >= extra:
-                    return null[0]
+                    return null[0] if _bends_everywhere(queries, partial, null[0], seen, numerics) else None
             queue.append((beyond[0], h2))
     return None
+
+
+def _bends_everywhere(queries, partial, c, traced, numerics):
+    """Whether ``f`` bends on the predicted zero set of ``c`` in every region it crosses (besides those traced).
+
+    Agreement on the traced regions is not enough: a deeper neuron is a
+    next-layer-like formula wherever the neurons in between keep their signs.
+    Its prediction fails where they change, so every crossing is checked.
+    """
+    n0 = partial.n0
+    for region in partial.complex.regions():
+        if region.id in traced:
+            continue
+        row = tuple(_dot(F_row, c) for F_row in partial.reduced(region))
+        if not any(row[1:]):
+            continue
+        poly = region.polyhedron
+        cut = Polyhedron(ieqs=poly.inequalities, eqns=[*poly.equations, row], ambient_dim=n0)
+        if cut.is_empty() or cut.dimension() != n0 - 1:
+            continue
+        if not _is_kink_along(queries, cut.relative_interior_point(), numerics.rationalize_row(row), numerics):
+            return False
+    return True
 
 
 def _hyperplane_neuron(queries, kink, window, numerics, domain_rows):
