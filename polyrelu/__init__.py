@@ -13,6 +13,7 @@ from .errors import (
     InvalidNumberError,
     NetworkFormatError,
     PolyReluError,
+    RecoveryError,
     ShapeError,
     SymmetryError,
 )
@@ -42,6 +43,7 @@ from .dependency import (
     depth_hierarchy,
     parameter_dependency_graph,
 )
+from .recovery import Kink, RecoveryResult, kink_data, line_kinks, network_oracle, recover_network
 from .tropical import (
     BentHypersurface,
     BreakpointComplex,
@@ -111,5 +113,12 @@ __all__ = [
     "SymmetryError",
     "GraphError",
     "GraphFormatError",
+    "RecoveryError",
     "ComplexTooLargeError",
+    "recover_network",
+    "RecoveryResult",
+    "network_oracle",
+    "line_kinks",
+    "kink_data",
+    "Kink",
 ]

@@ -16,7 +16,7 @@ from . import __version__
 from .complex import Box, canonical_complex
 from .errors import GeometryError, NetworkFormatError, PolyReluError
 from .examples import bent_line_network
-from .network import load_network
+from .network import load_network, save_network
 from .symmetry import canonical_form, equivalent, permute, scale
 from .genericity import genericity
 from .geometry.rational import fraction_to_json
@@ -236,6 +236,32 @@ def _analyze_command(args):
         print(f"written             {args.plot}")
 
 
+def _recover_command(args):
+    from .recovery import network_oracle, recover_network
+    from .symmetry import equivalent, same_function
+
+    net = load(args.source)
+    domain = parse_domain(args.domain) if args.domain else None
+    # the network is only wrapped in a black box: recovery sees function values, nothing else
+    oracle = network_oracle(net, float_output=args.float)
+    result = recover_network(
+        oracle, net.architecture.input_dim, domain=domain, max_queries=args.max_queries, seed=args.seed,
+        float_oracle=args.float,
+    )
+    print(result)
+    print(f"  original           {net.architecture}")
+    if result.network is not None:
+        if args.float:
+            print(f"  same function      within {result.max_deviation:.3g} on the fresh points (float oracle)")
+        else:
+            print(f"  trivially equivalent to the original: {'yes' if equivalent(result.network, net) else 'no'}")
+            print(f"  same function as the original:        {'yes' if same_function(result.network, net, domain) else 'no'}")
+        if args.output:
+            save_network(result.network, args.output)
+            print(f"written             {args.output}")
+    return 0 if result else 1
+
+
 def survey_table(input_dim, depths, widths, samples, seed=0):
     """A markdown table over depth × width: % generic / % rank D − H / % identifiable by the theorem.
 
@@ -346,6 +372,13 @@ def main(argv=None):
     an.add_argument("--json", help="write the analysis as JSON here")
     an.add_argument("--plot", help="draw the complex (2-D, or the slice x3 = 0 in 3-D) into this image file")
     an.add_argument("--no-inradius", action="store_true", help="skip the cvxpy conditioning diagnostic")
+    rc = sub.add_parser("recover", help="rebuild the network from function values alone (a black-box oracle)")
+    rc.add_argument("--from", dest="source", required=True, help="the network behind the oracle: a file or builtin:generic-2-3-2-1")
+    rc.add_argument("-o", "--output", help="write the recovered network as JSON here")
+    rc.add_argument("--domain", help="box:LO,HI (default: all of R^n0)")
+    rc.add_argument("--float", action="store_true", help="float oracle: the network evaluated in floats (rationalised, deviation reported)")
+    rc.add_argument("--max-queries", type=int, default=1_000_000)
+    rc.add_argument("--seed", type=int, default=0)
     sv = sub.add_parser("survey", help="over random parameters: % generic, % rank D - H, % identifiable (depth × width)")
     sv.add_argument("--input", type=int, default=2, help="input width n0 (default 2)")
     sv.add_argument("--depths", default="1,2,3", help="numbers of hidden layers, e.g. 1,2,3")
@@ -354,6 +387,7 @@ def main(argv=None):
     sv.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     start = time.perf_counter()
+    status = 0
     try:
         if args.command == "demo":
             _demo()
@@ -367,13 +401,15 @@ def main(argv=None):
             _analyze_command(args)
         elif args.command == "survey":
             _survey_command(args)
+        elif args.command == "recover":
+            status = _recover_command(args)
         else:
             print(network_report(load(args.network)))
     except PolyReluError as exc:
         print(f"polyrelu: error: {exc}", file=sys.stderr)
         return 2
     print(f"\n({time.perf_counter() - start:.2f} s)")
-    return 0
+    return status
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ __all__ = [
     "SymmetryError",
     "GraphError",
     "GraphFormatError",
+    "RecoveryError",
 ]
 
 
@@ -54,3 +55,7 @@ class GraphError(PolyReluError, ValueError):
 
 class GraphFormatError(PolyReluError, ValueError):
     """A graph file (GraphML, JSON) is malformed or of a foreign format."""
+
+
+class RecoveryError(PolyReluError, ValueError):
+    """A recovery oracle answered something that is not a function value (wrong length, NaN, a float in exact mode)."""

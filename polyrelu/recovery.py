@@ -28,12 +28,11 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .errors import PolyReluError
+from .errors import PolyReluError, RecoveryError
 from .geometry import Polyhedron
 from .geometry.rational import primitive_integer_row, to_fraction
 
 __all__ = [
-    "RecoveryError",
     "RecoveryResult",
     "Kink",
     "network_oracle",
@@ -41,10 +40,6 @@ __all__ = [
     "kink_data",
     "recover_network",
 ]
-
-
-class RecoveryError(PolyReluError, ValueError):
-    """The oracle answered something that is not a function value (wrong length, NaN, a float in exact mode)."""
 
 
 class _BudgetExhausted(Exception):
@@ -182,6 +177,8 @@ class _Queries:
         for i, v in enumerate(value):
             if hasattr(v, "item") and not isinstance(v, (int, Fraction)):
                 v = v.item()  # numpy and torch scalars
+            if isinstance(v, float) and not math.isfinite(v):
+                raise RecoveryError(f"{where}: entry {i} is {v!r}, not a finite number")
             if not floats and isinstance(v, float):
                 raise RecoveryError(
                     f"{where}: entry {i} is the float {v!r}; exact recovery needs exact values (int, Fraction, 'p/q'). "
@@ -688,7 +685,7 @@ def _continue_across(queries, partial, facet, region, h, numerics):
 
 
 def _trace(queries, partial, kink, numerics, extra=1):
-    """A neuron of the next layer through ``kink``: its coefficients over ``partial.basis``, or None.
+    """A neuron of the next layer through ``kink``: ``(coefficients over partial.basis, regions crossed)``, or None.
 
     Breadth-first over the regions of the known complex that the hypersurface
     crosses; each piece gives ``n0`` linear equations. Accepted when the
@@ -722,19 +719,21 @@ def _trace(queries, partial, kink, numerics, extra=1):
             if len(null) == 1:
                 agreeing += 1
                 if agreeing >= extra:
-                    return null[0] if _bends_everywhere(queries, partial, null[0], seen, numerics) else None
+                    crossed = _bends_everywhere(queries, partial, null[0], seen, numerics)
+                    return None if crossed is None else (null[0], crossed)
             queue.append((beyond[0], h2))
     return None
 
 
 def _bends_everywhere(queries, partial, c, traced, numerics):
-    """Whether ``f`` bends on the predicted zero set of ``c`` in every region it crosses (besides those traced).
+    """The regions where ``f`` bends on the predicted zero set of ``c``: all it crosses, or None.
 
     Agreement on the traced regions is not enough: a deeper neuron is a
     next-layer-like formula wherever the neurons in between keep their signs.
     Its prediction fails where they change, so every crossing is checked.
     """
     n0 = partial.n0
+    crossed = set(traced)
     for region in partial.complex.regions():
         if region.id in traced:
             continue
@@ -746,8 +745,50 @@ def _bends_everywhere(queries, partial, c, traced, numerics):
         if cut.is_empty() or cut.dimension() != n0 - 1:
             continue
         if not _is_kink_along(queries, cut.relative_interior_point(), numerics.rationalize_row(row), numerics):
-            return False
-    return True
+            return None
+        crossed.add(region.id)
+    return crossed
+
+
+def _bends_at(queries, partial, a, b, numerics):
+    """Whether candidate ``a``'s hypersurface bends where it crosses candidate ``b``'s (DESIGN §5).
+
+    Neurons of one layer cross straight; a deeper one bends at the neurons it
+    reads. On each region both cross, ``f`` must bend along ``a``'s hyperplane
+    on both sides of ``b``'s, close to the crossing.
+    """
+    (ca, regions_a), (cb, regions_b) = a, b
+    n0 = partial.n0
+    cells = partial.complex
+    for rid in regions_a & regions_b:
+        region = cells[rid]
+        F = partial.reduced(region)
+        ra = tuple(_dot(row, ca) for row in F)
+        rb = tuple(_dot(row, cb) for row in F)
+        poly = region.polyhedron
+        cut = Polyhedron(ieqs=poly.inequalities, eqns=[*poly.equations, ra, rb], ambient_dim=n0)
+        if cut.is_empty() or cut.dimension() != n0 - 2:
+            continue
+        q = cut.relative_interior_point()
+        ga, gb = ra[1:], rb[1:]
+        u = _sub(gb, _mul(_dot(gb, ga) / _dot(ga, ga), ga))
+        u = _mul(1 / max(abs(v) for v in u), u)
+        offset = (1 + max(abs(v) for v in q)) * numerics.shrink
+        for _ in range(6):
+            sides = (_add(q, _mul(offset, u)), _sub(q, _mul(offset, u)))
+            if all(partial.locate(y) is region for y in sides):
+                row = numerics.rationalize_row(ra)
+                return not all(_is_kink_along(queries, y, row, numerics, offset * numerics.shrink) for y in sides)
+            offset *= numerics.shrink
+    return False
+
+
+def _drop_deeper(queries, partial, candidates, numerics):
+    """The candidates that bend at no other candidate (a deeper neuron taken for one of this layer)."""
+    return [
+        a for i, a in enumerate(candidates)
+        if not any(j != i and _bends_at(queries, partial, a, b, numerics) for j, b in enumerate(candidates))
+    ]
 
 
 def _hyperplane_neuron(queries, kink, window, numerics, domain_rows):
@@ -755,19 +796,21 @@ def _hyperplane_neuron(queries, kink, window, numerics, domain_rows):
 
     A deeper neuron's hypersurface bends where it crosses an earlier one, so
     its flat pieces end; the checks go out along ``±`` each tangent direction
-    to ``window``, 8 and 64 times ``window`` (inside the domain, if any).
+    to ``window``, 8 and 64 times ``window`` (in a polytope domain: to 1/8,
+    1/2 and 7/8 of the way to its boundary).
     """
     checked = 0
     for u in _tangent_basis(kink.row[1:]):
         u = _mul(Fraction(1, max(abs(v) for v in u)), u)
-        for radius in (window, 8 * window, 64 * window):
-            for side in (1, -1):
-                y = _add(kink.point, _mul(side * radius, u))
-                if domain_rows is not None and any(_row_value(r, y) <= 0 for r in domain_rows):
-                    continue
-                if not _is_kink_along(queries, y, kink.row, numerics):
-                    return False
-                checked += 1
+        if domain_rows is None:
+            steps = [side * radius for radius in (window, 8 * window, 64 * window) for side in (1, -1)]
+        else:
+            lo, hi = _line_range(kink.point, u, domain_rows)
+            steps = [end * Fraction(k, 8) for end in (lo, hi) for k in (1, 4, 7)]
+        for t in steps:
+            if not _is_kink_along(queries, _add(kink.point, _mul(t, u)), kink.row, numerics):
+                return False
+            checked += 1
     return checked > 0
 
 
@@ -1035,16 +1078,25 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar):
         if not pending:
             break
         traced = []
+        failed = set()  # (region, hyperplane) pieces already traced in vain at this layer
         for kink in pending:
-            if _explained_by(partial, traced, kink):
+            piece = (None if partial.net is None else getattr(partial.locate(kink.point), "id", None), kink.row)
+            if piece in failed:
+                continue
+            if _explained_by(partial, [c if partial.net is None else c[0] for c in traced], kink):
                 continue
             if partial.net is None:
                 found = kink.row if _hyperplane_neuron(queries, kink, explorer.window, numerics, explorer.rows) else None
             else:
                 found = _trace(queries, partial, kink, numerics)
             if found is not None:
-                traced.append(tuple(Fraction(v) for v in found))
-                bar.update(1)
+                traced.append(found)
+            else:
+                failed.add(piece)
+        if partial.net is not None:
+            traced = [c for c, _ in _drop_deeper(queries, partial, traced, numerics)]
+        traced = [tuple(Fraction(v) for v in c) for c in traced]
+        bar.update(len(traced))
         if not traced:
             raise _Missed(pending[0].point)
         if partial.net is None:

@@ -1,0 +1,252 @@
+"""Recovery of networks from function values (issue 7).
+
+The oracle is always a closure over exact evaluation; the recovered network is
+compared with the original exactly (trivial equivalence, and the same function
+on a common refinement), never by sampling.
+"""
+
+import math
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from polyrelu import (
+    RecoveryError,
+    ReLUNetwork,
+    equivalent,
+    kink_data,
+    line_kinks,
+    load_network,
+    network_oracle,
+    recover_network,
+    same_function,
+)
+from polyrelu.cli import main
+from polyrelu.examples import generic_network, with_dead_neuron, with_stably_active_layer
+
+# the bound of docs/recovery.md: queries <= QUERY_CONSTANT · (n0 + 2) · regions of the recovered complex
+QUERY_CONSTANT = 50
+
+
+def _sample_architectures(count, seed):
+    """Random architectures of the issue: n0 in {2, 3}, 1-3 hidden layers, widths 2-6, m in {1, 2}."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        n0 = int(rng.integers(2, 4))
+        depth = int(rng.integers(1, 4))
+        m = int(rng.integers(1, 3))
+        out.append((n0, *(int(w) for w in rng.integers(2, 7, size=depth)), m))
+    return out
+
+
+GENERIC_CASES = [(arch, i) for i, arch in enumerate(_sample_architectures(20, 7))]
+
+
+@pytest.fixture(scope="module")
+def generic_recoveries():
+    results = []
+    for arch, seed in GENERIC_CASES:
+        net = generic_network(arch, seed=seed)
+        results.append((net, recover_network(network_oracle(net), arch[0])))
+    return results
+
+
+def test_generic_networks_are_recovered_up_to_trivial_symmetry(generic_recoveries):
+    equivalent_count = 0
+    for net, result in generic_recoveries:
+        if result.status == "recovered":
+            # a recovered network is never a different function
+            assert same_function(result.network, net).equal, net.architecture
+            equivalent_count += equivalent(result.network, net)
+        else:
+            assert result.status == "undecided" and result.reason, net.architecture
+    assert equivalent_count >= math.ceil(0.95 * len(generic_recoveries))
+
+
+def test_query_count_is_linear_in_the_regions(generic_recoveries):
+    for net, result in generic_recoveries:
+        if result.status != "recovered":
+            continue
+        n0 = net.architecture.input_dim
+        assert result.regions >= 1
+        assert result.queries <= QUERY_CONSTANT * (n0 + 2) * result.regions, (net.architecture, result.queries, result.regions)
+
+
+def test_recovery_never_receives_the_network():
+    """Every Python call made during recovery, except inside the oracle, is checked for the network object."""
+    net = generic_network((2, 2, 2, 1), seed=0)
+    oracle = network_oracle(net)
+    depth = [0]
+    leaks = []
+
+    def watch(frame, event, arg):
+        if frame.f_code is oracle.__code__:
+            depth[0] += 1 if event == "call" else -1 if event == "return" else 0
+            return
+        if event == "call" and depth[0] == 0:
+            if any(value is net for value in frame.f_locals.values()):
+                leaks.append(frame.f_code.co_name)
+
+    sys.setprofile(watch)
+    try:
+        result = recover_network(oracle, 2)
+    finally:
+        sys.setprofile(None)
+    assert leaks == []
+    assert result.status == "recovered" and equivalent(result.network, net)
+
+
+def test_the_watch_above_would_see_a_leak():
+    net = generic_network((2, 2, 1), seed=0)
+    leaks = []
+
+    def peek(network):
+        return network.architecture
+
+    def watch(frame, event, arg):
+        if event == "call" and any(value is net for value in frame.f_locals.values()):
+            leaks.append(frame.f_code.co_name)
+
+    sys.setprofile(watch)
+    try:
+        peek(net)
+    finally:
+        sys.setprofile(None)
+    assert "peek" in leaks
+
+
+def test_a_dead_neuron_gives_the_same_function_with_fewer_neurons():
+    net = with_dead_neuron(generic_network((2, 3, 2, 1), seed=1), layer=1)
+    result = recover_network(network_oracle(net), 2)
+    if result.status == "recovered":
+        assert same_function(result.network, net).equal
+        assert result.layer_widths == (3, 2)  # the dead neuron leaves no trace in f
+    else:
+        assert result.reason
+
+
+def test_a_stably_active_layer_gives_a_shallower_network_or_undecided():
+    net = with_stably_active_layer(generic_network((2, 3, 2, 1), seed=1), after=1)
+    result = recover_network(network_oracle(net), 2)
+    if result.status == "recovered":
+        assert same_function(result.network, net).equal
+        assert result.network.architecture.depth < net.architecture.depth
+    else:
+        assert result.reason
+
+
+def test_one_hidden_layer_every_orientation():
+    """Neurons facing either way: the 0/1 orientation system must find each sign."""
+    W1 = [[1, 2], [-3, 1], [2, -1], [-1, -4]]
+    b1 = [1, -2, 3, "1/2"]
+    for signs in [(1, 1, 1, 1), (-1, 1, -1, 1), (-1, -1, -1, -1)]:
+        net = ReLUNetwork([[[s * v for v in row] for s, row in zip(signs, W1)], [[1, -2, 3, 5]]],
+                          [[s * Fraction(b) for s, b in zip(signs, b1)], [2]])
+        result = recover_network(network_oracle(net), 2)
+        assert result.status == "recovered" and equivalent(result.network, net), signs
+
+
+def test_a_box_domain():
+    net = generic_network((2, 3, 1), seed=0)
+    from polyrelu import Box
+
+    result = recover_network(network_oracle(net), 2, domain=Box(-50, 50))
+    assert result.status == "recovered"
+    assert same_function(result.network, net, Box(-50, 50)).equal
+
+
+def test_recovery_is_reproducible():
+    net = generic_network((2, 3, 1), seed=0)
+    a = recover_network(network_oracle(net), 2, seed=3)
+    b = recover_network(network_oracle(net), 2, seed=3)
+    assert (a.queries, a.network) == (b.queries, b.network)
+
+
+def test_the_budget_ends_in_undecided():
+    net = generic_network((2, 3, 2, 1), seed=1)
+    result = recover_network(network_oracle(net), 2, max_queries=50)
+    assert result.status == "undecided" and "budget" in result.reason
+    assert result.queries <= 50 and not result
+
+
+def test_input_dimension_one_is_undecided():
+    net = ReLUNetwork([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+    result = recover_network(network_oracle(net), 1)
+    assert result.status == "undecided" and "n0 >= 2" in result.reason
+
+
+@pytest.mark.parametrize(
+    "oracle, match",
+    [
+        (lambda x: (float("nan"),), "not a finite"),
+        (lambda x: (1.5,), "float_oracle=True"),
+        (lambda x: (), "empty"),
+        (lambda x: (1,) if x[0] > 0 else (1, 2), "entries"),
+        ("not callable", "callable"),
+    ],
+)
+def test_bad_oracles_raise_recovery_errors(oracle, match):
+    with pytest.raises(RecoveryError, match=match):
+        recover_network(oracle, 2)
+
+
+def test_bad_input_dimension():
+    with pytest.raises(RecoveryError, match="input_dim"):
+        recover_network(lambda x: (0,), 0)
+
+
+# -- kinks on lines, against the parameters -----------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(
+    W1=st.lists(st.tuples(st.integers(-4, 4), st.integers(-4, 4)), min_size=1, max_size=4),
+    b1=st.lists(st.integers(-5, 5), min_size=4, max_size=4),
+    W2=st.lists(st.integers(-3, 3), min_size=4, max_size=4),
+    p=st.tuples(st.integers(-3, 3), st.integers(-3, 3)),
+    d=st.tuples(st.integers(-3, 3), st.integers(-3, 3)).filter(any),
+)
+def test_line_kinks_are_the_slope_changes(W1, b1, W2, p, d):
+    """One hidden layer: the kinks on a line are the crossings whose outgoing weights do not cancel."""
+    n = len(W1)
+    net = ReLUNetwork([[list(r) for r in W1], [W2[:n]]], [b1[:n], [0]])
+    crossings = {}
+    for (w1, w2), b, out in zip(W1, b1, W2):
+        rate = w1 * d[0] + w2 * d[1]
+        if rate != 0:
+            t = Fraction(-(b + w1 * p[0] + w2 * p[1]), rate)
+            crossings[t] = crossings.get(t, 0) + out * abs(rate)  # the slope jump of f at t
+    expected = sorted(t for t, jump in crossings.items() if jump != 0)
+    assert line_kinks(network_oracle(net), p, d) == expected
+
+
+def test_kink_data_matches_the_parameters():
+    net = ReLUNetwork([[[2, -3], [1, 1]], [[5, -1], [2, 7]]], [[1, -1], [0, 0]])
+    # the line x = (t, 0) meets 2x1 - 3x2 + 1 = 0 at t = -1/2
+    kink = kink_data(network_oracle(net), ("-1/2", 0), ("1/16", 0))
+    assert kink.row == (1, 2, -3)
+    # J+ - J- = W2[:, 0] ⊗ W1[0] with the + side active
+    assert kink.jump == (Fraction(5), Fraction(2))
+    (A_plus, _), (A_minus, _) = kink.plus, kink.minus
+    assert [[a - b for a, b in zip(r, s)] for r, s in zip(A_plus, A_minus)] == [[10, -15], [4, -6]]
+
+
+def test_kink_data_refuses_a_smooth_point():
+    net = ReLUNetwork([[[1, 0]], [[1]]], [[0], [0]])
+    with pytest.raises(RecoveryError, match="no single breakpoint"):
+        kink_data(network_oracle(net), (5, 0), (1, 0))
+
+
+# -- the command line ------------------------------------------------------------------------------------
+
+def test_cli_recover(tmp_path, capsys):
+    out = tmp_path / "recovered.json"
+    assert main(["recover", "--from", "builtin:generic-2-3-2-1", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "recovery: recovered" in text and "trivially equivalent to the original: yes" in text
+    assert "queries" in text
+    assert equivalent(load_network(out), generic_network((2, 3, 2, 1), seed=1))
