@@ -103,6 +103,15 @@ class _Exact:
     def rationalize_row(self, row):
         return primitive_integer_row(row)
 
+    def close(self, u, v):
+        """Whether a recovered network's values ``v`` match the oracle's ``u`` (exactly, here)."""
+        return u == v
+
+    def on_hyperplane(self, row, kink):
+        """Whether ``row`` (an integer row) is the kink's hyperplane."""
+        row = tuple(int(v) for v in row)
+        return row == kink.row or row == tuple(-v for v in kink.row)
+
 
 class _Float(_Exact):
     """Float-oracle mode: comparisons up to a relative tolerance, rows rationalised."""
@@ -128,6 +137,24 @@ class _Float(_Exact):
             return tuple(0 for _ in row)
         approx = [Fraction(float(v) / big).limit_denominator(self.denominator) for v in row]
         return primitive_integer_row(approx)
+
+    def close(self, u, v):
+        # the recovered parameters carry the rounding of every layer: looser than one comparison of values
+        scale = 1 + max(abs(float(a)) for a in u)
+        return all(abs(float(a) - float(b)) <= 1e5 * self.tolerance * scale for a, b in zip(u, v))
+
+    def on_hyperplane(self, row, kink):
+        a = np.array([float(v) for v in row])
+        b = np.array([float(v) for v in kink.row])
+        if not a[1:].any():
+            return False
+        a, b = a / np.abs(a[1:]).max(), b / np.abs(b[1:]).max()
+        if a @ b < 0:
+            a = -a
+        value = abs(a[0] + a[1:] @ np.array([float(v) for v in kink.point]))
+        size = 1 + max(abs(float(v)) for v in kink.point)
+        # deeper formulas carry the rounding of every layer before them: looser than the oracle's tolerance
+        return bool(np.abs(a[1:] - b[1:]).max() <= 1e6 * self.tolerance and value <= 1e6 * self.tolerance * size)
 
 
 # ---------------------------------------------------------------------------- oracle
@@ -495,9 +522,22 @@ def _is_kink_along(queries, point, row, numerics, radius=None):
     earlier ones at distances that do not grow with ``|point|``.
     """
     normal = row[1:]
+    near_other = radius is not None  # the caller knows of another hypersurface close by
     if radius is None:
         radius = max(1, max(abs(v) for v in point)) * numerics.shrink**3
     eta = radius / max(abs(v) for v in normal)
+    if isinstance(numerics, _Float):
+        # a rounded prediction misses the hypersurface by more than the probes reach: find the kink nearby first
+        unit = _mul(Fraction(1) / max(abs(v) for v in normal), normal)
+        reach = (1 + max(abs(v) for v in point)) * Fraction(numerics.tolerance * 1e7)
+        if near_other:
+            reach = min(reach, 8 * radius)
+        g = lambda t: queries(_add(point, _mul(t, unit)))  # noqa: E731
+        near = _segment_kinks(g, -reach, reach, numerics)
+        if len(near) != 1:
+            return False
+        point = _add(point, _mul(near[0][0], unit))
+        eta = min(radius, reach) / 4 / max(abs(v) for v in normal)
     nu = _mul(eta, normal)
     f0 = queries(point)
     fp, fpp = queries(_add(point, nu)), queries(_add(point, _mul(2, nu)))
@@ -537,7 +577,8 @@ def _nullspace(rows, ncols, numerics):
         _, s, vt = np.linalg.svd(M)
         s = np.concatenate([s, np.zeros(ncols - len(s))])
         null = [i for i in range(ncols) if s[i] <= numerics.tolerance * 1e3 * s[0]]
-        return [numerics.rationalize_row(tuple(vt[i])) for i in null]
+        # scaled to max-abs 1, not to integers: these coefficients meet biases of size ~1 later
+        return [tuple(Fraction(float(v) / np.abs(vt[i]).max()).limit_denominator(numerics.denominator) for v in vt[i]) for i in null]
     ints = []
     for r in rows:
         den = math.lcm(*(Fraction(v).denominator for v in r))
@@ -629,10 +670,8 @@ class _Partial:
         """Whether a known neuron vanishes at the kink with the kink's hyperplane there."""
         if self.net is None:
             return False
-        signs = self.net.signs(kink.point)
-        rows = self.net.pre_activation_rows(signs)
-        target = {kink.row, tuple(-v for v in kink.row)}
-        return any(s == 0 and row in target for s, row in zip(signs, rows))
+        rows = self.net.pre_activation_rows(self.net.signs(kink.point))
+        return any(self.numerics.on_hyperplane(row, kink) for row in rows)
 
 
 def _parallel_equations(F, h):
@@ -744,10 +783,22 @@ def _bends_everywhere(queries, partial, c, traced, numerics):
         cut = Polyhedron(ieqs=poly.inequalities, eqns=[*poly.equations, row], ambient_dim=n0)
         if cut.is_empty() or cut.dimension() != n0 - 1:
             continue
-        if not _is_kink_along(queries, cut.relative_interior_point(), numerics.rationalize_row(row), numerics):
+        y = cut.relative_interior_point()
+        if not _is_kink_along(queries, y, numerics.rationalize_row(row), numerics):
+            if isinstance(numerics, _Float) and _near_boundary(poly, y, 1e4 * numerics.tolerance * (1 + max(abs(v) for v in y))):
+                continue  # a rounded prediction grazing the region: a sliver the true hypersurface misses
             return None
         crossed.add(region.id)
     return crossed
+
+
+def _near_boundary(poly, y, distance):
+    """Whether ``y`` is within ``distance`` (Euclidean, floats) of a facet hyperplane of ``poly``."""
+    for row in poly.inequalities:
+        norm = math.sqrt(sum(float(v) ** 2 for v in row[1:]))
+        if norm and abs(float(_row_value(row, y))) / norm < distance:
+            return True
+    return False
 
 
 def _bends_at(queries, partial, a, b, numerics):
@@ -816,17 +867,16 @@ def _hyperplane_neuron(queries, kink, window, numerics, domain_rows):
 
 def _explained_by(partial, neurons, kink):
     """Whether one of the freshly traced ``neurons`` vanishes at the kink with its hyperplane."""
-    target = {kink.row, tuple(-v for v in kink.row)}
+    numerics = partial.numerics
     if partial.net is None:
-        return any(primitive_integer_row(c) in target for c in neurons)
+        return any(numerics.on_hyperplane(numerics.rationalize_row(c), kink) for c in neurons)
     region = partial.locate(kink.point)
     if region is None:
         return False
-    for c in neurons:
-        row = primitive_integer_row([_dot(F_row, c) for F_row in partial.reduced(region)])
-        if row in target:
-            return True
-    return False
+    return any(
+        numerics.on_hyperplane(numerics.rationalize_row([_dot(F_row, c) for F_row in partial.reduced(region)]), kink)
+        for c in neurons
+    )
 
 
 # ---------------------------------------------------------------------------- orientation and output
@@ -875,6 +925,9 @@ def _orient(partial, vectors, max_free=16):
                     seen.add(key)
                     rows.append(row)
                     rhs.append(-psi)
+    if isinstance(partial.numerics, _Float):
+        flips, betas = _orient_float(rows, rhs, K, n, partial.numerics)
+        return flips, [(tuple(w), beta) for (w, _), beta in zip(parts, betas)]
     solved = _rref(rows, rhs)
     if solved is None:
         raise _Failure(f"no orientation of layer {len(partial.layers)} explains the next layer's formulas")
@@ -894,6 +947,29 @@ def _orient(partial, vectors, max_free=16):
             flips = [v == 1 for v in x[K:]]
             return flips, [(tuple(w), x[k]) for k, (w, _) in enumerate(parts)]
     raise _Failure(f"no 0/1 orientation of layer {len(partial.layers)} fits the next layer's formulas")
+
+
+def _orient_float(rows, rhs, K, n, numerics, max_flips=14):
+    """Float mode of :func:`_orient`: every 0/1 orientation scored by least squares at once (``n <= max_flips``)."""
+    if n > max_flips:
+        raise _Failure(f"float mode orients at most {max_flips} neurons per layer by search, not {n}")
+    M = np.array([[float(v) for v in r] for r in rows])
+    y = np.array([float(v) for v in rhs])
+    T = ((np.arange(1 << n)[:, None] >> np.arange(n)) & 1).astype(float)  # every orientation, one per row
+    B = M[:, :K]
+    # for each t, the best biases solve B β = y - M_t t; score the residual
+    pinv = np.linalg.pinv(B) if K else np.zeros((0, len(y)))
+    R = y[:, None] - M[:, K:] @ T.T
+    residual = R - B @ (pinv @ R)
+    score = np.linalg.norm(residual, axis=0) / (1 + np.linalg.norm(y) + np.linalg.norm(M))
+    order = np.argsort(score)
+    best = int(order[0])
+    # a discrete choice: the best orientation must fit and stand out from the next one
+    runner_up = score[order[1]] if len(order) > 1 else np.inf
+    if score[best] > 1e5 * numerics.tolerance or runner_up < 100 * score[best]:
+        raise _Failure(f"no orientation stands out within the float tolerance (best residuals {score[best]:.2g}, {runner_up:.2g})")
+    betas = pinv @ R[:, best]
+    return [bool(v) for v in T[best]], [Fraction(float(b)) for b in betas]
 
 
 def _apply_flips(partial, flips):
@@ -926,6 +1002,19 @@ def _region_map(queries, partial, region, numerics):
     return found
 
 
+def _least_squares_fit(blocks, regions, numerics):
+    """Float mode of the output fit: least squares, each region's residual within the tolerance."""
+    M = np.array([[float(v) for v in r] for F, _ in blocks for r in F])
+    y = np.array([float(v) for _, t in blocks for v in t])
+    x, *_ = np.linalg.lstsq(M, y, rcond=None)
+    per_region = np.abs(M @ x - y).reshape(len(blocks), -1).max(axis=1)
+    scale = 1 + np.abs(y).max()
+    worst = int(np.argmax(per_region))
+    if per_region[worst] > 1e5 * numerics.tolerance * scale:
+        raise _Missed(regions[worst].relative_interior_point())
+    return tuple(Fraction(float(v)) for v in x)
+
+
 def _fit_output(queries, partial, numerics):
     """The output layer (and the last hidden layer's orientation) from ``f`` on every region; regions checked."""
     n0 = partial.n0
@@ -938,6 +1027,9 @@ def _fit_output(queries, partial, numerics):
     vectors = []
     for j in range(m):
         blocks = [(partial.reduced(R), (maps[R.id][1][j], *maps[R.id][0][j])) for R in regions]
+        if isinstance(numerics, _Float):
+            vectors.append(_least_squares_fit(blocks, regions, numerics))
+            continue
         solved = _rref([r for F, _ in blocks for r in F], [v for _, t in blocks for v in t])
         if solved is None:
             # the first region whose map contradicts those before it: f bends where no known neuron does
@@ -1100,6 +1192,8 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar):
         if not traced:
             raise _Missed(pending[0].point)
         if partial.net is None:
+            if isinstance(numerics, _Float):  # unit rows keep later least-squares systems well scaled
+                traced = [_mul(1 / max(abs(v) for v in c[1:]), c) for c in traced]
             partial.layers.append([(tuple(c[1:]), c[0]) for c in traced])
         else:
             flips, rows = _orient(partial, traced)
@@ -1216,6 +1310,10 @@ def recover_network(
     n0 = int(input_dim)
     numerics = _Float(tolerance, 1 << 30) if float_oracle else _Exact()
     domain_rows = _domain_rows(domain, n0)
+    if float_oracle and domain_rows is None:
+        raise RecoveryError(
+            "float_oracle=True needs a bounded domain (e.g. domain=Box(-4, 4)): rounded hyperplanes drift far from the origin"
+        )
     queries = _Queries(oracle, n0, numerics, max_queries)
     rng = np.random.default_rng(seed)
     explorer = _Explorer(queries, n0, domain_rows, numerics, rng)
@@ -1246,7 +1344,7 @@ def recover_network(
                 for _ in range(checks):
                     x = _random_point(rng, n0, domain_rows, explorer.vertices, 4 * explorer.window)
                     fx, gx = queries(x), net(x)
-                    if not numerics.equal(fx, gx):
+                    if not numerics.close(fx, gx):
                         raise _Missed(x)
                     deviation = max(deviation, max(abs(float(a - b)) for a, b in zip(fx, gx)))
                 return result(
