@@ -39,6 +39,16 @@ def test_quickstart_example_runs_and_prints_what_it_promises(tmp_path):
     assert lines[3:] == ["identifiable (theorem conditions hold)", "True", "not identifiable"]
 
 
+def test_recovery_page_example_runs_and_prints_what_it_promises():
+    (block,) = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "recovery.md").read_text(), flags=re.S)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, "recovery.md", "exec"), {})
+    status, queries, widths = out.getvalue().splitlines()[0].split(" ", 2)
+    assert (status, widths) == ("recovered", "(3, 2)") and int(queries) > 0
+    assert out.getvalue().splitlines()[1] == "True"
+
+
 def test_documentation_site_builds_without_warnings(tmp_path):
     import subprocess
     import sys
