@@ -107,6 +107,11 @@ class _Exact:
         """Whether a recovered network's values ``v`` match the oracle's ``u`` (exactly, here)."""
         return u == v
 
+    def parallel(self, u, v):
+        """Whether two coefficient vectors describe the same neuron (equal up to a non-zero factor)."""
+        a, b = primitive_integer_row(u), primitive_integer_row(v)
+        return a == b or a == tuple(-x for x in b)
+
     def on_hyperplane(self, row, kink):
         """Whether ``row`` (an integer row) is the kink's hyperplane."""
         row = tuple(int(v) for v in row)
@@ -142,6 +147,11 @@ class _Float(_Exact):
         # the recovered parameters carry the rounding of every layer: looser than one comparison of values
         scale = 1 + max(abs(float(a)) for a in u)
         return all(abs(float(a) - float(b)) <= 1e5 * self.tolerance * scale for a, b in zip(u, v))
+
+    def parallel(self, u, v):
+        a, b = np.array([float(x) for x in u]), np.array([float(x) for x in v])
+        a, b = a / np.abs(a).max(), b / np.abs(b).max()
+        return bool(min(np.abs(a - b).max(), np.abs(a + b).max()) <= 1e5 * self.tolerance)
 
     def on_hyperplane(self, row, kink):
         a = np.array([float(v) for v in row])
@@ -1188,6 +1198,8 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar):
         if partial.net is not None:
             traced = [c for c, _ in _drop_deeper(queries, partial, traced, numerics)]
         traced = [tuple(Fraction(v) for v in c) for c in traced]
+        # rounded formulas may miss that a breakpoint is explained: one neuron traced twice
+        traced = [c for i, c in enumerate(traced) if not any(numerics.parallel(c, d) for d in traced[:i])]
         bar.update(len(traced))
         if not traced:
             raise _Missed(pending[0].point)
