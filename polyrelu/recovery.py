@@ -312,7 +312,9 @@ def _segment_kinks(g, a, b, numerics):
                     and numerics.equal(g(t - eps), _add(ga, _mul(t - eps - a, sa)))
                     and numerics.equal(g(t + eps), _add(gb, _mul(t + eps - b, sb)))
                 ):
-                    found.append((t, sa, sb, t - eps, t + eps))
+                    # how far the side maps may reach: float answers want long steps against noise
+                    reach = (left, right) if isinstance(numerics, _Float) else (t - eps, t + eps)
+                    found.append((t, sa, sb, *reach))
                     continue
         stack.extend([(mid, b), (a, mid)])
     return sorted(found, key=lambda k: k[0])
@@ -527,6 +529,8 @@ def kink_data(oracle, point, direction, *, float_oracle=False):
 def _is_kink_along(queries, point, row, numerics, radius=None):
     """Whether ``f`` bends at ``point`` across the hyperplane ``row`` and nowhere else nearby (finite differences, exact).
 
+    Returns the point (in float mode the kink found near it), or None.
+
     The probes stay within ``2·radius`` (max-norm) of ``point``; by default a
     tiny fraction of ``|point|``: far out, later hypersurfaces run parallel to
     earlier ones at distances that do not grow with ``|point|``.
@@ -545,7 +549,7 @@ def _is_kink_along(queries, point, row, numerics, radius=None):
         g = lambda t: queries(_add(point, _mul(t, unit)))  # noqa: E731
         near = _segment_kinks(g, -reach, reach, numerics)
         if len(near) != 1:
-            return False
+            return None
         point = _add(point, _mul(near[0][0], unit))
         eta = min(radius, reach) / 4 / max(abs(v) for v in normal)
     nu = _mul(eta, normal)
@@ -553,15 +557,15 @@ def _is_kink_along(queries, point, row, numerics, radius=None):
     fp, fpp = queries(_add(point, nu)), queries(_add(point, _mul(2, nu)))
     fm, fmm = queries(_sub(point, nu)), queries(_sub(point, _mul(2, nu)))
     if not (numerics.equal(_sub(fpp, fp), _sub(fp, f0)) and numerics.equal(_sub(f0, fm), _sub(fm, fmm))):
-        return False
+        return None
     if numerics.equal(_sub(fp, f0), _sub(f0, fm)):
-        return False
+        return None
     scale = eta * max(abs(v) for v in normal)
     for u in _tangent_basis(normal):
         step = _mul(scale / max(abs(v) for v in u), u)
         if not numerics.equal(_add(queries(_add(point, step)), queries(_sub(point, step))), _mul(2, f0)):
-            return False
-    return True
+            return None
+    return point
 
 
 def _domain_rows(domain, n0):
@@ -577,18 +581,21 @@ def _fmpq(v):
     return flint.fmpq(v.numerator, v.denominator)
 
 
-def _nullspace(rows, ncols, numerics):
-    """A basis of ``{c : rows · c = 0}`` (exact; SVD with a gap test in float mode)."""
+def _nullspace(rows, ncols, numerics, precondition=None):
+    """A basis of ``{c : rows · c = 0}`` (exact; SVD with a gap test in float mode, in ``c = P c'`` coordinates)."""
     if not rows:
         return [tuple(Fraction(int(i == j)) for j in range(ncols)) for i in range(ncols)]
     if isinstance(numerics, _Float):
         M = np.array([[float(v) for v in r] for r in rows])
+        P = np.eye(ncols) if precondition is None else precondition
+        M = M @ P
         M /= np.maximum(np.abs(M).max(axis=1, keepdims=True), 1e-300)
         _, s, vt = np.linalg.svd(M)
         s = np.concatenate([s, np.zeros(ncols - len(s))])
-        null = [i for i in range(ncols) if s[i] <= numerics.tolerance * 1e3 * s[0]]
+        # the equations come from measured hyperplanes: their residual is far above the oracle's tolerance
+        null = [P @ vt[i] for i in range(ncols) if s[i] <= numerics.tolerance * 1e5 * s[0]]
         # scaled to max-abs 1, not to integers: these coefficients meet biases of size ~1 later
-        return [tuple(Fraction(float(v) / np.abs(vt[i]).max()).limit_denominator(numerics.denominator) for v in vt[i]) for i in null]
+        return [tuple(Fraction(float(v) / np.abs(c).max()).limit_denominator(numerics.denominator) for v in c) for c in null]
     ints = []
     for r in rows:
         den = math.lcm(*(Fraction(v).denominator for v in r))
@@ -647,6 +654,13 @@ class _Partial:
         self._features = {}
         regions = self.complex.regions()
         self.basis = _pivot_columns([row for R in regions for row in self.features(R)])
+        self.precondition = None
+        if isinstance(self.numerics, _Float):
+            # traced formulas are solved in an orthonormal basis of the feature functions: the raw
+            # relu / linear columns agree on many regions, and noisy equations would lose digits to that
+            G = np.array([[float(v) for v in row] for R in regions for row in self.reduced(R)])
+            _, r = np.linalg.qr(G)
+            self.precondition = np.linalg.inv(r)
 
     def features(self, region):
         """The ``(n0 + 1) × (2 n_l + 1)`` matrix of ``relu(ẑ_i)``, ``ẑ_i`` and ``1`` on a region (affine coefficient columns)."""
@@ -762,16 +776,46 @@ def _trace(queries, partial, kink, numerics, extra=1):
                 continue
             seen.add(beyond[0].id)
             equations += _parallel_equations(partial.reduced(beyond[0]), h2)
-            null = _nullspace(equations, len(partial.basis), numerics)
+            null = _nullspace(equations, len(partial.basis), numerics, partial.precondition)
             if not null:
                 return None
-            if len(null) == 1:
+            if len(null) == 1 and not _vanishes_somewhere(partial, null[0], seen, numerics):
                 agreeing += 1
                 if agreeing >= extra:
-                    crossed = _bends_everywhere(queries, partial, null[0], seen, numerics)
-                    return None if crossed is None else (null[0], crossed)
+                    checked = _bends_everywhere(queries, partial, null[0], seen, numerics)
+                    if checked is None:
+                        return None
+                    crossed, measured = checked
+                    if measured:  # float mode: refit on every region crossed, the noise averages out
+                        for region_, row in measured:
+                            equations += _parallel_equations(partial.reduced(region_), row)
+                        refit = _nullspace(equations, len(partial.basis), numerics, partial.precondition)
+                        if len(refit) == 1:
+                            return refit[0], crossed
+                    return null[0], crossed
             queue.append((beyond[0], h2))
     return None
+
+
+def _vanishes_somewhere(partial, c, regions, numerics):
+    """Whether the formula ``c`` is identically zero on one of ``regions``.
+
+    The parallelity equations hold trivially there (``0`` is parallel to every
+    hyperplane), e.g. for ``relu(ẑ) - ẑ`` on the side where ``ẑ > 0``: a
+    spurious solution, not a neuron's hypersurface.
+    """
+    cells = partial.complex
+    big = max(abs(float(v)) for v in c)
+    for rid in regions:
+        F = partial.reduced(cells[rid])
+        value = [_dot(row, c) for row in F]
+        if isinstance(numerics, _Float):
+            scale = big * max(abs(float(v)) for row in F for v in row)
+            if max(abs(float(v)) for v in value) <= 1e3 * numerics.tolerance * scale:
+                return True
+        elif not any(value):
+            return True
+    return False
 
 
 def _bends_everywhere(queries, partial, c, traced, numerics):
@@ -783,6 +827,7 @@ def _bends_everywhere(queries, partial, c, traced, numerics):
     """
     n0 = partial.n0
     crossed = set(traced)
+    measured = []  # float mode: (region, hyperplane measured at the kink found near the prediction)
     for region in partial.complex.regions():
         if region.id in traced:
             continue
@@ -794,12 +839,19 @@ def _bends_everywhere(queries, partial, c, traced, numerics):
         if cut.is_empty() or cut.dimension() != n0 - 1:
             continue
         y = cut.relative_interior_point()
-        if not _is_kink_along(queries, y, numerics.rationalize_row(row), numerics):
+        found = _is_kink_along(queries, y, numerics.rationalize_row(row), numerics)
+        if found is None:
             if isinstance(numerics, _Float) and _near_boundary(poly, y, 1e4 * numerics.tolerance * (1 + max(abs(v) for v in y))):
                 continue  # a rounded prediction grazing the region: a sliver the true hypersurface misses
             return None
         crossed.add(region.id)
-    return crossed
+        if isinstance(numerics, _Float) and partial.locate(found) is region:
+            normal = numerics.rationalize_row(row)[1:]
+            step = _mul((1 + max(abs(v) for v in found)) * numerics.shrink**2 / max(abs(v) for v in normal), normal)
+            kink = _kink_at(queries, found, step, n0, numerics)
+            if kink is not None:
+                measured.append((region, kink.row))
+    return crossed, measured
 
 
 def _near_boundary(poly, y, distance):
@@ -976,7 +1028,7 @@ def _orient_float(rows, rhs, K, n, numerics, max_flips=14):
     best = int(order[0])
     # a discrete choice: the best orientation must fit and stand out from the next one
     runner_up = score[order[1]] if len(order) > 1 else np.inf
-    if score[best] > 1e5 * numerics.tolerance or runner_up < 100 * score[best]:
+    if score[best] > 1e6 * numerics.tolerance or runner_up < 10 * score[best]:
         raise _Failure(f"no orientation stands out within the float tolerance (best residuals {score[best]:.2g}, {runner_up:.2g})")
     betas = pinv @ R[:, best]
     return [bool(v) for v in T[best]], [Fraction(float(b)) for b in betas]
