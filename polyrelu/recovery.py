@@ -726,7 +726,9 @@ def _continue_across(queries, partial, facet, region, h, numerics):
     normal = _mul(1 / max(abs(v) for v in normal), normal)
     along = _mul(1 / max(abs(v) for v in along), along)
     offset = (1 + max(abs(v) for v in q)) * numerics.shrink
-    for _ in range(6):
+    # float answers lose the kink in noise on tiny segments: fewer, gentler shrinks
+    attempts, factor = (3, Fraction(1, 8)) if isinstance(numerics, _Float) else (6, numerics.shrink)
+    for _ in range(attempts):
         centre = next((c for c in (_add(q, _mul(offset, normal)), _sub(q, _mul(offset, normal))) if partial.locate(c) is region), None)
         if centre is not None:
             for length in (64, 8, 1):
@@ -735,15 +737,25 @@ def _continue_across(queries, partial, facet, region, h, numerics):
                     continue
                 g = lambda s: queries(_add(centre, _mul(s, step)))  # noqa: E731
                 found = _segment_kinks(g, Fraction(-1), Fraction(1), numerics)
-                if len(found) != 1:
+                if len(found) > 1:
+                    continue  # another hypersurface crosses the segment too: a shorter one
+                if not found:
                     break
-                y = _add(centre, _mul(found[0][0], step))
-                mu = -_row_value(h, y) / _row_value(wall, y)
-                h2 = numerics.rationalize_row(_add(h, _mul(mu, wall)))
+                t, _, _, t0, t1 = found[0]
+                y = _add(centre, _mul(t, step))
+                if isinstance(numerics, _Float):
+                    # through the pencil, the error of h would grow like 1/offset: measure the facet instead
+                    measured = _kink_at(queries, y, _mul(min(t - t0, t1 - t) / 2, step), n0, numerics)
+                    if measured is None:
+                        continue
+                    h2 = measured.row
+                else:
+                    mu = -_row_value(h, y) / _row_value(wall, y)
+                    h2 = primitive_integer_row(_add(h, _mul(mu, wall)))
                 if any(h2[1:]) and _is_kink_along(queries, y, h2, numerics, offset * numerics.shrink):
                     return h2
-                return None
-        offset *= numerics.shrink
+                # the one kink was another hypersurface's, the continuation crossing beyond the segment
+        offset *= factor
     return None
 
 
