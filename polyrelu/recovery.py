@@ -543,14 +543,14 @@ def _is_kink_along(queries, point, row, numerics, radius=None):
     if isinstance(numerics, _Float):
         # a rounded prediction misses the hypersurface by more than the probes reach: find the kink nearby first
         unit = _mul(Fraction(1) / max(abs(v) for v in normal), normal)
-        reach = (1 + max(abs(v) for v in point)) * Fraction(numerics.tolerance * 1e7)
+        reach = (1 + max(abs(v) for v in point)) * Fraction(numerics.tolerance * 1e6)
         if near_other:
             reach = min(reach, 8 * radius)
         g = lambda t: queries(_add(point, _mul(t, unit)))  # noqa: E731
         near = _segment_kinks(g, -reach, reach, numerics)
-        if len(near) != 1:
+        if not near:
             return None
-        point = _add(point, _mul(near[0][0], unit))
+        point = _add(point, _mul(min((k[0] for k in near), key=abs), unit))  # the nearest: others are neighbours
         eta = min(radius, reach) / 4 / max(abs(v) for v in normal)
     nu = _mul(eta, normal)
     f0 = queries(point)
