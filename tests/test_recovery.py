@@ -250,3 +250,48 @@ def test_cli_recover(tmp_path, capsys):
     assert "recovery: recovered" in text and "trivially equivalent to the original: yes" in text
     assert "queries" in text
     assert equivalent(load_network(out), generic_network((2, 3, 2, 1), seed=1))
+
+
+# -- float oracles ------------------------------------------------------------------------------------------
+
+def _largest_deviation(a, b, points):
+    return max(abs(float(u) - float(v)) for x in points for u, v in zip(a(x), b(x)))
+
+
+def test_float_oracle_recovers_a_close_network():
+    from polyrelu import Box
+
+    net = generic_network((2, 3, 2, 1), seed=1)
+    result = recover_network(network_oracle(net, float_output=True), 2, float_oracle=True, domain=Box(-8, 8))
+    assert result.status == "recovered" and result.layer_widths == (3, 2)
+    assert result.max_deviation is not None and result.max_deviation < 1e-6
+    rng = np.random.default_rng(5)
+    points = [tuple(Fraction(float(v)) for v in rng.uniform(-8, 8, size=2)) for _ in range(50)]
+    assert _largest_deviation(result.network, net, points) < 1e-6
+
+
+def test_float_oracle_from_a_pytorch_model():
+    torch = pytest.importorskip("torch")
+    from polyrelu import Box
+
+    net = generic_network((2, 4, 2), seed=3)
+    (W1, b1), (W2, b2) = net.layers
+    model = torch.nn.Sequential(torch.nn.Linear(2, 4, dtype=torch.float64), torch.nn.ReLU(), torch.nn.Linear(4, 2, dtype=torch.float64))
+    with torch.no_grad():
+        for layer, (W, b) in zip((model[0], model[2]), ((W1, b1), (W2, b2))):
+            layer.weight.copy_(torch.tensor([[float(v) for v in row] for row in W], dtype=torch.float64))
+            layer.bias.copy_(torch.tensor([float(v) for v in b], dtype=torch.float64))
+
+    def oracle(x):
+        with torch.no_grad():
+            return model(torch.tensor(x, dtype=torch.float64)).numpy()
+
+    result = recover_network(oracle, 2, float_oracle=True, domain=Box(-8, 8))
+    assert result.status == "recovered" and result.max_deviation < 1e-6
+    assert result.network.architecture.widths == (2, 4, 2)
+
+
+def test_float_oracle_needs_a_bounded_domain():
+    net = generic_network((2, 3, 1), seed=0)
+    with pytest.raises(RecoveryError, match="bounded domain"):
+        recover_network(network_oracle(net, float_output=True), 2, float_oracle=True)
