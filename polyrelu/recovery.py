@@ -817,12 +817,11 @@ def _vanishes_somewhere(partial, c, regions, numerics):
     spurious solution, not a neuron's hypersurface.
     """
     cells = partial.complex
-    big = max(abs(float(v)) for v in c)
     for rid in regions:
         F = partial.reduced(cells[rid])
         value = [_dot(row, c) for row in F]
         if isinstance(numerics, _Float):
-            scale = big * max(abs(float(v)) for row in F for v in row)
+            scale = max(abs(float(v)) for v in c) * max(abs(float(v)) for row in F for v in row)
             if max(abs(float(v)) for v in value) <= 1e3 * numerics.tolerance * scale:
                 return True
         elif not any(value):
