@@ -759,12 +759,13 @@ def _continue_across(queries, partial, facet, region, h, numerics):
     return None
 
 
-def _trace(queries, partial, kink, numerics, extra=1):
+def _trace(queries, partial, kink, numerics, extra=1, log=None):
     """A neuron of the next layer through ``kink``: ``(coefficients over partial.basis, regions crossed)``, or None.
 
     Breadth-first over the regions of the known complex that the hypersurface
     crosses; each piece gives ``n0`` linear equations. Accepted when the
     solution is unique up to scale and ``extra`` further pieces agree with it.
+    ``log["undetermined"]`` counts traces whose pieces leave a family of formulas.
     """
     start = partial.locate(kink.point)
     if start is None:
@@ -806,6 +807,8 @@ def _trace(queries, partial, kink, numerics, extra=1):
                             return refit[0], crossed
                     return null[0], crossed
             queue.append((beyond[0], h2))
+    if log is not None and equations and len(_nullspace(equations, len(partial.basis), numerics, partial.precondition)) > 1:
+        log["undetermined"] = log.get("undetermined", 0) + 1
     return None
 
 
@@ -1233,8 +1236,9 @@ class _Explorer:
                 self.window = max(self.window, 2 * max(abs(v) for v in kink.point))
 
 
-def _rebuild(queries, explorer, domain, numerics, rng, bar):
+def _rebuild(queries, explorer, domain, numerics, rng, bar, log):
     """One pass: layers from the breakpoints found so far, then the output layer. Returns (layers, output rows, regions)."""
+    log.clear()
     partial = _Partial(explorer.n0, domain, numerics)
     pending = list(explorer.kinks)
     while True:
@@ -1253,7 +1257,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar):
             if partial.net is None:
                 found = kink.row if _hyperplane_neuron(queries, kink, explorer.window, numerics, explorer.rows) else None
             else:
-                found = _trace(queries, partial, kink, numerics)
+                found = _trace(queries, partial, kink, numerics, log=log)
             if found is not None:
                 traced.append(found)
             else:
@@ -1394,10 +1398,16 @@ def recover_network(
     explorer = _Explorer(queries, n0, domain_rows, numerics, rng)
     started = time.perf_counter()
     rounds = 0
+    log = {}
     bar = tqdm(desc="neurons", unit="neuron", delay=1.0, disable=None if progress is None else not progress, file=sys.stderr, leave=False)
 
     def result(status, network=None, reason=None, widths=(), regions=0, deviation=None):
         bar.close()
+        if reason and log.get("undetermined"):
+            reason += (
+                f"; {log['undetermined']} traced hypersurface(s) left their formula undetermined, as when a"
+                " neuron's hypersurface misses one of the previous layer's (TPIC fails)"
+            )
         return RecoveryResult(
             status, network, queries.count, reason, len(explorer.kinks), explorer.lines, tuple(widths), regions, rounds,
             time.perf_counter() - started, deviation,
@@ -1411,7 +1421,7 @@ def recover_network(
         while rounds < max_rounds:
             rounds += 1
             try:
-                layers, out_rows, regions = _rebuild(queries, explorer, domain, numerics, rng, bar)
+                layers, out_rows, regions = _rebuild(queries, explorer, domain, numerics, rng, bar, log)
                 Ws = [[list(w) for w, _ in layer] for layer in layers] + [[list(w) for w, _ in out_rows]]
                 bs = [[b for _, b in layer] for layer in layers] + [[b for _, b in out_rows]]
                 net = ReLUNetwork(Ws, bs, name="recovered")
