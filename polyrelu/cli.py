@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from . import __version__
 from .complex import Box, canonical_complex
-from .errors import GeometryError, NetworkFormatError, PolyReluError
+from .errors import GeometryError, NetworkFormatError, PolyReluError, RecoveryError
 from .examples import bent_line_network
 from .network import load_network, save_network
 from .symmetry import canonical_form, equivalent, permute, scale
@@ -242,6 +242,8 @@ def _recover_command(args):
 
     net = load(args.source)
     domain = parse_domain(args.domain) if args.domain else None
+    if args.float and domain is None:
+        raise RecoveryError("--float needs a bounded domain: add --domain box:LO,HI (e.g. box:-8,8)")
     # the network is only wrapped in a black box: recovery sees function values, nothing else
     oracle = network_oracle(net, float_output=args.float)
     result = recover_network(
@@ -376,7 +378,7 @@ def main(argv=None):
     rc.add_argument("--from", dest="source", required=True, help="the network behind the oracle: a file or builtin:generic-2-3-2-1")
     rc.add_argument("-o", "--output", help="write the recovered network as JSON here")
     rc.add_argument("--domain", help="box:LO,HI (default: all of R^n0)")
-    rc.add_argument("--float", action="store_true", help="float oracle: the network evaluated in floats (rationalised, deviation reported)")
+    rc.add_argument("--float", action="store_true", help="float oracle: the network evaluated in floats (needs --domain; deviation reported)")
     rc.add_argument("--max-queries", type=int, default=1_000_000)
     rc.add_argument("--seed", type=int, default=0)
     sv = sub.add_parser("survey", help="over random parameters: % generic, % rank D - H, % identifiable (depth × width)")

@@ -295,3 +295,10 @@ def test_float_oracle_needs_a_bounded_domain():
     net = generic_network((2, 3, 1), seed=0)
     with pytest.raises(RecoveryError, match="bounded domain"):
         recover_network(network_oracle(net, float_output=True), 2, float_oracle=True)
+
+
+def test_cli_recover_float_needs_a_domain_and_reports_the_deviation(capsys):
+    assert main(["recover", "--from", "builtin:generic-2-3-2-1", "--float"]) == 2
+    assert "--domain" in capsys.readouterr().err
+    assert main(["recover", "--from", "builtin:generic-2-3-2-1", "--float", "--domain", "box:-8,8"]) == 0
+    assert "same function      within" in capsys.readouterr().out
