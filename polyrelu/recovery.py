@@ -495,8 +495,8 @@ def kink_data(oracle, point, direction, *, float_oracle=False):
         A kink of ``f`` on the line through it with ``direction``, e.g. from
         :func:`line_kinks`.
     direction : sequence of numbers
-        The step to take to each side; ``f`` must be linear on
-        ``point ± direction``... (the two pieces must reach that far).
+        The step to each side: ``f`` must be linear from ``point`` to
+        ``point ± direction`` (the two linear pieces reach that far).
 
     Returns
     -------
@@ -1093,7 +1093,6 @@ def _least_squares_fit(blocks, regions, numerics):
 
 def _fit_output(queries, partial, numerics):
     """The output layer (and the last hidden layer's orientation) from ``f`` on every region; regions checked."""
-    n0 = partial.n0
     regions = partial.complex.regions() if partial.complex is not None else [None]
     maps = {None if R is None else R.id: _region_map(queries, partial, R, numerics) for R in regions}
     m = queries.output_dim
