@@ -531,14 +531,14 @@ def _is_kink_along(queries, point, row, numerics, radius=None):
 
     Returns the point (in float mode the kink found near it), or None.
 
-    The probes stay within ``2·radius`` (max-norm) of ``point``; by default a
-    tiny fraction of ``|point|``: far out, later hypersurfaces run parallel to
-    earlier ones at distances that do not grow with ``|point|``.
+    The probes stay within ``2·radius`` (max-norm) of ``point``; by default
+    tiny and not growing with ``|point|``: far out, hypersurfaces run parallel
+    or converge at distances that do not grow with it.
     """
     normal = row[1:]
     near_other = radius is not None  # the caller knows of another hypersurface close by
     if radius is None:
-        radius = max(1, max(abs(v) for v in point)) * numerics.shrink**3
+        radius = min(max(1, max(abs(v) for v in point)) * numerics.shrink**3, numerics.shrink**2)
     eta = radius / max(abs(v) for v in normal)
     if isinstance(numerics, _Float):
         # a rounded prediction misses the hypersurface by more than the probes reach: find the kink nearby first
@@ -638,10 +638,19 @@ class _Partial:
         self.layers = []
         self.net = None
         self.complex = None
+        self.oriented = False
 
-    def rebuild(self):
+    def rebuild(self, oriented=False):
+        """Network, complex and feature basis of the layers so far.
+
+        ``oriented``: the last layer's orientation is final, so a next-layer
+        neuron is ``Σ w_i relu(z_i) + b`` and the features are ``relu(z_i)``
+        and ``1`` only (fewer unknowns than with the ``ẑ_i`` columns).
+        """
         from .complex import canonical_complex
         from .network import ReLUNetwork
+
+        self.oriented = oriented
 
         if not self.layers:
             self.net = self.complex = None
@@ -671,7 +680,7 @@ class _Partial:
             lin = [(g[i], *G[i]) for i in range(len(g))]
             relu = [v if s > 0 else (0,) * (self.n0 + 1) for v, s in zip(lin, signs)]
             const = (1,) + (0,) * self.n0
-            cols = relu + lin + [const]
+            cols = relu + [const] if self.oriented else relu + lin + [const]
             hit = [tuple(Fraction(col[r]) for col in cols) for r in range(self.n0 + 1)]
             self._features[region.id] = hit
         return hit
@@ -1276,9 +1285,40 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log):
         else:
             flips, rows = _orient(partial, traced)
             _apply_flips(partial, flips)
-            partial.layers.append(rows)
+            partial.layers.append(rows + _second_chance(queries, partial, rows, pending, numerics, log))
     rows, regions = _fit_output(queries, partial, numerics)
     return partial.layers, rows, regions
+
+
+def _second_chance(queries, partial, rows, pending, numerics, log):
+    """More neurons of the layer just found, traced with the previous layer's orientation known.
+
+    A hypersurface that crosses few regions may leave its formula a family
+    over ``relu(ẑ_i)``, ``ẑ_i`` and ``1``; with the orientation fixed by its
+    layer-mates only ``relu(z_i)`` and ``1`` remain, and fewer pieces do.
+    """
+    partial.rebuild(oriented=True)
+    n = len(partial.layers[-1])
+    position = {col: j for j, col in enumerate(partial.basis)}
+    if any(i not in position for i in range(n)) or n not in position:
+        return []
+    def vector(w, b):
+        c = [Fraction(0)] * len(partial.basis)
+        for i, v in enumerate(w):
+            c[position[i]] = v
+        c[position[n]] = b
+        return tuple(c)
+    found = [vector(w, b) for w, b in rows]
+    traced = []
+    for kink in pending:
+        if _explained_by(partial, found + [c for c, _ in traced], kink):
+            continue
+        result = _trace(queries, partial, kink, numerics, log=log)
+        if result is not None:
+            traced.append(result)
+    traced = [c for c, _ in _drop_deeper(queries, partial, traced, numerics)]
+    traced = [c for i, c in enumerate(traced) if not any(numerics.parallel(c, d) for d in found + traced[:i])]
+    return [(tuple(c[position[i]] for i in range(n)), c[position[n]]) for c in traced]
 
 
 def recover_network(
