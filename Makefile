@@ -1,5 +1,6 @@
 # polyrelu: two commands on a fresh Debian machine (as root, or with sudo):
-#   make demo   - install what is missing, then report on the built-in examples (writes demo-analysis.png)
+#   make demo   - install what is missing, then report on the built-in examples (writes demo-analysis.png),
+#                 and rebuild one from function values alone (writes demo-recovered.json)
 #   make test   - install what is missing, then run the test suite (doctests included)
 #   make docs   - build the documentation site into site/ (mkdocs, API reference from the docstrings)
 # Re-running is fast: the venv is rebuilt only when pyproject.toml changes.
@@ -15,6 +16,7 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 demo: $(STAMP)
 	$(BIN)/polyrelu demo
 	$(BIN)/polyrelu analyze builtin:generic-2-3-3-2-1 --plot demo-analysis.png
+	$(BIN)/polyrelu recover --from builtin:generic-2-3-3-2-1 -o demo-recovered.json
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
