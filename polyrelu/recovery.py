@@ -361,7 +361,8 @@ def _line_kinks(queries, point, direction, domain_rows, numerics, reach=16):
             if not (numerics.equal(s0, s1) and numerics.equal(s0, s01)):
                 linear = False
         if linear:
-            return _segment_kinks(g, -T, T * Fraction(97, 96), numerics)
+            # a little beyond ±T on both sides: a kink exactly at ±T is an end point of the tail checks
+            return _segment_kinks(g, -T * Fraction(97, 96), T * Fraction(97, 96), numerics)
         T *= 64
     raise _Failure("f keeps bending beyond 2^64 along a search line")
 

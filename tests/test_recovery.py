@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from polyrelu import (
@@ -210,6 +210,7 @@ def test_bad_input_dimension():
     p=st.tuples(st.integers(-3, 3), st.integers(-3, 3)),
     d=st.tuples(st.integers(-3, 3), st.integers(-3, 3)).filter(any),
 )
+@example(W1=[(0, 0), (3, -4)], b1=[0, 1, 0, 0], W2=[0, 1, 0, 0], p=(1, -3), d=(3, 2))  # a kink at t = -16
 def test_line_kinks_are_the_slope_changes(W1, b1, W2, p, d):
     """One hidden layer: the kinks on a line are the crossings whose outgoing weights do not cancel."""
     n = len(W1)
