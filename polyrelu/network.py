@@ -159,10 +159,6 @@ def _split_homogeneous(Z):
     return tuple(tuple(r[1:]) for r in rows), tuple(r[0] for r in rows)
 
 
-def _matvec(W, x):
-    return tuple(sum((w * xi for w, xi in zip(row, x)), Fraction(0)) for row in W)
-
-
 def _pattern(pattern, architecture):
     """Active flags per hidden layer from a sign vector, bools or a ``"+-0"`` string."""
     if isinstance(pattern, str):
@@ -333,26 +329,36 @@ class ReLUNetwork:
     def _input(self, x):
         return to_fraction_vector(x, "x", self.architecture.input_dim)
 
+    def _forward(self, x):
+        """Hidden pre-activations (flint rationals, per layer) and the output, in homogeneous coordinates.
+
+        flint's rational matrix products are several times faster than
+        :class:`~fractions.Fraction` loops; the values are the same exact rationals.
+        """
+        x = self._input(x)
+        v = flint.fmpq_mat(len(x) + 1, 1, [1] + [flint.fmpq(a.numerator, a.denominator) for a in x])
+        hidden = []
+        for L in self._homogeneous_layers()[:-1]:
+            z = L * v
+            values = [z[i, 0] for i in range(1, z.nrows())]
+            hidden.append(values)
+            v = flint.fmpq_mat(z.nrows(), 1, [1] + [q if q > 0 else 0 for q in values])
+        out = self._homogeneous_layers()[-1] * v
+        return hidden, [out[i, 0] for i in range(1, out.nrows())]
+
     def pre_activations(self, x):
         """The exact pre-activations ``z_l(x)`` of every hidden layer, as a tuple of tuples."""
-        a = self._input(x)
-        out = []
-        for W, b in self.layers[:-1]:
-            z = tuple(v + bi for v, bi in zip(_matvec(W, a), b))
-            out.append(z)
-            a = tuple(max(v, 0) for v in z)
-        return tuple(out)
+        hidden, _ = self._forward(x)
+        return tuple(tuple(Fraction(int(q.p), int(q.q)) for q in z) for z in hidden)
 
     def __call__(self, x):
         """``f(x)`` exactly, as a tuple of ``m`` fractions; float inputs are converted exactly."""
-        z = self.pre_activations(x)
-        a = tuple(max(v, 0) for v in z[-1]) if z else self._input(x)
-        W, b = self.layers[-1]
-        return tuple(v + bi for v, bi in zip(_matvec(W, a), b))
+        _, out = self._forward(x)
+        return tuple(Fraction(int(q.p), int(q.q)) for q in out)
 
     def signs(self, x):
         """The sign vector ``s(x)`` in ``{-1, 0, 1}^H`` (DESIGN §2)."""
-        return tuple((v > 0) - (v < 0) for z in self.pre_activations(x) for v in z)
+        return tuple((q > 0) - (q < 0) for z in self._forward(x)[0] for q in z)
 
     def _pattern_maps(self, pattern):
         """Homogeneous pre-activation maps of every hidden layer and of the last hidden output (flint matrices).

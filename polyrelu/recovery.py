@@ -90,7 +90,6 @@ def _tangent_basis(normal):
 class _Exact:
     """Exact decisions: every comparison is equality of rationals."""
 
-    name = "exact"
     shrink = Fraction(1, 1 << 12)  # step sizes relative to the scale of the search
     min_width = Fraction(1, 1 << 80)
 
@@ -121,7 +120,6 @@ class _Exact:
 class _Float(_Exact):
     """Float-oracle mode: comparisons up to a relative tolerance, rows rationalised."""
 
-    name = "float"
     shrink = Fraction(1, 1 << 6)
     min_width = Fraction(1, 1 << 30)
 
