@@ -39,7 +39,7 @@ from .errors import GeometryError, NetworkFormatError, PolyReluError, ShapeError
 from .geometry import AffineSubspace, FaceLattice, Feasibility, Polyhedron, default_oracle
 from .geometry.polyhedron import _reduce_modulo
 from .geometry.subdivision import Subdivision
-from .geometry.rational import fraction_to_json, primitive_integer_row, to_fraction, to_fraction_vector
+from .geometry.rational import fraction_to_json, primitive_integer_row, row_value, to_fraction, to_fraction_vector
 from .network import ReLUNetwork, network_from_dict, network_to_dict
 
 __all__ = ["Box", "Cell", "CanonicalComplex", "ComplexTooLargeError", "canonical_complex"]
@@ -151,10 +151,6 @@ class _OpenCell:
         return self.restricted
 
 
-def _value(row, x):
-    return row[0] + sum(a * xi for a, xi in zip(row[1:], x))
-
-
 def _sign(v):
     return (v > 0) - (v < 0)
 
@@ -171,7 +167,7 @@ class _Splitter:
         if not any(h[1:]):
             s = _sign(h[0])
             return [self._child(cell, s, row, cell.point)] if s in allowed else []
-        s0 = _sign(_value(row, cell.point))
+        s0 = _sign(row_value(row, cell.point))
         points = {}
         if s0 == 0:
             points = self._points_beside(cell, h)
@@ -187,7 +183,7 @@ class _Splitter:
                 zero_point = cell.point
             else:
                 p, q = points[1], points[-1]
-                hp, hq = _value(row, p), _value(row, q)
+                hp, hq = row_value(row, p), row_value(row, q)
                 zero_point = tuple((hp * b - hq * a) / (hp - hq) for a, b in zip(p, q))
             children.append(self._child(cell, 0, row, zero_point))
         return children
@@ -214,7 +210,7 @@ class _Splitter:
             for r in cell.restricted_rows():
                 slope = sum(a * d for a, d in zip(r[1:], direction))
                 if slope < 0:
-                    t = _value(r, u0) / -slope
+                    t = row_value(r, u0) / -slope
                     limit = t if limit is None or t < limit else limit
             step = Fraction(1) if limit is None else limit / 2
             result[side] = cell.hull.lift([c + step * d for c, d in zip(u0, direction)])
@@ -475,7 +471,7 @@ def _polytope_seed(domain, domain_rows):
     subdivision = Subdivision.from_polytope(vertices, faces)
     for cid, (_, vidx, _) in enumerate(faces):
         subdivision.cells[cid].signs = [
-            0 if all(_value(row, vertices[i]) == 0 for i in vidx) else 1 for row in domain_rows
+            0 if all(row_value(row, vertices[i]) == 0 for i in vidx) else 1 for row in domain_rows
         ]
     return subdivision, len(domain_rows)
 
@@ -789,7 +785,7 @@ class CanonicalComplex:
         x = to_fraction_vector(x, "x", self.network.architecture.input_dim)
         domain_signs = []
         for j, row in enumerate(self._domain_rows):
-            v = _value(row, x)
+            v = row_value(row, x)
             if v < 0:
                 raise GeometryError(f"x = {tuple(map(str, x))} lies outside the domain (facet {j})")
             domain_signs.append(_sign(v))

@@ -33,6 +33,7 @@ import flint
 import numpy as np
 
 from .errors import GeometryError
+from .geometry.rational import reduced_echelon
 
 __all__ = [
     "FunctionalDimension",
@@ -640,17 +641,12 @@ def _affine_relation(network, K, layer, index):
         for c in range(n0 + 1):
             rows.append([output(i)[c] for i in others] + [int(c == 0)])
             rhs.append(target[c])
-    M = flint.fmpq_mat([[flint.fmpq(Fraction(v).numerator, Fraction(v).denominator) for v in row] + [
-        flint.fmpq(Fraction(t).numerator, Fraction(t).denominator)] for row, t in zip(rows, rhs)])
-    echelon, r = M.rref()
-    table = echelon.tolist()
-    unknowns = len(others) + 1
-    solution = [Fraction(0)] * unknowns
-    for row in table[:r]:
-        pivot = next(j for j, v in enumerate(row) if v != 0)
-        if pivot == unknowns:
-            return None  # inconsistent: 0 = 1
-        solution[pivot] = Fraction(int(row[unknowns].p), int(row[unknowns].q))
+    solved = reduced_echelon(rows, rhs)
+    if solved is None:
+        return None  # inconsistent: 0 = 1
+    solution = [Fraction(0)] * (len(others) + 1)
+    for pivot, row in zip(*solved):
+        solution[pivot] = row[-1]
     alpha = {i: solution[k] for k, i in enumerate(others)}
     return alpha, solution[-1]
 

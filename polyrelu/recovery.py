@@ -30,7 +30,7 @@ import numpy as np
 
 from .errors import PolyReluError, RecoveryError
 from .geometry import Polyhedron
-from .geometry.rational import primitive_integer_row, to_fraction
+from .geometry.rational import primitive_integer_row, reduced_echelon, row_value, to_fraction
 
 __all__ = [
     "RecoveryResult",
@@ -65,10 +65,6 @@ def _mul(s, u):
 
 def _dot(u, v):
     return sum(a * b for a, b in zip(u, v))
-
-
-def _row_value(row, x):
-    return row[0] + _dot(row[1:], x)
 
 
 def _tangent_basis(normal):
@@ -322,7 +318,7 @@ def _line_range(point, direction, domain_rows):
     """``[t0, t1]`` with ``point + t·direction`` in the polytope ``domain_rows`` (exact), or None if empty."""
     lo, hi = None, None
     for row in domain_rows:
-        base = _row_value(row, point)
+        base = row_value(row, point)
         rate = _dot(row[1:], direction)
         if rate == 0:
             if base < 0:
@@ -575,11 +571,6 @@ def _domain_rows(domain, n0):
 
 
 # ---------------------------------------------------------------------------- exact linear algebra
-def _fmpq(v):
-    v = Fraction(v)
-    return flint.fmpq(v.numerator, v.denominator)
-
-
 def _nullspace(rows, ncols, numerics, precondition=None):
     """A basis of ``{c : rows · c = 0}`` (exact; SVD with a gap test in float mode, in ``c = P c'`` coordinates)."""
     if not rows:
@@ -603,21 +594,9 @@ def _nullspace(rows, ncols, numerics, precondition=None):
     return [tuple(Fraction(int(kernel[i, j])) for i in range(ncols)) for j in range(nullity)]
 
 
-def _rref(rows, rhs):
-    """Reduced row echelon form of ``[rows | rhs]``: ``(pivots, table)`` or None when inconsistent."""
-    n = len(rows[0])
-    M = flint.fmpq_mat([[_fmpq(v) for v in r] + [_fmpq(t)] for r, t in zip(rows, rhs)])
-    echelon, rank = M.rref()
-    table = [[Fraction(int(v.p), int(v.q)) for v in row] for row in echelon.tolist()[:rank]]
-    pivots = [next(j for j, v in enumerate(row) if v != 0) for row in table]
-    if pivots and pivots[-1] == n:
-        return None
-    return pivots, table
-
-
 def _pivot_columns(rows):
     """Indices of a maximal set of linearly independent columns, earliest first."""
-    solved = _rref(rows, [0] * len(rows))
+    solved = reduced_echelon(rows, [0] * len(rows))
     return solved[0]
 
 
@@ -758,7 +737,7 @@ def _continue_across(queries, partial, facet, region, h, numerics):
                         continue
                     h2 = measured.row
                 else:
-                    mu = -_row_value(h, y) / _row_value(wall, y)
+                    mu = -row_value(h, y) / row_value(wall, y)
                     h2 = primitive_integer_row(_add(h, _mul(mu, wall)))
                 if any(h2[1:]) and _is_kink_along(queries, y, h2, numerics, offset * numerics.shrink):
                     return h2
@@ -880,7 +859,7 @@ def _near_boundary(poly, y, distance):
     """Whether ``y`` is within ``distance`` (Euclidean, floats) of a facet hyperplane of ``poly``."""
     for row in poly.inequalities:
         norm = math.sqrt(sum(float(v) ** 2 for v in row[1:]))
-        if norm and abs(float(_row_value(row, y))) / norm < distance:
+        if norm and abs(float(row_value(row, y))) / norm < distance:
             return True
     return False
 
@@ -1012,7 +991,7 @@ def _orient(partial, vectors, max_free=16):
     if isinstance(partial.numerics, _Float):
         flips, betas = _orient_float(rows, rhs, K, n, partial.numerics)
         return flips, [(tuple(w), beta) for (w, _), beta in zip(parts, betas)]
-    solved = _rref(rows, rhs)
+    solved = reduced_echelon(rows, rhs)
     if solved is None:
         raise _Failure(f"no orientation of layer {len(partial.layers)} explains the next layer's formulas")
     pivots, table = solved
@@ -1113,13 +1092,13 @@ def _fit_output(queries, partial, numerics):
         if isinstance(numerics, _Float):
             vectors.append(_least_squares_fit(blocks, regions, numerics))
             continue
-        solved = _rref([r for F, _ in blocks for r in F], [v for _, t in blocks for v in t])
+        solved = reduced_echelon([r for F, _ in blocks for r in F], [v for _, t in blocks for v in t])
         if solved is None:
             # the first region whose map contradicts those before it: f bends where no known neuron does
             lo, hi = 1, len(blocks)
             while lo < hi:
                 mid = (lo + hi) // 2
-                if _rref([r for F, _ in blocks[:mid] for r in F], [v for _, t in blocks[:mid] for v in t]) is None:
+                if reduced_echelon([r for F, _ in blocks[:mid] for r in F], [v for _, t in blocks[:mid] for v in t]) is None:
                     hi = mid
                 else:
                     lo = mid + 1

@@ -37,6 +37,7 @@ from fractions import Fraction
 import flint
 
 from ._cdd import cdd, cdd_gmp
+from .rational import row_value
 
 __all__ = ["Feasibility", "FeasibilityCertificate", "LPOracle", "default_oracle"]
 
@@ -93,12 +94,12 @@ class FeasibilityCertificate:
         if self.status is Feasibility.INTERIOR:
             x = self.point
             return all(
-                _row_value(r, x) > 0 for r in rows if any(r[1:])
+                row_value(r, x) > 0 for r in rows if any(r[1:])
             ) and all(r[0] >= 0 for r in rows if not any(r[1:]))
         if not self.multipliers or any(v <= 0 for v in self.multipliers.values()):
             return False
         if self.status is Feasibility.NO_INTERIOR and (
-            self.point is None or any(_row_value(r, self.point) < 0 for r in rows)
+            self.point is None or any(row_value(r, self.point) < 0 for r in rows)
         ):
             return False
         d = len(rows[0]) - 1
@@ -106,10 +107,6 @@ class FeasibilityCertificate:
         if any(combo[1:]):
             return False
         return combo[0] < 0 if self.status is Feasibility.EMPTY else combo[0] == 0
-
-
-def _row_value(row, x):
-    return row[0] + sum(a * xi for a, xi in zip(row[1:], x))
 
 
 class LPOracle:

@@ -20,7 +20,7 @@ from ..errors import GeometryError, ShapeError
 from ._cdd import cdd, cdd_gmp
 from .lattice import FaceLattice
 from .lp import Feasibility, default_oracle
-from .rational import primitive_integer_row, to_fraction_matrix, to_fraction_vector
+from .rational import primitive_integer_row, row_value, to_fraction_matrix, to_fraction_vector
 
 __all__ = ["Polyhedron", "AffineSubspace"]
 
@@ -52,7 +52,7 @@ class AffineSubspace:
     def contains(self, x):
         """Whether the rational point ``x`` lies on the subspace (exact)."""
         x = to_fraction_vector(x, "x", len(self.point))
-        return all(_row_value(e, x) == 0 for e in self.equations)
+        return all(row_value(e, x) == 0 for e in self.equations)
 
     @classmethod
     def from_equations(cls, equations, ambient_dim):
@@ -77,10 +77,6 @@ class AffineSubspace:
         return tuple(
             p + sum((uj * b[i] for uj, b in zip(u, self.basis)), Fraction(0)) for i, p in enumerate(self.point)
         )
-
-
-def _row_value(row, x):
-    return row[0] + sum(a * xi for a, xi in zip(row[1:], x))
 
 
 def _affine_subspace(equations, d):
@@ -111,7 +107,7 @@ def _affine_subspace(equations, d):
 
 def _restrict(row, hull):
     """The inequality row in the coordinates of ``hull``, as a primitive integer row."""
-    b = _row_value(row, hull.point)
+    b = row_value(row, hull.point)
     a = [sum(ai * vi for ai, vi in zip(row[1:], v)) for v in hull.basis]
     return primitive_integer_row([b, *a])
 
@@ -414,7 +410,7 @@ class Polyhedron:
     def contains(self, x):
         """Whether the rational point ``x`` lies in the polyhedron (exact)."""
         x = to_fraction_vector(x, "x", self._d)
-        return all(_row_value(r, x) == 0 for r in self._eqns) and all(_row_value(r, x) >= 0 for r in self._ieqs)
+        return all(row_value(r, x) == 0 for r in self._eqns) and all(row_value(r, x) >= 0 for r in self._ieqs)
 
     def relative_interior_contains(self, x):
         """Whether ``x`` lies in the relative interior (exact)."""
@@ -424,7 +420,7 @@ class Polyhedron:
         implicit = self.implicit_equalities()
         hull = self.affine_hull()
         return hull.contains(x) and all(
-            _row_value(r, x) > 0 for i, r in enumerate(self._ieqs) if i not in implicit
+            row_value(r, x) > 0 for i, r in enumerate(self._ieqs) if i not in implicit
         )
 
     # -- combinatorics ---------------------------------------------------------------
@@ -452,7 +448,7 @@ class Polyhedron:
         nv = len(vertices)
         tight = []
         for row in facets:
-            on = {i for i, v in enumerate(vertices) if _row_value(row, v) == 0}
+            on = {i for i, v in enumerate(vertices) if row_value(row, v) == 0}
             on |= {nv + i for i, r in enumerate(rays) if sum(a * x for a, x in zip(row[1:], r)) == 0}
             tight.append(frozenset(on))
         top = frozenset(range(nv + len(rays)))

@@ -14,6 +14,7 @@ import numbers
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
+import flint
 import numpy as np
 
 from ..errors import InvalidNumberError, ShapeError
@@ -25,6 +26,8 @@ __all__ = [
     "primitive_integer_row",
     "integer_vector",
     "fraction_to_json",
+    "row_value",
+    "reduced_echelon",
 ]
 
 
@@ -195,3 +198,44 @@ def fraction_to_json(value):
     if value.denominator == 1:
         return value.numerator
     return f"{value.numerator}/{value.denominator}"
+
+
+def row_value(row, x):
+    """The affine function ``b + a·x`` of a row ``(b, a1, ..., an)`` at ``x`` (exact for exact entries).
+
+    Examples
+    --------
+    >>> row_value((1, 2, -3), (Fraction(1, 2), 1))
+    Fraction(-1, 1)
+    """
+    return row[0] + sum(a * xi for a, xi in zip(row[1:], x))
+
+
+def reduced_echelon(rows, rhs):
+    """The reduced row echelon form of ``[rows | rhs]`` over Q (flint): ``(pivots, table)``, or None if inconsistent.
+
+    ``table`` holds the non-zero rows as lists of :class:`~fractions.Fraction`;
+    ``pivots[r]`` is the column of row ``r``'s leading one. A solution sets the
+    free unknowns and reads ``x[pivots[r]] = table[r][-1] - Σ_free table[r][j] x[j]``.
+
+    Examples
+    --------
+    >>> pivots, table = reduced_echelon([[1, 1], [1, -1]], [3, 1])
+    >>> pivots, [row[-1] for row in table]
+    ([0, 1], [Fraction(2, 1), Fraction(1, 1)])
+    >>> reduced_echelon([[1, 1], [2, 2]], [1, 3]) is None
+    True
+    """
+    n = len(rows[0])
+
+    def q(v):
+        v = Fraction(v)
+        return flint.fmpq(v.numerator, v.denominator)
+
+    echelon, rank = flint.fmpq_mat([[q(v) for v in r] + [q(t)] for r, t in zip(rows, rhs)]).rref()
+    table = [[Fraction(int(v.p), int(v.q)) for v in row] for row in echelon.tolist()[:rank]]
+    pivots = [next(j for j, v in enumerate(row) if v != 0) for row in table]
+    if pivots and pivots[-1] == n:
+        return None
+    return pivots, table
+
