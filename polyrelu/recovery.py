@@ -20,6 +20,7 @@ recovered network is from the oracle on fresh points.
 """
 
 import dataclasses
+import itertools
 import math
 import sys
 import time
@@ -594,6 +595,12 @@ def _nullspace(rows, ncols, numerics, precondition=None):
     return [tuple(Fraction(int(kernel[i, j])) for i in range(ncols)) for j in range(nullity)]
 
 
+def _echelon_basis(vectors):
+    """The reduced row echelon basis of the span of ``vectors`` (small entries, unlike an integer kernel's)."""
+    _, table = reduced_echelon(vectors, [0] * len(vectors))
+    return tuple(tuple(row[:-1]) for row in table)
+
+
 def _pivot_columns(rows):
     """Indices of a maximal set of linearly independent columns, earliest first."""
     solved = reduced_echelon(rows, [0] * len(rows))
@@ -617,6 +624,7 @@ class _Partial:
         self.net = None
         self.complex = None
         self.oriented = False
+        self.free = {}  # (layer, neuron) -> previous-layer neurons whose weights no piece showed (:func:`_fix_family`)
 
     def rebuild(self, oriented=False):
         """Network, complex and feature basis of the layers so far.
@@ -747,11 +755,25 @@ def _continue_across(queries, partial, facet, region, h, numerics):
 
 
 def _trace(queries, partial, kink, numerics, extra=1, log=None):
-    """A neuron of the next layer through ``kink``: ``(coefficients over partial.basis, regions crossed)``, or None.
+    """A neuron of the next layer through ``kink``: ``(formula, regions crossed, span, pieces)``, or None.
 
     Breadth-first over the regions of the known complex that the hypersurface
     crosses; each piece gives ``n0`` linear equations. Accepted when the
-    solution is unique up to scale and ``extra`` further pieces agree with it.
+    solution is unique up to scale and ``extra`` further pieces agree with it;
+    then ``span`` is empty. ``pieces`` maps each traced region to the
+    hyperplane found there, all oriented alike (the neuron is a positive
+    multiple of each on its region, or a negative one of all).
+
+    With the previous layer oriented (exact mode), the pieces of a hypersurface
+    that stays where some neurons of the previous layer are off, or crosses few
+    regions, cannot show all of its weights (TPIC fails). Then the whole
+    connected piece is traced and ``span`` is a basis of the formulas that fit
+    every piece: a *family*, fixed later by the signs it must have
+    (:func:`_fix_family`) and by the output (:func:`_fit_with_families`). When
+    only columns that vanish on every piece stay free, ``formula`` is the
+    member without them; it predicts the hypersurface exactly where those
+    columns vanish, so another connected component is reached there and
+    traced too. Otherwise ``formula`` is None.
     ``log["undetermined"]`` counts traces whose pieces leave a family of formulas.
     """
     start = partial.locate(kink.point)
@@ -762,41 +784,97 @@ def _trace(queries, partial, kink, numerics, extra=1, log=None):
     equations = _parallel_equations(partial.reduced(start), kink.row)
     queue = [(start, kink.row)]
     seen = {start.id}
+    pieces = {start.id: kink.row}
     agreeing = 0
     cap = 3 * len(partial.basis) + 2 * extra + 4
-    while queue and len(seen) < cap:
-        region, h = queue.pop(0)
-        for f in lattice.facets(region.id):
-            facet = cells[f]
-            beyond = [cells[r] for r in lattice.cofacets(f) if r != region.id]
-            if len(beyond) != 1 or beyond[0].id in seen or beyond[0].dimension != partial.n0:
-                continue
-            h2 = _continue_across(queries, partial, facet, beyond[0], h, numerics)
-            if h2 is None:
-                continue
-            seen.add(beyond[0].id)
-            equations += _parallel_equations(partial.reduced(beyond[0]), h2)
-            null = _nullspace(equations, len(partial.basis), numerics, partial.precondition)
-            if not null:
-                return None
-            if len(null) == 1 and not _vanishes_somewhere(partial, null[0], seen, numerics):
-                agreeing += 1
-                if agreeing >= extra:
-                    checked = _bends_everywhere(queries, partial, null[0], seen, numerics)
-                    if checked is None:
-                        return None
-                    crossed, measured = checked
-                    if measured:  # float mode: refit on every region crossed, the noise averages out
-                        for region_, row in measured:
-                            equations += _parallel_equations(partial.reduced(region_), row)
-                        refit = _nullspace(equations, len(partial.basis), numerics, partial.precondition)
-                        if len(refit) == 1:
-                            return refit[0], crossed
-                    return null[0], crossed
-            queue.append((beyond[0], h2))
+    whole = partial.oriented and not isinstance(numerics, _Float)
+    while True:
+        while queue and (whole or len(seen) < cap):
+            region, h = queue.pop(0)
+            for f in lattice.facets(region.id):
+                facet = cells[f]
+                beyond = [cells[r] for r in lattice.cofacets(f) if r != region.id]
+                if len(beyond) != 1 or beyond[0].id in seen or beyond[0].dimension != partial.n0:
+                    continue
+                h2 = _continue_across(queries, partial, facet, beyond[0], h, numerics)
+                if h2 is None:
+                    continue
+                seen.add(beyond[0].id)
+                pieces[beyond[0].id] = h2
+                equations += _parallel_equations(partial.reduced(beyond[0]), h2)
+                null = _nullspace(equations, len(partial.basis), numerics, partial.precondition)
+                if not null:
+                    return None
+                if len(null) == 1 and not _vanishes_somewhere(partial, null[0], seen, numerics):
+                    agreeing += 1
+                    if agreeing >= extra:
+                        checked = _bends_everywhere(queries, partial, null[0], seen, numerics)
+                        if checked is None:
+                            return None
+                        crossed, measured = checked
+                        if measured:  # float mode: refit on every region crossed, the noise averages out
+                            for region_, row in measured:
+                                equations += _parallel_equations(partial.reduced(region_), row)
+                            refit = _nullspace(equations, len(partial.basis), numerics, partial.precondition)
+                            if len(refit) == 1:
+                                return refit[0], crossed, (), pieces
+                        return null[0], crossed, (), pieces
+                queue.append((beyond[0], h2))
+        family = _family(partial, equations, pieces) if whole and not queue else None
+        if family is None:
+            break
+        c, free, span = family
+        if c is None:
+            return None, set(seen), span, pieces
+        checked = _bends_everywhere(queries, partial, c, seen, numerics, free=free)
+        if checked is None:
+            return None
+        crossed = checked[0]
+        if crossed == seen:
+            return c, crossed, span, pieces
+        orientation = _lambda(partial, c, start.id, pieces[start.id])
+        for rid in sorted(crossed - seen):  # another component, where the family's prediction is exact
+            row = tuple(orientation * _dot(F_row, c) for F_row in partial.reduced(cells[rid]))
+            seen.add(rid)
+            pieces[rid] = row
+            equations += _parallel_equations(partial.reduced(cells[rid]), row)
+            queue.append((cells[rid], row))
     if log is not None and equations and len(_nullspace(equations, len(partial.basis), numerics, partial.precondition)) > 1:
         log["undetermined"] = log.get("undetermined", 0) + 1
     return None
+
+
+def _family(partial, equations, pieces):
+    """``(formula, free, span)``: the formulas fitting every traced piece, when more than one does.
+
+    ``span`` is a basis of them; ``free`` the columns that vanish on every
+    piece. When the family is one formula plus those columns, ``formula`` is
+    its member with zero ``free`` coefficients, else None. None when a member
+    vanishes identically on a piece, or the equations leave only one formula.
+    """
+    cells = partial.complex
+    blocks = [partial.reduced(cells[rid]) for rid in pieces]
+    free = tuple(k for k in range(len(partial.basis)) if not any(F_row[k] for F in blocks for F_row in F))
+    span = _nullspace(equations, len(partial.basis), partial.numerics)
+    if len(span) < 2:
+        return None
+    span = _echelon_basis(span)
+    c = None
+    if len(span) == 1 + len(free):
+        combination = _nullspace([[v[k] for v in span] for k in free], len(span), partial.numerics)
+        if len(combination) != 1:
+            return None
+        c = tuple(sum(a * v[k] for a, v in zip(combination[0], span)) for k in range(len(partial.basis)))
+        if _vanishes_somewhere(partial, c, pieces, partial.numerics):
+            return None
+    return c, free, span
+
+
+def _lambda(partial, c, region_id, h):
+    """The factor ``λ`` with ``F c = λ h`` on a traced region (``c`` fits its piece)."""
+    row = [_dot(F_row, c) for F_row in partial.reduced(partial.complex[region_id])]
+    p = max(range(len(h)), key=lambda i: abs(h[i]))
+    return row[p] / h[p]
 
 
 def _vanishes_somewhere(partial, c, regions, numerics):
@@ -819,12 +897,14 @@ def _vanishes_somewhere(partial, c, regions, numerics):
     return False
 
 
-def _bends_everywhere(queries, partial, c, traced, numerics):
+def _bends_everywhere(queries, partial, c, traced, numerics, free=()):
     """The regions where ``f`` bends on the predicted zero set of ``c``: all it crosses, or None.
 
     Agreement on the traced regions is not enough: a deeper neuron is a
     next-layer-like formula wherever the neurons in between keep their signs.
     Its prediction fails where they change, so every crossing is checked.
+    For a family (:func:`_trace`) only the regions where its ``free`` columns
+    vanish have a prediction.
     """
     n0 = partial.n0
     crossed = set(traced)
@@ -832,7 +912,10 @@ def _bends_everywhere(queries, partial, c, traced, numerics):
     for region in partial.complex.regions():
         if region.id in traced:
             continue
-        row = tuple(_dot(F_row, c) for F_row in partial.reduced(region))
+        F = partial.reduced(region)
+        if any(F_row[k] for F_row in F for k in free):
+            continue
+        row = tuple(_dot(F_row, c) for F_row in F)
         if not any(row[1:]):
             continue
         poly = region.polyhedron
@@ -871,7 +954,9 @@ def _bends_at(queries, partial, a, b, numerics):
     reads. On each region both cross, ``f`` must bend along ``a``'s hyperplane
     on both sides of ``b``'s, close to the crossing.
     """
-    (ca, regions_a), (cb, regions_b) = a, b
+    (ca, regions_a), (cb, regions_b) = a[:2], b[:2]
+    if ca is None or cb is None:
+        return False
     n0 = partial.n0
     cells = partial.complex
     for rid in regions_a & regions_b:
@@ -931,6 +1016,7 @@ def _hyperplane_neuron(queries, kink, window, numerics, domain_rows):
 def _explained_by(partial, neurons, kink):
     """Whether one of the freshly traced ``neurons`` vanishes at the kink with its hyperplane."""
     numerics = partial.numerics
+    neurons = [c for c in neurons if c is not None]
     if partial.net is None:
         return any(numerics.on_hyperplane(numerics.rationalize_row(c), kink) for c in neurons)
     region = partial.locate(kink.point)
@@ -956,7 +1042,7 @@ def _split_coefficients(partial, c):
     return w, rest
 
 
-def _orient(partial, vectors, max_free=16):
+def _orient(partial, vectors, max_free=16, fixed=None, null=()):
     """Orient the last known layer from the next layer's (or the output's) coefficient vectors.
 
     With ``ẑ_i`` the provisional orientation, ``relu(-ẑ) = relu(ẑ) - ẑ``: the
@@ -964,51 +1050,78 @@ def _orient(partial, vectors, max_free=16):
     where ``t_i = 1`` exactly for the neurons to flip. So ``t`` and the biases
     ``β`` solve a linear system over every region; ``t`` must be 0/1.
 
+    ``fixed`` maps neurons to flips decided elsewhere; ``null`` are directions
+    the vectors may move along (the output fit's null space, columns beyond
+    the basis included), with coefficients ``λ`` solved for too: linear as
+    long as they move ``w_i`` only of fixed neurons (:func:`_fit_with_families`).
+
     Returns
     -------
     flips : list of bool
     rows : list of (w, β)
         The next layer's rows in the oriented terms.
+    vectors : list of tuple
+        The vectors moved along ``null``.
     """
     n = len(partial.layers[-1])
-    K = len(vectors)
+    K, M = len(vectors), len(null)
+    fixed = fixed or {}
+    if any(v[j] for v in null for j, col in enumerate(partial.basis) if col < n and col not in fixed):
+        raise _Failure(f"the output's formula is undetermined in a neuron of layer {len(partial.layers)}")
     parts = [_split_coefficients(partial, c) for c in vectors]
-    # unknowns (β_1..β_K, t_1..t_n): biases first, so that the echelon form leaves flips free, never biases
+    moves = [_split_coefficients(partial, v) for v in null]
+    # unknowns (β_1..β_K, λ_11..λ_KM, t_1..t_n): biases first, so that the echelon form leaves flips free, never biases
     rows, rhs, seen = [], [], set()
     for region in partial.complex.regions():
         F = partial.features(region)
         for k, (w, rest) in enumerate(parts):
             for comp in range(partial.n0 + 1):
                 psi = sum(F[comp][col] * v for col, v in rest.items())
-                row = tuple(Fraction(-1 if (kk == k and comp == 0) else 0) for kk in range(K)) + tuple(
-                    w[i] * F[comp][n + i] for i in range(n)
+                psi += sum(flip * w[i] * F[comp][n + i] for i, flip in fixed.items())
+                lam = [
+                    sum(F[comp][col] * v for col, v in rest_m.items()) + sum(flip * w_m[i] * F[comp][n + i] for i, flip in fixed.items())
+                    for w_m, rest_m in moves
+                ]
+                row = (
+                    tuple(Fraction(-1 if (kk == k and comp == 0) else 0) for kk in range(K))
+                    + tuple(lam[m] if kk == k else Fraction(0) for kk in range(K) for m in range(M))
+                    + tuple(Fraction(0) if i in fixed else w[i] * F[comp][n + i] for i in range(n))
                 )
                 key = (row, -psi)
                 if key not in seen:
                     seen.add(key)
                     rows.append(row)
                     rhs.append(-psi)
+    for j, flip in fixed.items():
+        rows.append(tuple(Fraction(int(col == K + K * M + j)) for col in range(K + K * M + n)))
+        rhs.append(Fraction(int(flip)))
     if isinstance(partial.numerics, _Float):
         flips, betas = _orient_float(rows, rhs, K, n, partial.numerics)
-        return flips, [(tuple(w), beta) for (w, _), beta in zip(parts, betas)]
+        return flips, [(tuple(w), beta) for (w, _), beta in zip(parts, betas)], vectors
     solved = reduced_echelon(rows, rhs)
     if solved is None:
         raise _Failure(f"no orientation of layer {len(partial.layers)} explains the next layer's formulas")
     pivots, table = solved
-    free = [j for j in range(K + n) if j not in pivots]
+    first_flip = K + K * M
+    free = [j for j in range(first_flip + n) if j not in pivots]
     if any(j < K for j in free):
         raise _Failure(f"the biases of layer {len(partial.layers) + 1} are undetermined")
     if len(free) > max_free:
         raise _Failure(f"the orientation of layer {len(partial.layers)} is undetermined in {len(free)} neurons")
-    for bits in range(1 << len(free)):
-        x = [Fraction(0)] * (K + n)
-        for b, j in enumerate(free):
+    flip_free = [j for j in free if j >= first_flip]
+    for bits in range(1 << len(flip_free)):
+        x = [Fraction(0)] * (first_flip + n)
+        for b, j in enumerate(flip_free):
             x[j] = Fraction((bits >> b) & 1)
         for r, p in enumerate(pivots):
             x[p] = table[r][-1] - sum(table[r][j] * x[j] for j in free)
-        if all(v in (0, 1) for v in x[K:]):
-            flips = [v == 1 for v in x[K:]]
-            return flips, [(tuple(w), x[k]) for k, (w, _) in enumerate(parts)]
+        if all(v in (0, 1) for v in x[first_flip:]):
+            flips = [v == 1 for v in x[first_flip:]]
+            moved = [
+                tuple(c[col] + sum(x[K + k * M + m] * null[m][col] for m in range(M)) for col in range(len(c)))
+                for k, c in enumerate(vectors)
+            ]
+            return flips, [(tuple(_split_coefficients(partial, c)[0]), x[k]) for k, c in enumerate(moved)], moved
     raise _Failure(f"no 0/1 orientation of layer {len(partial.layers)} fits the next layer's formulas")
 
 
@@ -1086,31 +1199,182 @@ def _fit_output(queries, partial, numerics):
     if partial.net is None:
         A, c = maps[None]
         return [(tuple(A[j]), c[j]) for j in range(m)], 1
+    targets = [[(maps[R.id][1][j], *maps[R.id][0][j]) for R in regions] for j in range(m)]
+    families = _output_families(partial, regions)
+    if families:
+        return _fit_with_families(partial, regions, targets, families), len(regions)
     vectors = []
     for j in range(m):
-        blocks = [(partial.reduced(R), (maps[R.id][1][j], *maps[R.id][0][j])) for R in regions]
+        blocks = [(partial.reduced(R), t) for R, t in zip(regions, targets[j])]
         if isinstance(numerics, _Float):
             vectors.append(_least_squares_fit(blocks, regions, numerics))
-            continue
-        solved = reduced_echelon([r for F, _ in blocks for r in F], [v for _, t in blocks for v in t])
-        if solved is None:
-            # the first region whose map contradicts those before it: f bends where no known neuron does
-            lo, hi = 1, len(blocks)
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if reduced_echelon([r for F, _ in blocks[:mid] for r in F], [v for _, t in blocks[:mid] for v in t]) is None:
-                    hi = mid
-                else:
-                    lo = mid + 1
-            raise _Missed(regions[lo - 1].relative_interior_point())
-        pivots, table = solved
-        x = [Fraction(0)] * len(partial.basis)
-        for r, p in enumerate(pivots):
-            x[p] = table[r][-1]
-        vectors.append(tuple(x))
-    flips, rows = _orient(partial, vectors)
+        else:
+            vectors.append(_exact_fit(blocks, regions))
+    flips, rows, _ = _orient(partial, vectors)
     _apply_flips(partial, flips)
     return rows, len(regions)
+
+
+def _exact_fit(blocks, regions, locate=True):
+    """A solution of the stacked blocks ``F x = t``; if none, None, or with ``locate`` ``_Missed`` at the first contradicting region."""
+    solved = reduced_echelon([r for F, _ in blocks for r in F], [v for _, t in blocks for v in t])
+    if solved is None:
+        if not locate:
+            return None
+        # the first region whose map contradicts those before it: f bends where no known neuron does
+        lo, hi = 1, len(blocks)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if reduced_echelon([r for F, _ in blocks[:mid] for r in F], [v for _, t in blocks[:mid] for v in t]) is None:
+                hi = mid
+            else:
+                lo = mid + 1
+        raise _Missed(regions[lo - 1].relative_interior_point())
+    pivots, table = solved
+    x = [Fraction(0)] * len(blocks[0][0][0])
+    for r, p in enumerate(pivots):
+        x[p] = table[r][-1]
+    return tuple(x)
+
+
+def _previous_relu(partial, region):
+    """``relu(z_i)`` of the previous layer's neurons on a region of the last layer's complex (affine maps)."""
+    last = len(partial.layers) - 1
+    width = len(partial.layers[-2])
+    G, g = partial.net.pre_activation_maps(region.signs)[last - 1]
+    zero = (Fraction(0),) * (partial.n0 + 1)
+    return [(g[i], *G[i]) if region.signs[partial.offset - width + i] > 0 else zero for i in range(width)]
+
+
+def _direction_map(relu, direction):
+    """The affine map of ``Σ w_i relu(z_i) + b`` for a direction ``(w, b)`` of a family."""
+    w, b = direction
+    a = (Fraction(b),) + (Fraction(0),) * (len(relu[0]) - 1)
+    for v, m in zip(w, relu):
+        if v:
+            a = _add(a, _mul(v, m))
+    return a
+
+
+def _output_families(partial, regions):
+    """Per family neuron ``j`` of the last layer: ``{(k, side): {region: map}}`` of ``[j on side]·d_k``, non-zero ones.
+
+    ``d_k`` are the family's free directions (``partial.free``); ``side`` 0 is
+    where the provisional ``ẑ_j > 0``, 1 where it is not.
+    """
+    last = len(partial.layers) - 1
+    free = {j: dirs for (l, j), dirs in partial.free.items() if l == last}
+    families = {}
+    for R in regions if free else ():
+        relu = _previous_relu(partial, R)
+        for j, directions in free.items():
+            side = 0 if R.signs[partial.offset + j] > 0 else 1
+            for k, d in enumerate(directions):
+                a = _direction_map(relu, d)
+                if any(a):
+                    families.setdefault(j, {}).setdefault((k, side), {})[R.id] = a
+    return families
+
+
+def _fit_with_families(partial, regions, targets, families, max_families=10):
+    """The output fit when last-layer neurons are families (:func:`_trace`).
+
+    Where family ``j`` is active the output reads ``v_j (z_j + Σ Δ_k d_k)``
+    with the free directions ``d_k``: columns ``[j on]·d_k`` whose
+    coefficients ``u_k = v_j Δ_k`` are linear. Each orientation of the
+    families chooses the side of those columns; it must agree with
+    :func:`_orient`, the ``u`` must be rank one across outputs, and the
+    corrected neurons must keep their signs on every region
+    (:func:`_corrected_layer`, which also re-chooses the directions the output
+    never sees).
+    """
+    if isinstance(partial.numerics, _Float):
+        raise _Failure("float mode does not recover neurons whose hypersurface misses a previous-layer neuron (TPIC fails)")
+    if len(families) > max_families:
+        raise _Failure(f"{len(families)} neurons whose hypersurface misses a previous-layer neuron: at most {max_families} are oriented by search")
+    zero = (Fraction(0),) * (partial.n0 + 1)
+    order = sorted(families)
+    first, fitted = None, False
+    for sides in itertools.product((0, 1), repeat=len(order)):
+        side = dict(zip(order, sides))
+        cols = [(j, k) for j in order for (k, s) in sorted(families[j]) if s == side[j]]
+        vectors = []
+        for target in targets:
+            blocks = [
+                ([(*F_row, *(families[j][k, side[j]].get(R.id, zero)[r] for j, k in cols)) for r, F_row in enumerate(partial.reduced(R))], t)
+                for R, t in zip(regions, target)
+            ]
+            x = _exact_fit(blocks, regions, locate=False)
+            if x is None:
+                first = first or blocks
+                break
+            vectors.append(x)
+        else:
+            fitted = True
+            # the columns can be dependent (a family active almost everywhere): the orientation picks the solution
+            null = _nullspace([row for F, _ in blocks for row in F], len(vectors[0]), partial.numerics)
+            try:
+                flips, rows, moved = _orient(partial, vectors, fixed=side, null=null)
+            except _Failure:
+                continue
+            products = [v[len(partial.basis) :] for v in moved]
+            corrected = _corrected_layer(partial, regions, flips, rows, products, cols)
+            if corrected is not None:
+                partial.layers[-1], rows = corrected
+                return rows
+    if not fitted:
+        _exact_fit(first, regions)  # raises _Missed where f bends beyond the known neurons
+    raise _Failure("no orientation of the neurons whose hypersurface misses a previous-layer neuron fits f")
+
+
+def _corrected_layer(partial, regions, flips, rows, products, cols):
+    """The last layer and output rows with the families completed, or None.
+
+    After the flips the output reads ``[j on]·(v_j r_j + Σ u_k d_k)`` for a
+    family ``j`` with row ``r_j``: so the neuron is ``±(r_j + Σ (u_k / v_j) d_k)``,
+    the sign the one that is positive where ``j`` is on (then ``v_j`` changes
+    sign too). ``u / v`` must agree across outputs, and the signs hold on
+    every region, with the directions the output never sees chosen to make
+    them hold (:func:`_solve_rows`).
+    """
+    delta = {}
+    for (j, k), u in zip(cols, zip(*products)):
+        for v_out, u_out in zip((w[j] for w, _ in rows), u):
+            if v_out == 0:
+                if u_out:
+                    return None
+            elif delta.setdefault((j, k), u_out / v_out) != u_out / v_out:
+                return None
+    layer = [(tuple(-v for v in w), -b) if flip else (w, b) for (w, b), flip in zip(partial.layers[-1], flips)]
+    rows = list(rows)
+    last = len(partial.layers) - 1
+    relus = {R.id: _previous_relu(partial, R) for R in regions}
+    for (l, j), directions in partial.free.items():
+        if l != last:
+            continue
+        w, b = layer[j]
+        for k, (dw, db) in enumerate(directions):
+            if (j, k) in delta:
+                w, b = _add(w, _mul(delta[j, k], dw)), b + delta[j, k] * db
+        rest = [d for k, d in enumerate(directions) if (j, k) not in delta]
+        for sign in (1, -1):
+            ieqs, eqns, strict = set(), set(), set()
+            for R in regions:
+                relu = relus[R.id]
+                on = (R.signs[partial.offset + j] > 0) != flips[j]
+                maps = [_mul(sign, _direction_map(relu, (w, b))), *(_direction_map(relu, d) for d in rest)]
+                _sign_rows(R, 1 if on else -1, maps, ieqs, eqns, strict)
+            t = _solve_rows(ieqs, eqns, strict, len(rest))
+            if t is not None:
+                break
+        else:
+            return None
+        w, b = _mul(sign, w), sign * b
+        for x, (dw, db) in zip(t, rest):
+            w, b = _add(w, _mul(x, dw)), b + x * db
+        layer[j] = (tuple(w), b)
+        rows = [(tuple(sign * v if i == j else v for i, v in enumerate(w_out)), beta) for w_out, beta in rows]
+    return layer, rows
 
 
 # ---------------------------------------------------------------------------- the whole recovery
@@ -1249,7 +1513,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log):
             else:
                 failed.add(piece)
         if partial.net is not None:
-            traced = [c for c, _ in _drop_deeper(queries, partial, traced, numerics)]
+            traced = [c for c, *_ in _drop_deeper(queries, partial, traced, numerics)]
         traced = [tuple(Fraction(v) for v in c) for c in traced]
         # rounded formulas may miss that a breakpoint is explained: one neuron traced twice
         traced = [c for i, c in enumerate(traced) if not any(numerics.parallel(c, d) for d in traced[:i])]
@@ -1261,7 +1525,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log):
                 traced = [_mul(1 / max(abs(v) for v in c[1:]), c) for c in traced]
             partial.layers.append([(tuple(c[1:]), c[0]) for c in traced])
         else:
-            flips, rows = _orient(partial, traced)
+            flips, rows, _ = _orient(partial, traced)
             _apply_flips(partial, flips)
             partial.layers.append(rows + _second_chance(queries, partial, rows, pending, numerics, log))
     rows, regions = _fit_output(queries, partial, numerics)
@@ -1274,6 +1538,10 @@ def _second_chance(queries, partial, rows, pending, numerics, log):
     A hypersurface that crosses few regions may leave its formula a family
     over ``relu(ẑ_i)``, ``ẑ_i`` and ``1``; with the orientation fixed by its
     layer-mates only ``relu(z_i)`` and ``1`` remain, and fewer pieces do.
+    What still stays free is a neuron's weight on a previous-layer neuron that
+    is off wherever it vanishes (TPIC fails): such families are merged across
+    the hypersurface's components and fixed by :func:`_fix_family`; the free
+    neurons are kept in ``partial.free`` for the output fit.
     """
     partial.rebuild(oriented=True)
     n = len(partial.layers[-1])
@@ -1289,14 +1557,201 @@ def _second_chance(queries, partial, rows, pending, numerics, log):
     found = [vector(w, b) for w, b in rows]
     traced = []
     for kink in pending:
-        if _explained_by(partial, found + [c for c, _ in traced], kink):
+        if _explained_by(partial, found + [c for c, *_ in traced], kink) or _on_pieces(partial, traced, kink):
             continue
         result = _trace(queries, partial, kink, numerics, log=log)
         if result is not None:
             traced.append(result)
-    traced = [c for c, _ in _drop_deeper(queries, partial, traced, numerics)]
-    traced = [c for i, c in enumerate(traced) if not any(numerics.parallel(c, d) for d in found + traced[:i])]
-    return [(tuple(c[position[i]] for i in range(n)), c[position[n]]) for c in traced]
+    traced = _merge_families(partial, _drop_deeper(queries, partial, traced, numerics))
+    layer = len(partial.layers)
+    more = []
+    for c, regions, span, pieces in traced:
+        if span:
+            c = _fix_family(partial, span, regions, pieces)
+            if c is None:
+                continue
+        if any(numerics.parallel(c, d) for d in found + [vector(w, b) for w, b in more]):
+            continue
+        if span:
+            partial.free[layer, len(rows) + len(more)] = tuple(
+                (tuple(d[position[i]] for i in range(n)), d[position[n]]) for d in _complement(c, span)
+            )
+        more.append((tuple(c[position[i]] for i in range(n)), c[position[n]]))
+    return more
+
+
+def _on_pieces(partial, traced, kink):
+    """Whether the kink lies on a piece already traced (a family predicts nothing beyond its pieces)."""
+    region = partial.locate(kink.point)
+    return region is not None and any(
+        region.id in pieces and partial.numerics.on_hyperplane(pieces[region.id], kink) for *_, pieces in traced
+    )
+
+
+def _merge_families(partial, traced):
+    """Pieces of one neuron traced apart, merged: two families whose spans share a formula (:func:`_common_formula`)."""
+    merged = list(traced)
+    for a in range(len(merged)):
+        b = a + 1
+        while b < len(merged):
+            joint = _common_formula(partial, merged[a], merged[b])
+            if joint is None:
+                b += 1
+            else:
+                merged[a] = joint
+                del merged[b]
+                b = a + 1
+    return merged
+
+
+def _common_formula(partial, A, B):
+    """The traces ``A`` and ``B`` as one neuron, or None.
+
+    Both families contain the unit columns that vanish on all their pieces.
+    Families of different neurons share nothing more when their dimensions
+    leave room (``dim A + dim B - shared units <= columns``), so one more
+    common direction is the neuron: determined up to the shared units. The
+    pieces of ``B`` are re-oriented to agree with ``A``'s.
+    """
+    (ca, ra, sa, pa), (cb, rb, sb, pb) = A, B
+    if not (sa or sb):
+        return None
+    sa, sb = sa or (ca,), sb or (cb,)
+    ncols = len(sa[0])
+    null = _nullspace([[v[r] for v in sa] + [-v[r] for v in sb] for r in range(ncols)], len(sa) + len(sb), partial.numerics)
+    common = [tuple(sum(x * v[r] for x, v in zip(z, sa)) for r in range(ncols)) for z in null]
+    unit = lambda k: tuple(int(j == k) for j in range(ncols))  # noqa: E731
+    units = [k for k in range(ncols) if _in_span(unit(k), sa) and _in_span(unit(k), sb)]
+    if len(common) != 1 + len(units) or len(sa) + len(sb) - len(units) > ncols:
+        return None
+    w = next(v for v in common if not _in_span(v, [unit(k) for k in units]))
+    w = tuple(Fraction(0) if k in units else v for k, v in enumerate(w))
+    lam_a = [_lambda(partial, w, rid, h) for rid, h in pa.items()]
+    lam_b = [_lambda(partial, w, rid, h) for rid, h in pb.items()]
+    if any(v == 0 for v in lam_a + lam_b):
+        return None
+    flip = -1 if (lam_a[0] > 0) != (lam_b[0] > 0) else 1
+    pieces = {**pa, **{rid: tuple(flip * v for v in h) for rid, h in pb.items()}}
+    return w, ra | rb, (_echelon_basis(common) if units else ()), pieces
+
+
+def _in_span(v, vectors):
+    """Whether ``v`` is a linear combination of ``vectors``."""
+    if not vectors:
+        return not any(v)
+    columns = lambda vs: [[u[r] for u in vs] for r in range(len(v))]  # noqa: E731
+    return len(_pivot_columns(columns([*vectors, v]))) == len(_pivot_columns(columns(vectors)))
+
+
+def _complement(c, span):
+    """Members of ``span`` that with ``c`` form a basis of it."""
+    pivots = _pivot_columns([[c[r], *(v[r] for v in span)] for r in range(len(c))])
+    return [span[k - 1] for k in pivots if k]
+
+
+def _fix_family(partial, span, traced, pieces):
+    """A member of the family ``span`` with the neuron's sign on every region, or None.
+
+    The hypersurface crosses exactly the ``traced`` regions, where every
+    member fits the piece: the member must be a positive multiple of the
+    oriented ``pieces``. On every other region the neuron keeps one sign,
+    read where it borders a traced region and carried across the walls
+    between untraced ones; the member must have that sign there
+    (:func:`_sign_rows`). On regions the free columns miss this checks that
+    the trace was complete.
+    """
+    cells = partial.complex
+    n0 = partial.n0
+    maps = {R.id: [tuple(_dot(F_row, v) for F_row in partial.reduced(R)) for v in span] for R in cells.regions()}
+    sign, neighbours = {}, {}
+    for facet in cells.cells(n0 - 1):
+        pair = [r for r in cells.lattice.cofacets(facet.id) if cells[r].dimension == n0]
+        if len(pair) != 2:
+            continue
+        a, b = pair
+        if a not in traced and b not in traced:
+            neighbours.setdefault(a, []).append(b)
+            neighbours.setdefault(b, []).append(a)
+        elif (a in traced) != (b in traced):
+            inside, outside = (a, b) if a in traced else (b, a)
+            v = row_value(pieces[inside], facet.relative_interior_point())
+            s = (v > 0) - (v < 0)
+            if s == 0 or sign.setdefault(outside, s) != s:
+                return None
+    queue = list(sign)
+    while queue:
+        r = queue.pop()
+        for q in neighbours.get(r, ()):
+            if q not in sign:
+                sign[q] = sign[r]
+                queue.append(q)
+            elif sign[q] != sign[r]:
+                return None
+    ieqs, eqns, strict = set(), set(), set()
+    for R in cells.regions():
+        if R.id in pieces:
+            h = pieces[R.id]
+            p = max(range(len(h)), key=lambda i: abs(h[i]))
+            strict.add((0, *(m[p] * (1 if h[p] > 0 else -1) for m in maps[R.id])))
+        elif R.id in sign:
+            _sign_rows(R, sign[R.id], [(0,) * (n0 + 1), *maps[R.id]], ieqs, eqns, strict)
+        else:
+            return None
+    alpha = _solve_rows(ieqs, eqns, strict, len(span), homogeneous=True)
+    if alpha is None:
+        return None
+    c = tuple(sum(a * v[k] for a, v in zip(alpha, span)) for k in range(len(span[0])))
+    return _mul(1 / max(abs(v) for v in c), c)
+
+
+def _sign_rows(region, s, maps, ieqs, eqns, strict):
+    """Rows in ``t`` saying ``s·(a + Σ t_k g_k) > 0`` inside ``region`` (``maps = [a, g_1, ...]``), added to the sets.
+
+    Non-negative at every vertex and along every ray, zero along every line,
+    and positive at one interior point means positive on the interior.
+    """
+    poly = region.polyhedron
+    for v in poly.vertices():
+        ieqs.add(tuple(s * row_value(m, v) for m in maps))
+    for r in poly.rays():
+        ieqs.add(tuple(s * _dot(m[1:], r) for m in maps))
+    for line in poly.lines():
+        eqns.add(tuple(_dot(m[1:], line) for m in maps))
+    x = region.relative_interior_point()
+    strict.add(tuple(s * row_value(m, x) for m in maps))
+
+
+def _solve_rows(ieqs, eqns, strict, nvars, homogeneous=False):
+    """A point ``t`` with ``ieqs >= 0``, ``eqns = 0``, ``strict > 0`` (rows ``(const, coefficients)``), small when possible; or None.
+
+    Exact: one feasibility problem, then its relative interior point rounded
+    to small denominators if that still satisfies every row. ``homogeneous``
+    rows describe a cone, and ``t`` is scaled to max-norm 1 first.
+    """
+    def satisfies(t):
+        return (
+            all(row_value(r, t) >= 0 for r in ieqs)
+            and all(row_value(r, t) == 0 for r in eqns)
+            and all(row_value(r, t) > 0 for r in strict)
+        )
+
+    zero = (Fraction(0),) * nvars
+    if not homogeneous and satisfies(zero):
+        return zero
+    active = [r for r in (*ieqs, *strict) if any(r[1:])]
+    if any(not any(r[1:]) and r[0] < 0 for r in ieqs) or any(not any(r[1:]) and r[0] <= 0 for r in strict):
+        return None
+    poly = Polyhedron(ieqs=active, eqns=[r for r in eqns if any(r[1:])], ambient_dim=nvars)
+    if poly.is_empty():
+        return None
+    t = poly.relative_interior_point()
+    if homogeneous and any(t):
+        t = _mul(1 / max(abs(v) for v in t), t)
+    for denominator in (1, 2, 4, 8, 16, 64, 256, 1 << 12, 1 << 16, 1 << 24):
+        rounded = tuple(Fraction(v).limit_denominator(denominator) for v in t)
+        if satisfies(rounded):
+            return rounded
+    return t if satisfies(t) else None
 
 
 def recover_network(
