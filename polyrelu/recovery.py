@@ -995,14 +995,16 @@ def _hyperplane_neuron(queries, kink, window, numerics, domain_rows):
 
     A deeper neuron's hypersurface bends where it crosses an earlier one, so
     its flat pieces end; the checks go out along ``±`` each tangent direction
-    to ``window``, 8 and 64 times ``window`` (in a polytope domain: to 1/8,
-    1/2 and 7/8 of the way to its boundary).
+    to ``r``, 8 and 64 times ``r`` with ``r = window + 2 |kink|`` (past the
+    origin, for a breakpoint found far out); in a polytope domain to 1/8,
+    1/2 and 7/8 of the way to its boundary.
     """
     checked = 0
+    radius = window + 2 * max(abs(v) for v in kink.point)
     for u in _tangent_basis(kink.row[1:]):
         u = _mul(Fraction(1, max(abs(v) for v in u)), u)
         if domain_rows is None:
-            steps = [side * radius for radius in (window, 8 * window, 64 * window) for side in (1, -1)]
+            steps = [side * r for r in (radius, 8 * radius, 64 * radius) for side in (1, -1)]
         else:
             lo, hi = _line_range(kink.point, u, domain_rows)
             steps = [end * Fraction(k, 8) for end in (lo, hi) for k in (1, 4, 7)]
@@ -1473,8 +1475,15 @@ class _Explorer:
         if domain_rows is not None:
             self.vertices = Polyhedron(ieqs=domain_rows, ambient_dim=n0).vertices()
 
-    def search(self, point=None):
-        p = point if point is not None else _random_point(self.rng, self.n0, self.rows, self.vertices, self.window)
+    def search(self, point=None, far=False):
+        """One random line, through ``point`` if given; ``far``: through a point ``2^20`` windows out.
+
+        A line far out crosses the unbounded regions only, seeing directions
+        near lines miss: a thin cone where ``f`` is not constant, far out.
+        Its breakpoints do not widen the window of the near lines.
+        """
+        scale = self.window * (1 << 20 if far and self.rows is None else 1)
+        p = point if point is not None else _random_point(self.rng, self.n0, self.rows, self.vertices, scale)
         d = _random_direction(self.rng, self.n0)
         self.lines += 1
         for t, _, _, a, b in _line_kinks(self.queries, p, d, self.rows, self.numerics):
@@ -1483,7 +1492,8 @@ class _Explorer:
             kink = _kink_at(self.queries, point, step, self.n0, self.numerics)
             if kink is not None and _is_kink_along(self.queries, point, kink.row, self.numerics):
                 self.kinks.append(kink)
-                self.window = max(self.window, 2 * max(abs(v) for v in kink.point))
+                if not far:
+                    self.window = max(self.window, 2 * max(abs(v) for v in kink.point))
 
 
 def _rebuild(queries, explorer, domain, numerics, rng, bar, log):
@@ -1890,6 +1900,8 @@ def recover_network(
     try:
         for _ in range(2 * n0 + 2 if lines is None else lines):
             explorer.search()
+        for _ in range(n0 + 1 if domain_rows is None else 0):
+            explorer.search(far=True)
         while rounds < max_rounds:
             rounds += 1
             try:
@@ -1898,8 +1910,9 @@ def recover_network(
                 bs = [[b for _, b in layer] for layer in layers] + [[b for _, b in out_rows]]
                 net = ReLUNetwork(Ws, bs, name="recovered")
                 deviation = 0.0
-                for _ in range(checks):
-                    x = _random_point(rng, n0, domain_rows, explorer.vertices, 4 * explorer.window)
+                for check in range(checks):
+                    # a quarter of them 2^10 and 2^20 windows out (on R^n0): f may bend only far away
+                    x = _random_point(rng, n0, domain_rows, explorer.vertices, 4 * explorer.window * (1, 1, 1 << 10, 1 << 20)[check % 4])
                     fx, gx = queries(x), net(x)
                     if not numerics.close(fx, gx):
                         raise _Missed(x)

@@ -17,7 +17,9 @@ from hypothesis import strategies as st
 from polyrelu import (
     RecoveryError,
     ReLUNetwork,
+    canonical_complex,
     equivalent,
+    genericity,
     kink_data,
     line_kinks,
     load_network,
@@ -26,7 +28,7 @@ from polyrelu import (
     same_function,
 )
 from polyrelu.cli import main
-from polyrelu.examples import generic_network, with_dead_neuron, with_stably_active_layer
+from polyrelu.examples import generic_network, seeded_gaussian_network, with_dead_neuron, with_stably_active_layer
 
 # the bound of docs/recovery.md: queries <= QUERY_CONSTANT · (n0 + 2) · regions of the recovered complex
 QUERY_CONSTANT = 50
@@ -136,6 +138,66 @@ def test_a_stably_active_layer_gives_a_shallower_network_or_undecided():
     if result.status == "recovered":
         assert same_function(result.network, net).equal
         assert result.network.architecture.depth < net.architecture.depth
+    else:
+        assert result.reason
+
+
+def _gaussian(widths, seed):
+    """Weights and biases drawn N(0, 1) by ``default_rng(seed)``: usually not generic for two or more hidden layers."""
+    rng = np.random.default_rng(seed)
+    Ws = [rng.standard_normal((b, a)) for a, b in zip(widths, widths[1:])]
+    return ReLUNetwork(Ws, [rng.standard_normal(b) for b in widths[1:]])
+
+
+def test_a_weight_no_hypersurface_shows_is_read_from_the_output():
+    """TPIC fails: a layer-2 hypersurface stays where a layer-1 neuron is off, so tracing it leaves a family;
+    the output sees the missing weight where both are on, and the joint fit pins it down exactly."""
+    net = _gaussian((2, 3, 3, 1), 16)
+    report = genericity(canonical_complex(net, progress=False))
+    assert not report.tpic.holds and report.transparency.holds
+    result = recover_network(network_oracle(net), 2)
+    assert result.status == "recovered"
+    assert equivalent(result.network, net)
+
+
+def test_weights_f_never_shows_give_the_same_function():
+    net = _gaussian((2, 3, 3, 1), 51)
+    assert not genericity(canonical_complex(net, progress=False)).tpic.holds
+    result = recover_network(network_oracle(net), 2)
+    assert result.status == "recovered"
+    assert same_function(result.network, net).equal
+    assert not equivalent(result.network, net)  # the weights f never shows are chosen, not recovered
+
+
+def test_the_seed_0_gaussian_benchmark_network_gives_the_same_function():
+    """The benchmark 2→8→8→1: a dead neuron, two hypersurfaces in two components each, four families."""
+    net = seeded_gaussian_network((2, 8, 8, 1))
+    result = recover_network(network_oracle(net), 2)
+    assert result.status == "recovered"
+    assert result.layer_widths == (8, 7)  # the dead neuron leaves no trace
+    assert same_function(result.network, net).equal
+
+
+# random N(0, 1) networks: recovered (the same function) or undecided, never a different function. The first
+# is non-zero only in a thin cone far out, which search lines near the origin miss.
+GAUSSIAN_CASES = [
+    ((2, 6, 2, 2), 471357),
+    ((2, 4, 2, 1), 926249),
+    ((2, 3, 6, 2), 209416),
+    ((2, 6, 3, 2), 628347),
+    ((2, 3, 3, 1), 10),
+    ((2, 3, 3, 1), 18),
+    ((3, 4, 3, 1), 3),
+    ((2, 3, 2, 3, 1), 5),
+]
+
+
+@pytest.mark.parametrize("widths, seed", GAUSSIAN_CASES)
+def test_gaussian_networks_give_the_same_function_or_undecided(widths, seed):
+    net = _gaussian(widths, seed)
+    result = recover_network(network_oracle(net), widths[0])
+    if result.status == "recovered":
+        assert same_function(result.network, net).equal
     else:
         assert result.reason
 
