@@ -990,7 +990,7 @@ def _drop_deeper(queries, partial, candidates, numerics):
     ]
 
 
-def _hyperplane_neuron(queries, kink, window, numerics, domain_rows):
+def _hyperplane_neuron(queries, kink, window, numerics, domain_rows, one_sided=False):
     """Whether the kink's hyperplane is a first-layer neuron: ``f`` bends along it far away on every side too.
 
     A deeper neuron's hypersurface bends where it crosses an earlier one, so
@@ -998,21 +998,65 @@ def _hyperplane_neuron(queries, kink, window, numerics, domain_rows):
     to ``r``, 8 and 64 times ``r`` with ``r = window + 2 |kink|`` (past the
     origin, for a breakpoint found far out); in a polytope domain to 1/8,
     1/2 and 7/8 of the way to its boundary.
+
+    ``one_sided``: enough that ``f`` bends at all checks on one side of each
+    tangent direction. A first-layer neuron whose downstream neurons are all
+    off on one side leaves no breakpoint there; so does a deeper neuron's
+    unbounded last piece, which is why this is only the fallback
+    (:func:`recover_network`): the output fit then decides.
     """
     checked = 0
     radius = window + 2 * max(abs(v) for v in kink.point)
     for u in _tangent_basis(kink.row[1:]):
         u = _mul(Fraction(1, max(abs(v) for v in u)), u)
         if domain_rows is None:
-            steps = [side * r for r in (radius, 8 * radius, 64 * radius) for side in (1, -1)]
+            sides = [[side * r for r in (radius, 8 * radius, 64 * radius)] for side in (1, -1)]
         else:
             lo, hi = _line_range(kink.point, u, domain_rows)
-            steps = [end * Fraction(k, 8) for end in (lo, hi) for k in (1, 4, 7)]
-        for t in steps:
-            if not _is_kink_along(queries, _add(kink.point, _mul(t, u)), kink.row, numerics):
-                return False
-            checked += 1
+            sides = [[end * Fraction(k, 8) for k in (1, 4, 7)] for end in (lo, hi)]
+        bent = [all(_is_kink_along(queries, _add(kink.point, _mul(t, u)), kink.row, numerics) for t in steps) for steps in sides]
+        if not (any(bent) if one_sided else all(bent)):
+            return False
+        checked += 1
     return checked > 0
+
+
+def _partly_bent_hyperplanes(queries, explorer, accepted, kinks):
+    """First-layer neurons on whose hyperplane ``f`` bends only in part (its downstream neurons off elsewhere).
+
+    Such a hyperplane fails :func:`_hyperplane_neuron` on one side. So does a
+    deeper neuron's unbounded last piece, but that one bends wherever it
+    crosses a first-layer hyperplane it reads: a one-sided hyperplane that
+    runs straight across an accepted first-layer hyperplane is accepted too,
+    and so on while more are.
+    """
+    numerics = explorer.numerics
+    candidates = [k for k in kinks if _hyperplane_neuron(queries, k, explorer.window, numerics, explorer.rows, one_sided=True)]
+    found = []
+    grew = True
+    while grew:
+        grew = False
+        for kink in candidates:
+            if any(numerics.on_hyperplane(row, kink) for row in [*accepted, *found]):
+                continue
+            if any(_straight_across(queries, kink, row, numerics) for row in [*accepted, *found]):
+                found.append(kink.row)
+                grew = True
+    return found
+
+
+def _straight_across(queries, kink, row, numerics):
+    """Whether ``f`` bends on the kink's hyperplane on both sides of hyperplane ``row``, close to where they cross."""
+    h = kink.row
+    gh, gl = [Fraction(v) for v in h[1:]], [Fraction(v) for v in row[1:]]
+    u = _sub(gl, _mul(_dot(gl, gh) / _dot(gh, gh), gh))  # across ``row``, within ``h``
+    if not any(u):
+        return False
+    # the crossing nearest the kink, along u: h stays 0 and row becomes 0
+    q = _add(kink.point, _mul(-row_value(row, kink.point) / _dot(gl, u), u))
+    u = _mul(1 / max(abs(v) for v in u), u)
+    eps = (1 + max(abs(v) for v in q)) * numerics.shrink
+    return all(_is_kink_along(queries, y, h, numerics, eps * numerics.shrink) for y in (_add(q, _mul(eps, u)), _sub(q, _mul(eps, u))))
 
 
 def _explained_by(partial, neurons, kink):
@@ -1496,7 +1540,7 @@ class _Explorer:
                     self.window = max(self.window, 2 * max(abs(v) for v in kink.point))
 
 
-def _rebuild(queries, explorer, domain, numerics, rng, bar, log):
+def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False):
     """One pass: layers from the breakpoints found so far, then the output layer. Returns (layers, output rows, regions)."""
     log.clear()
     partial = _Partial(explorer.n0, domain, numerics)
@@ -1522,6 +1566,8 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log):
                 traced.append(found)
             else:
                 failed.add(piece)
+        if partial.net is None and one_sided:
+            traced += _partly_bent_hyperplanes(queries, explorer, traced, [k for k in pending if (None, k.row) in failed])
         if partial.net is not None:
             traced = [c for c, *_ in _drop_deeper(queries, partial, traced, numerics)]
         traced = [tuple(Fraction(v) for v in c) for c in traced]
@@ -1902,31 +1948,40 @@ def recover_network(
             explorer.search()
         for _ in range(n0 + 1 if domain_rows is None else 0):
             explorer.search(far=True)
-        while rounds < max_rounds:
-            rounds += 1
+        reasons = []
+        # a first-layer hyperplane must bend far out on both sides; only if that fails, on one side suffices
+        for one_sided in (False, True):
+            attempt = 0
             try:
-                layers, out_rows, regions = _rebuild(queries, explorer, domain, numerics, rng, bar, log)
-                Ws = [[list(w) for w, _ in layer] for layer in layers] + [[list(w) for w, _ in out_rows]]
-                bs = [[b for _, b in layer] for layer in layers] + [[b for _, b in out_rows]]
-                net = ReLUNetwork(Ws, bs, name="recovered")
-                deviation = 0.0
-                for check in range(checks):
-                    # a quarter of them 2^10 and 2^20 windows out (on R^n0): f may bend only far away
-                    x = _random_point(rng, n0, domain_rows, explorer.vertices, 4 * explorer.window * (1, 1, 1 << 10, 1 << 20)[check % 4])
-                    fx, gx = queries(x), net(x)
-                    if not numerics.close(fx, gx):
-                        raise _Missed(x)
-                    deviation = max(deviation, max(abs(float(a - b)) for a, b in zip(fx, gx)))
-                return result(
-                    "recovered", canonical_form(net), widths=[len(layer) for layer in layers], regions=regions,
-                    deviation=deviation if float_oracle else None,
-                )
-            except _Missed as missed:
-                for _ in range(n0 + 1):
-                    explorer.search(missed.point)
-                for _ in range(n0 + 1):
-                    explorer.search()
-        return result("undecided", reason=f"f still bends where no recovered neuron does after {rounds} rounds")
+                while attempt < max_rounds:
+                    attempt += 1
+                    rounds += 1
+                    try:
+                        layers, out_rows, regions = _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided)
+                        Ws = [[list(w) for w, _ in layer] for layer in layers] + [[list(w) for w, _ in out_rows]]
+                        bs = [[b for _, b in layer] for layer in layers] + [[b for _, b in out_rows]]
+                        net = ReLUNetwork(Ws, bs, name="recovered")
+                        deviation = 0.0
+                        for check in range(checks):
+                            # a quarter of them 2^10 and 2^20 windows out (on R^n0): f may bend only far away
+                            x = _random_point(rng, n0, domain_rows, explorer.vertices, 4 * explorer.window * (1, 1, 1 << 10, 1 << 20)[check % 4])
+                            fx, gx = queries(x), net(x)
+                            if not numerics.close(fx, gx):
+                                raise _Missed(x)
+                            deviation = max(deviation, max(abs(float(a - b)) for a, b in zip(fx, gx)))
+                        return result(
+                            "recovered", canonical_form(net), widths=[len(layer) for layer in layers], regions=regions,
+                            deviation=deviation if float_oracle else None,
+                        )
+                    except _Missed as missed:
+                        for _ in range(n0 + 1):
+                            explorer.search(missed.point)
+                        for _ in range(n0 + 1):
+                            explorer.search()
+                reasons.append(f"f still bends where no recovered neuron does after {attempt} rounds")
+            except _Failure as failure:
+                reasons.append(str(failure))
+        return result("undecided", reason=reasons[0] if reasons[0] == reasons[1] else f"{reasons[0]} (with one-sided first-layer hyperplanes: {reasons[1]})")
     except _BudgetExhausted:
         return result("undecided", reason=f"the query budget ({max_queries}) is spent")
     except _Failure as failure:
