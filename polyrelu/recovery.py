@@ -1210,6 +1210,10 @@ def _region_map(queries, partial, region, numerics):
     n0 = partial.n0
     x = region.relative_interior_point() if partial.complex is not None else (Fraction(0),) * n0
     eta = (1 + max(abs(v) for v in x)) * numerics.shrink
+    if partial.complex is not None:
+        # a probe moves a row by at most ||a||_1 · eta: stay inside however thin the region is where x lies
+        room = [row_value(row, x) / sum(abs(v) for v in row[1:]) for row in region.polyhedron.inequalities if any(row[1:])]
+        eta = min([eta, *(r / 2 for r in room if r > 0)])
     for _ in range(12):
         probes = [x] + [tuple(v + (eta if i == j else 0) for i, v in enumerate(x)) for j in range(n0)]
         probes.append(tuple(v - eta / (j + 2) for j, v in enumerate(x)))
