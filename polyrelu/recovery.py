@@ -1088,6 +1088,15 @@ def _split_coefficients(partial, c):
     return w, rest
 
 
+def _fmpq(x):
+    x = Fraction(x)
+    return flint.fmpq(x.numerator, x.denominator)
+
+
+def _fraction(q):
+    return Fraction(int(q.p), int(q.q))
+
+
 def _orient(partial, vectors, max_free=16, fixed=None, null=()):
     """Orient the last known layer from the next layer's (or the output's) coefficient vectors.
 
@@ -1116,18 +1125,27 @@ def _orient(partial, vectors, max_free=16, fixed=None, null=()):
         raise _Failure(f"the output's formula is undetermined in a neuron of layer {len(partial.layers)}")
     parts = [_split_coefficients(partial, c) for c in vectors]
     moves = [_split_coefficients(partial, v) for v in null]
+    width = 2 * n + 1  # feature columns: relu(ẑ_i), ẑ_i, 1
+
+    def psi_vector(w, rest):
+        # the vector's ψ in feature columns, with the fixed flips' ``- t_i w_i ẑ_i`` moved into it
+        v = [Fraction(0)] * width
+        for col, x in rest.items():
+            v[col] = x
+        for i, flip in fixed.items():
+            v[n + i] += flip * w[i]
+        return v
+
+    psis = flint.fmpq_mat([[_fmpq(x) for x in col] for col in zip(*(psi_vector(w, rest) for w, rest in parts + moves))])
     # unknowns (β_1..β_K, λ_11..λ_KM, t_1..t_n): biases first, so that the echelon form leaves flips free, never biases
     rows, rhs, seen = [], [], set()
     for region in partial.complex.regions():
         F = partial.features(region)
-        for k, (w, rest) in enumerate(parts):
+        values = (flint.fmpq_mat([[_fmpq(x) for x in row] for row in F]) * psis).tolist()
+        for k, (w, _) in enumerate(parts):
             for comp in range(partial.n0 + 1):
-                psi = sum(F[comp][col] * v for col, v in rest.items())
-                psi += sum(flip * w[i] * F[comp][n + i] for i, flip in fixed.items())
-                lam = [
-                    sum(F[comp][col] * v for col, v in rest_m.items()) + sum(flip * w_m[i] * F[comp][n + i] for i, flip in fixed.items())
-                    for w_m, rest_m in moves
-                ]
+                psi = _fraction(values[comp][k])
+                lam = [_fraction(values[comp][K + m]) for m in range(M)]
                 row = (
                     tuple(Fraction(-1 if (kk == k and comp == 0) else 0) for kk in range(K))
                     + tuple(lam[m] if kk == k else Fraction(0) for kk in range(K) for m in range(M))
