@@ -1596,6 +1596,11 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
         # rounded formulas may miss that a breakpoint is explained: one neuron traced twice
         traced = [c for i, c in enumerate(traced) if not any(numerics.parallel(c, d) for d in traced[:i])]
         bar.update(len(traced))
+        if not traced and partial.net is not None:
+            guessed = _orientation_by_search(queries, partial, pending, numerics, log)
+            if guessed:
+                partial.layers.append(guessed)
+                continue
         if not traced:
             raise _Missed(pending[0].point)
         if partial.net is None:
@@ -1664,6 +1669,37 @@ def _on_pieces(partial, traced, kink):
     return region is not None and any(
         region.id in pieces and partial.numerics.on_hyperplane(pieces[region.id], kink) for *_, pieces in traced
     )
+
+
+def _orientation_by_search(queries, partial, pending, numerics, log, max_width=4):
+    """The next layer when no breakpoint pins a formula before the last layer is oriented: try every orientation.
+
+    Each orientation of a narrow last layer (at most ``max_width`` neurons,
+    exact mode) gets the oriented tracing of :func:`_second_chance`; a wrong
+    one makes the pieces' equations inconsistent. The orientation that
+    explains the most neurons is kept (the output fit checks it); None if
+    none explains any.
+    """
+    n = len(partial.layers[-1])
+    if n > max_width or isinstance(numerics, _Float):
+        return None
+    original, layer = list(partial.layers[-1]), len(partial.layers)
+    best = (0, None, None, None)
+    for flips in itertools.product((False, True), repeat=n):
+        partial.layers[-1] = list(original)
+        _apply_flips(partial, flips)
+        for key in [key for key in partial.free if key[0] == layer]:
+            del partial.free[key]
+        rows = _second_chance(queries, partial, [], pending, numerics, log)
+        if len(rows) > best[0]:
+            best = (len(rows), flips, rows, {key: v for key, v in partial.free.items() if key[0] == layer})
+    partial.layers[-1] = list(original)
+    if best[1] is None:
+        return None
+    _, flips, rows, free = best
+    _apply_flips(partial, flips)
+    partial.free.update(free)
+    return rows
 
 
 def _merge_families(partial, traced):

@@ -181,7 +181,8 @@ def test_the_seed_0_gaussian_benchmark_network_gives_the_same_function():
 # random N(0, 1) networks: recovered (the same function) or undecided, never a different function; those
 # marked True must be recovered. The first is non-zero only in a thin cone far out, which search lines near the
 # origin miss; in the second a region is far thinner than the scale of its interior point; in the third and
-# fourth f bends on first-layer hyperplanes on one side only.
+# fourth f bends on first-layer hyperplanes on one side only; in the last no layer-2 breakpoint pins a formula
+# down before layer 1 is oriented, so its orientations are searched.
 GAUSSIAN_CASES = [
     ((2, 6, 2, 2), 471357, False),
     ((3, 2, 3, 1), 105724, True),
@@ -193,6 +194,7 @@ GAUSSIAN_CASES = [
     ((2, 3, 3, 1), 18, False),
     ((3, 4, 3, 1), 3, False),
     ((2, 3, 2, 3, 1), 5, False),
+    ((3, 2, 3, 2), 358750, True),
 ]
 
 
