@@ -31,7 +31,7 @@ import numpy as np
 
 from .errors import PolyReluError, RecoveryError
 from .geometry import Polyhedron
-from .geometry.rational import primitive_integer_row, reduced_echelon, row_value, to_fraction
+from .geometry.rational import fmpq_matrix, fraction_rows, primitive_integer_row, reduced_echelon, row_value, to_fraction
 
 __all__ = [
     "RecoveryResult",
@@ -624,7 +624,7 @@ class _Partial:
         self.net = None
         self.complex = None
         self.oriented = False
-        self.free = {}  # (layer, neuron) -> previous-layer neurons whose weights no piece showed (:func:`_fix_family`)
+        self.free = {}  # (layer, neuron) -> a family's free directions (w, b) over the previous layer (:func:`_second_chance`)
 
     def rebuild(self, oriented=False):
         """Network, complex and feature basis of the layers so far.
@@ -1088,15 +1088,6 @@ def _split_coefficients(partial, c):
     return w, rest
 
 
-def _fmpq(x):
-    x = Fraction(x)
-    return flint.fmpq(x.numerator, x.denominator)
-
-
-def _fraction(q):
-    return Fraction(int(q.p), int(q.q))
-
-
 def _orient(partial, vectors, max_free=16, fixed=None, null=()):
     """Orient the last known layer from the next layer's (or the output's) coefficient vectors.
 
@@ -1136,16 +1127,16 @@ def _orient(partial, vectors, max_free=16, fixed=None, null=()):
             v[n + i] += flip * w[i]
         return v
 
-    psis = flint.fmpq_mat([[_fmpq(x) for x in col] for col in zip(*(psi_vector(w, rest) for w, rest in parts + moves))])
+    psis = fmpq_matrix(zip(*(psi_vector(w, rest) for w, rest in parts + moves)))
     # unknowns (β_1..β_K, λ_11..λ_KM, t_1..t_n): biases first, so that the echelon form leaves flips free, never biases
     rows, rhs, seen = [], [], set()
     for region in partial.complex.regions():
         F = partial.features(region)
-        values = (flint.fmpq_mat([[_fmpq(x) for x in row] for row in F]) * psis).tolist()
+        values = fraction_rows(fmpq_matrix(F) * psis)
         for k, (w, _) in enumerate(parts):
             for comp in range(partial.n0 + 1):
-                psi = _fraction(values[comp][k])
-                lam = [_fraction(values[comp][K + m]) for m in range(M)]
+                psi = values[comp][k]
+                lam = [values[comp][K + m] for m in range(M)]
                 row = (
                     tuple(Fraction(-1 if (kk == k and comp == 0) else 0) for kk in range(K))
                     + tuple(lam[m] if kk == k else Fraction(0) for kk in range(K) for m in range(M))

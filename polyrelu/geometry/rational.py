@@ -27,6 +27,8 @@ __all__ = [
     "integer_vector",
     "fraction_to_json",
     "row_value",
+    "fmpq_matrix",
+    "fraction_rows",
     "reduced_echelon",
 ]
 
@@ -211,6 +213,26 @@ def row_value(row, x):
     return row[0] + sum(a * xi for a, xi in zip(row[1:], x))
 
 
+def fmpq_matrix(rows):
+    """Rows of rationals (ints, Fractions) as a flint ``fmpq_mat``, exactly.
+
+    Examples
+    --------
+    >>> fraction_rows(fmpq_matrix([[1, Fraction(1, 2)]]) * fmpq_matrix([[2], [4]]))
+    [[Fraction(4, 1)]]
+    """
+    def q(v):
+        v = Fraction(v)
+        return flint.fmpq(v.numerator, v.denominator)
+
+    return flint.fmpq_mat([[q(v) for v in row] for row in rows])
+
+
+def fraction_rows(matrix):
+    """A flint ``fmpq_mat`` as a list of rows of :class:`~fractions.Fraction`."""
+    return [[Fraction(int(v.p), int(v.q)) for v in row] for row in matrix.tolist()]
+
+
 def reduced_echelon(rows, rhs):
     """The reduced row echelon form of ``[rows | rhs]`` over Q (flint): ``(pivots, table)``, or None if inconsistent.
 
@@ -227,13 +249,8 @@ def reduced_echelon(rows, rhs):
     True
     """
     n = len(rows[0])
-
-    def q(v):
-        v = Fraction(v)
-        return flint.fmpq(v.numerator, v.denominator)
-
-    echelon, rank = flint.fmpq_mat([[q(v) for v in r] + [q(t)] for r, t in zip(rows, rhs)]).rref()
-    table = [[Fraction(int(v.p), int(v.q)) for v in row] for row in echelon.tolist()[:rank]]
+    echelon, rank = fmpq_matrix([[*r, t] for r, t in zip(rows, rhs)]).rref()
+    table = fraction_rows(echelon)[:rank]
     pivots = [next(j for j, v in enumerate(row) if v != 0) for row in table]
     if pivots and pivots[-1] == n:
         return None
