@@ -1,9 +1,9 @@
 """Command-line interface: ``polyrelu demo``, ``info``, ``complex``, ``weights``, ``graph``, ``analyze``, ``survey``.
 
 ``NET`` is a network file (.json, .npz, .pt, .pth) or a built-in example,
-``builtin:bent-line`` or ``builtin:generic-A-B-...`` (e.g. ``builtin:generic-2-3-3-2-1``,
-:func:`~polyrelu.examples.generic_network` with seed 1). Later commands
-(``recover``) are added here as their features land.
+``builtin:bent-line``, ``builtin:generic-A-B-...`` (e.g. ``builtin:generic-2-3-3-2-1``,
+:func:`~polyrelu.examples.generic_network` with seed 1) or ``builtin:randn-A-B-...``
+(the seed-0 Gaussian benchmark recipe, :func:`~polyrelu.examples.seeded_gaussian_network`).
 """
 
 import argparse
@@ -197,28 +197,33 @@ def _weights_command(args):
 
 
 def load(spec):
-    """A network from a file or a built-in example name (``builtin:bent-line``, ``builtin:generic-2-3-1``).
+    """A network from a file or a built-in example name (``builtin:bent-line``, ``builtin:generic-2-3-1``, ``builtin:randn-2-8-8-1``).
 
     Examples
     --------
     >>> load("builtin:generic-2-3-2-1").architecture.widths
     (2, 3, 2, 1)
+    >>> load("builtin:randn-2-8-8-1").name
+    'seed-0 randn 2→8→8→1'
     """
     if not spec.startswith("builtin:"):
         return load_network(spec)
     name = spec.partition(":")[2]
     if name == "bent-line":
         return bent_line_network()
-    if name.startswith("generic-"):
-        from .examples import generic_network
+    kind, _, rest = name.partition("-")
+    if kind in ("generic", "randn"):
+        from .examples import generic_network, seeded_gaussian_network
 
         try:
-            widths = tuple(int(w) for w in name.split("-")[1:])
+            widths = tuple(int(w) for w in rest.split("-"))
         except ValueError:
             widths = ()
-        if len(widths) >= 2:
-            return generic_network(widths, seed=1)
-    raise NetworkFormatError(f"unknown built-in network {spec!r}: use builtin:bent-line or builtin:generic-2-3-2-1")
+        if len(widths) >= 2 and all(w > 0 for w in widths):
+            return generic_network(widths, seed=1) if kind == "generic" else seeded_gaussian_network(widths)
+    raise NetworkFormatError(
+        f"unknown built-in network {spec!r}: use builtin:bent-line, builtin:generic-2-3-2-1 or builtin:randn-2-8-8-1"
+    )
 
 
 def _analyze_command(args):

@@ -322,6 +322,18 @@ def test_cli_recover(tmp_path, capsys):
     assert equivalent(load_network(out), generic_network((2, 3, 2, 1), seed=1))
 
 
+def test_cli_recover_a_seed_0_gaussian_network(capsys):
+    assert main(["recover", "--from", "builtin:randn-2-5-3-1"]) == 0
+    text = capsys.readouterr().out
+    assert "original           2→5→3→1" in text
+    assert "recovery: recovered" in text and "same function as the original:        yes" in text
+
+
+def test_cli_unknown_randn_builtin(capsys):
+    assert main(["recover", "--from", "builtin:randn-2-x"]) == 2
+    assert "builtin:randn-2-8-8-1" in capsys.readouterr().err
+
+
 # -- float oracles ------------------------------------------------------------------------------------------
 
 def _largest_deviation(a, b, points):
