@@ -1002,8 +1002,8 @@ def _hyperplane_neuron(queries, kink, window, numerics, domain_rows, one_sided=F
     ``one_sided``: enough that ``f`` bends at all checks on one side of each
     tangent direction. A first-layer neuron whose downstream neurons are all
     off on one side leaves no breakpoint there; so does a deeper neuron's
-    unbounded last piece, which is why this is only the fallback
-    (:func:`recover_network`): the output fit then decides.
+    unbounded last piece, which is why this alone never decides
+    (:func:`_partly_bent_hyperplanes`).
     """
     checked = 0
     radius = window + 2 * max(abs(v) for v in kink.point)
@@ -1259,9 +1259,9 @@ def _fit_output(queries, partial, numerics):
         A, c = maps[None]
         return [(tuple(A[j]), c[j]) for j in range(m)], 1
     targets = [[(maps[R.id][1][j], *maps[R.id][0][j]) for R in regions] for j in range(m)]
-    families = _output_families(partial, regions)
+    families, relus = _output_families(partial, regions)
     if families:
-        return _fit_with_families(partial, regions, targets, families), len(regions)
+        return _fit_with_families(partial, regions, targets, families, relus), len(regions)
     vectors = []
     for j in range(m):
         blocks = [(partial.reduced(R), t) for R, t in zip(regions, targets[j])]
@@ -1319,23 +1319,26 @@ def _output_families(partial, regions):
     """Per family neuron ``j`` of the last layer: ``{(k, side): {region: map}}`` of ``[j on side]·d_k``, non-zero ones.
 
     ``d_k`` are the family's free directions (``partial.free``); ``side`` 0 is
-    where the provisional ``ẑ_j > 0``, 1 where it is not.
+    where the provisional ``ẑ_j > 0``, 1 where it is not. Also returns the
+    previous layer's ``relu(z_i)`` on every region (:func:`_previous_relu`),
+    which :func:`_corrected_layer` needs again.
     """
     last = len(partial.layers) - 1
     free = {j: dirs for (l, j), dirs in partial.free.items() if l == last}
     families = {}
+    relus = {R.id: _previous_relu(partial, R) for R in regions} if free else {}
     for R in regions if free else ():
-        relu = _previous_relu(partial, R)
+        relu = relus[R.id]
         for j, directions in free.items():
             side = 0 if R.signs[partial.offset + j] > 0 else 1
             for k, d in enumerate(directions):
                 a = _direction_map(relu, d)
                 if any(a):
                     families.setdefault(j, {}).setdefault((k, side), {})[R.id] = a
-    return families
+    return families, relus
 
 
-def _fit_with_families(partial, regions, targets, families, max_families=10):
+def _fit_with_families(partial, regions, targets, families, relus, max_families=10):
     """The output fit when last-layer neurons are families (:func:`_trace`).
 
     Where family ``j`` is active the output reads ``v_j (z_j + Σ Δ_k d_k)``
@@ -1377,7 +1380,7 @@ def _fit_with_families(partial, regions, targets, families, max_families=10):
             except _Failure:
                 continue
             products = [v[len(partial.basis) :] for v in moved]
-            corrected = _corrected_layer(partial, regions, flips, rows, products, cols)
+            corrected = _corrected_layer(partial, regions, relus, flips, rows, products, cols)
             if corrected is not None:
                 partial.layers[-1], rows = corrected
                 return rows
@@ -1386,7 +1389,7 @@ def _fit_with_families(partial, regions, targets, families, max_families=10):
     raise _Failure("no orientation of the neurons whose hypersurface misses a previous-layer neuron fits f")
 
 
-def _corrected_layer(partial, regions, flips, rows, products, cols):
+def _corrected_layer(partial, regions, relus, flips, rows, products, cols):
     """The last layer and output rows with the families completed, or None.
 
     After the flips the output reads ``[j on]·(v_j r_j + Σ u_k d_k)`` for a
@@ -1407,7 +1410,6 @@ def _corrected_layer(partial, regions, flips, rows, products, cols):
     layer = [(tuple(-v for v in w), -b) if flip else (w, b) for (w, b), flip in zip(partial.layers[-1], flips)]
     rows = list(rows)
     last = len(partial.layers) - 1
-    relus = {R.id: _previous_relu(partial, R) for R in regions}
     for (l, j), directions in partial.free.items():
         if l != last:
             continue
@@ -1416,13 +1418,15 @@ def _corrected_layer(partial, regions, flips, rows, products, cols):
             if (j, k) in delta:
                 w, b = _add(w, _mul(delta[j, k], dw)), b + delta[j, k] * db
         rest = [d for k, d in enumerate(directions) if (j, k) not in delta]
+        pieces = [
+            (R, 1 if (R.signs[partial.offset + j] > 0) != flips[j] else -1, _direction_map(relus[R.id], (w, b)),
+             [_direction_map(relus[R.id], d) for d in rest])
+            for R in regions
+        ]
         for sign in (1, -1):
             ieqs, eqns, strict = set(), set(), set()
-            for R in regions:
-                relu = relus[R.id]
-                on = (R.signs[partial.offset + j] > 0) != flips[j]
-                maps = [_mul(sign, _direction_map(relu, (w, b))), *(_direction_map(relu, d) for d in rest)]
-                _sign_rows(R, 1 if on else -1, maps, ieqs, eqns, strict)
+            for R, on, base, moves in pieces:
+                _sign_rows(R, on, [_mul(sign, base), *moves], ieqs, eqns, strict)
             t = _solve_rows(ieqs, eqns, strict, len(rest))
             if t is not None:
                 break
