@@ -7,17 +7,25 @@ helpers) know nothing about networks and can be used on their own.
 
 from .errors import (
     BackendUnavailableError,
+    ComplexFormatError,
+    ComplexTooLargeError,
     GeometryError,
     GraphError,
     GraphFormatError,
+    InvalidArgumentError,
     InvalidNumberError,
+    LimitExceededError,
+    ModelMismatchError,
     NetworkFormatError,
+    OutputPathError,
     PolyReluError,
     RecoveryError,
     ShapeError,
     SymmetryError,
+    UnsafeFileError,
+    UsageError,
 )
-from .complex import Box, CanonicalComplex, Cell, ComplexTooLargeError, canonical_complex
+from .complex import Box, CanonicalComplex, Cell, canonical_complex
 from .geometry import FaceLattice, Feasibility, LPOracle, Polyhedron
 from .network import Architecture, ReLUNetwork, load_network, network_from_dict, network_to_dict, save_network
 from .symmetry import FunctionComparison, canonical_form, difference_network, equivalent, permute, same_function, scale
@@ -115,6 +123,13 @@ __all__ = [
     "GraphFormatError",
     "RecoveryError",
     "ComplexTooLargeError",
+    "UsageError",
+    "InvalidArgumentError",
+    "OutputPathError",
+    "LimitExceededError",
+    "UnsafeFileError",
+    "ModelMismatchError",
+    "ComplexFormatError",
     "recover_network",
     "RecoveryResult",
     "network_oracle",

@@ -35,21 +35,17 @@ from fractions import Fraction
 import flint
 from tqdm import tqdm
 
-from .errors import GeometryError, NetworkFormatError, PolyReluError, ShapeError
+from .errors import ComplexTooLargeError, GeometryError, NetworkFormatError, PolyReluError, ShapeError
 from .geometry import AffineSubspace, FaceLattice, Feasibility, Polyhedron, default_oracle
 from .geometry.polyhedron import _reduce_modulo
 from .geometry.subdivision import Subdivision
 from .geometry.rational import fraction_to_json, primitive_integer_row, row_value, to_fraction, to_fraction_vector
 from .network import ReLUNetwork, network_from_dict, network_to_dict
 
-__all__ = ["Box", "Cell", "CanonicalComplex", "ComplexTooLargeError", "canonical_complex"]
+__all__ = ["Box", "Cell", "CanonicalComplex", "canonical_complex"]
 
 COMPLEX_FORMAT = "polyrelu.complex"
 COMPLEX_VERSION = 1
-
-
-class ComplexTooLargeError(PolyReluError):
-    """The complex would have more cells than allowed; the message gives the estimate."""
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,32 @@
-"""Exceptions raised by polyrelu.
+"""Exceptions raised by polyrelu: one error contract for the whole package.
 
-Every error polyrelu raises on bad input is a subclass of :class:`PolyReluError`,
-and its message names the offending object and position (for example
-``"layer 2 weights[1][0]: nan is not a finite number"``) and says what to do.
-The subclasses also derive from the built-in exception a Python user would
-expect (``ValueError``, ``ImportError``), so generic handlers keep working.
+Every failure that input or use can cause is a subclass of
+:class:`PolyReluError`, and its message names the offending object and
+position (for example ``"layer 2 weights[1][0]: nan is not a finite number"``)
+and says what to do. The subclasses also derive from the built-in exception a
+Python user would expect (``ValueError``, ``TypeError``, ``ImportError``), so
+generic handlers keep working. The command line maps them to exit codes:
+:class:`UsageError` (and argparse's own errors) exit with 2, every other
+:class:`PolyReluError` with 1, an interrupt with 130.
+
+An exception that is *not* a :class:`PolyReluError` escaping a public function
+is a bug in polyrelu, never the user's fault.
 """
 
 __all__ = [
     "PolyReluError",
+    "UsageError",
+    "InvalidArgumentError",
+    "OutputPathError",
+    "LimitExceededError",
+    "ComplexTooLargeError",
     "BackendUnavailableError",
     "InvalidNumberError",
     "ShapeError",
     "NetworkFormatError",
+    "UnsafeFileError",
+    "ModelMismatchError",
+    "ComplexFormatError",
     "GeometryError",
     "SymmetryError",
     "GraphError",
@@ -23,6 +37,40 @@ __all__ = [
 
 class PolyReluError(Exception):
     """Base class of every error raised by polyrelu."""
+
+
+class UsageError(PolyReluError, ValueError):
+    """The call or command line is wrong: an option value, a combination of options, a target path."""
+
+
+class InvalidArgumentError(UsageError, TypeError):
+    """A Python argument of the wrong type (a string where a network is expected, say)."""
+
+
+class OutputPathError(UsageError):
+    """An output path cannot be written: no such directory, not writable, the input file itself, a bad suffix."""
+
+
+class LimitExceededError(PolyReluError, ValueError):
+    """Input or work beyond a safety limit (digits of a number, JSON nesting, array sizes, cell counts, time).
+
+    Raised before anything large is allocated; the message names the limit
+    and how to raise it when the input is trusted.
+    """
+
+
+class ComplexTooLargeError(LimitExceededError):
+    """The complex would have more cells than allowed; the message gives the estimate.
+
+    Attributes
+    ----------
+    estimate : int or None
+        The estimated number of cells after the layer that was refused.
+    """
+
+    def __init__(self, message, estimate=None):
+        super().__init__(message)
+        self.estimate = estimate
 
 
 class BackendUnavailableError(PolyReluError, ImportError):
@@ -39,6 +87,18 @@ class ShapeError(PolyReluError, ValueError):
 
 class NetworkFormatError(PolyReluError, ValueError):
     """A network file is malformed, of a foreign format or an unknown version."""
+
+
+class UnsafeFileError(NetworkFormatError):
+    """A file could run code when opened (a pickled object); it is refused, not opened."""
+
+
+class ModelMismatchError(NetworkFormatError):
+    """A converted network does not compute what the model it came from computes."""
+
+
+class ComplexFormatError(NetworkFormatError):
+    """A complex file is malformed, fails its JSON Schema, or is geometrically inconsistent."""
 
 
 class GeometryError(PolyReluError, ValueError):
