@@ -11,16 +11,20 @@ arithmetic.
 
 import math
 import numbers
-from decimal import Decimal, InvalidOperation
+import re
+from decimal import Decimal
 from fractions import Fraction
 
 import flint
 import numpy as np
 
-from ..errors import InvalidNumberError, ShapeError
+from ..errors import InvalidNumberError, LimitExceededError, ShapeError
 
 __all__ = [
     "to_fraction",
+    "parse_number",
+    "parse_int",
+    "int_text",
     "to_fraction_vector",
     "to_fraction_matrix",
     "primitive_integer_row",
@@ -75,25 +79,115 @@ def to_fraction(value, where="value"):
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise InvalidNumberError(f"{where}: {value} is not a finite number")
-        return Fraction(value)
+        return parse_number(str(value), where)
     if isinstance(value, str):
-        text = value.strip()
-        try:
-            result = Fraction(text)
-        except (ValueError, ZeroDivisionError):
-            try:
-                dec = Decimal(text)
-            except InvalidOperation:
-                dec = None
-            if dec is not None and not dec.is_finite():
-                raise InvalidNumberError(f"{where}: {value!r} is not a finite number") from None
-            raise InvalidNumberError(
-                f"{where}: {value!r} is not a number; use an integer, a decimal or 'p/q'"
-            ) from None
-        return result
+        return parse_number(value, where)
     if isinstance(value, numbers.Rational):
         return Fraction(value.numerator, value.denominator)
     raise InvalidNumberError(f"{where}: {value!r} of type {type(value).__name__} is not a real number")
+
+
+# Bounds on number literals, checked before any digit is converted: "1e-999999999"
+# would otherwise allocate a billion-digit denominator. Raise them for trusted input.
+MAX_LITERAL_DIGITS = 20_000
+MAX_LITERAL_EXPONENT = 20_000
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_RATIO = re.compile(r"([+-]?[0-9]+)/([0-9]+)")
+_DECIMAL = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?")
+
+
+def parse_int(text, where="value"):
+    """An ASCII integer literal as an ``int``, its length checked first.
+
+    Python's own ``int(text)`` accepts other scripts' digits and refuses more
+    than 4,300 digits with a ``ValueError``; this accepts ``0-9`` only, up to
+    :data:`MAX_LITERAL_DIGITS` digits.
+
+    Raises
+    ------
+    InvalidNumberError
+        Not an ASCII integer literal.
+    LimitExceededError
+        More than :data:`MAX_LITERAL_DIGITS` digits.
+
+    Examples
+    --------
+    >>> parse_int("-120")
+    -120
+    """
+    if not _INTEGER.fullmatch(text):
+        raise InvalidNumberError(f"{where}: {_shown(text)} is not an integer; use the digits 0-9")
+    return _digits(text, where)
+
+
+def _digits(text, where):
+    if len(text) > MAX_LITERAL_DIGITS + 1:
+        raise LimitExceededError(
+            f"{where}: a number with {len(text):,} digits is over the limit of {MAX_LITERAL_DIGITS:,}; "
+            "if the input is trusted, raise polyrelu.geometry.rational.MAX_LITERAL_DIGITS"
+        )
+    # flint converts without Python's 4,300-digit guard and in quasi-linear time
+    return int(flint.fmpz(text.lstrip("+"))) if len(text) > 4000 else int(text)
+
+
+def parse_number(text, where="value"):
+    """An exact :class:`~fractions.Fraction` from an integer, ``"p/q"`` or decimal literal.
+
+    Only ASCII digits are accepted, and the digits and the exponent are
+    bounded (:data:`MAX_LITERAL_DIGITS`, :data:`MAX_LITERAL_EXPONENT`) before
+    anything is converted.
+
+    Raises
+    ------
+    InvalidNumberError
+        Not a number literal, a zero denominator, ``nan`` or ``inf``.
+    LimitExceededError
+        Too many digits, or an exponent beyond the limit.
+
+    Examples
+    --------
+    >>> parse_number("3/4"), parse_number(" -1.5e-2 "), parse_number("7")
+    (Fraction(3, 4), Fraction(-3, 200), Fraction(7, 1))
+    >>> parse_number("1e-999999999")
+    Traceback (most recent call last):
+    ...
+    polyrelu.errors.LimitExceededError: value: the exponent -999999999 is beyond ±20000; if the input is trusted, raise polyrelu.geometry.rational.MAX_LITERAL_EXPONENT
+    """
+    text = text.strip()
+    if _INTEGER.fullmatch(text):
+        return Fraction(_digits(text, where))
+    ratio = _RATIO.fullmatch(text)
+    if ratio:
+        den = _digits(ratio.group(2), where)
+        if den == 0:
+            raise InvalidNumberError(f"{where}: {_shown(text)} has a zero denominator")
+        return Fraction(_digits(ratio.group(1), where), den)
+    decimal = _DECIMAL.fullmatch(text)
+    if not decimal or not (decimal.group(2) or decimal.group(3)):
+        if text.lower().lstrip("+-") in ("nan", "inf", "infinity", "snan"):
+            raise InvalidNumberError(f"{where}: {_shown(text)} is not a finite number")
+        raise InvalidNumberError(f"{where}: {_shown(text)} is not a number; use an integer, a decimal or 'p/q' (ASCII digits)")
+    sign, whole, frac, exponent = decimal.groups()
+    frac = frac or ""
+    exp = 0
+    if exponent is not None:
+        if len(exponent.lstrip("+-").lstrip("0")) > 12:
+            exp = MAX_LITERAL_EXPONENT + 1
+        else:
+            exp = int(exponent)
+        if abs(exp) > MAX_LITERAL_EXPONENT:
+            raise LimitExceededError(
+                f"{where}: the exponent {exponent} is beyond ±{MAX_LITERAL_EXPONENT}; "
+                "if the input is trusted, raise polyrelu.geometry.rational.MAX_LITERAL_EXPONENT"
+            )
+    mantissa = _digits(sign + (whole or "0") + frac, where)
+    exp -= len(frac)
+    return Fraction(mantissa * 10**exp) if exp >= 0 else Fraction(mantissa, 10**-exp)
+
+
+def _shown(text):
+    return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
 def to_fraction_vector(values, where="vector", length=None):
@@ -198,8 +292,20 @@ def fraction_to_json(value):
     """
     value = Fraction(value)
     if value.denominator == 1:
-        return value.numerator
-    return f"{value.numerator}/{value.denominator}"
+        # json.dumps cannot write an int of more than 4,300 digits: long integers become strings
+        return value.numerator if value.numerator.bit_length() < 13_000 else int_text(value.numerator)
+    return f"{int_text(value.numerator)}/{int_text(value.denominator)}"
+
+
+def int_text(n):
+    """The decimal digits of an integer of any length (``str`` stops at 4,300 digits).
+
+    Examples
+    --------
+    >>> len(int_text(10**5000))
+    5001
+    """
+    return str(n) if n.bit_length() < 13_000 else str(flint.fmpz(n))
 
 
 def row_value(row, x):

@@ -1,0 +1,160 @@
+"""Reading untrusted files with bounded work: sizes, nesting and number literals checked first.
+
+Every reader in polyrelu goes through these checks before it allocates
+anything in proportion to what a file *declares*: the file's size is checked
+before it is read, JSON nesting before it is parsed, and every number literal
+(integer digits, decimal exponents) before it is converted. A file that breaks
+a limit is refused with :class:`~polyrelu.errors.LimitExceededError`, which
+names the limit and how to raise it when the file is trusted.
+"""
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InvalidArgumentError, LimitExceededError, NetworkFormatError
+from ..geometry.rational import parse_int
+
+__all__ = ["Limits", "DEFAULT_LIMITS", "read_json", "parse_json", "json_depth", "check_file_size"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on what a file may make polyrelu allocate.
+
+    Attributes
+    ----------
+    max_file_bytes : int
+        Largest file read (JSON text, an archive, a PyTorch file).
+    max_depth : int
+        Deepest JSON nesting of arrays and objects.
+    max_parameters : int
+        Most weights and biases in a network (declared shapes are checked
+        against it before arrays are read).
+    max_width : int
+        Widest layer.
+    max_array_bytes : int
+        Largest decompressed array (an ``.npz`` member, a tensor's storage).
+
+    Examples
+    --------
+    >>> DEFAULT_LIMITS.max_depth
+    64
+    >>> Limits(max_parameters=10).max_parameters
+    10
+    """
+
+    max_file_bytes: int = 2 << 30
+    max_depth: int = 64
+    max_parameters: int = 50_000_000
+    max_width: int = 1_000_000
+    max_array_bytes: int = 1 << 30
+
+    def __post_init__(self):
+        for name, value in vars(self).items():
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidArgumentError(f"Limits.{name} must be a positive integer, not {value!r}")
+
+
+DEFAULT_LIMITS = Limits()
+
+# Strings first, so that brackets inside them do not count.
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def json_depth(text):
+    """The deepest nesting of ``[``/``{`` in JSON text, without parsing it (linear, C speed).
+
+    Examples
+    --------
+    >>> json_depth('{"a": [[1, "]]]"], {}]}')
+    3
+    """
+    skeleton = _STRING.sub("", text)
+    skeleton = re.sub(r"[^\[\]{}]+", "", skeleton)
+    if not skeleton:
+        return 0
+    steps = np.frombuffer(skeleton.encode("ascii"), dtype=np.uint8)
+    # '[' 91 and '{' 123 open; ']' 93 and '}' 125 close
+    delta = np.where((steps == 91) | (steps == 123), 1, -1).astype(np.int64)
+    return int(np.cumsum(delta).max())
+
+
+def parse_json(text, source, limits=DEFAULT_LIMITS):
+    """Parse JSON text after checking its nesting; integers are parsed with bounded digits.
+
+    Parameters
+    ----------
+    text : str
+    source : str
+        Where the text came from, for messages.
+    limits : Limits
+
+    Raises
+    ------
+    NetworkFormatError
+        Invalid JSON (with line and column).
+    LimitExceededError
+        Nesting deeper than ``limits.max_depth``, or an integer literal with
+        too many digits.
+
+    Examples
+    --------
+    >>> parse_json('{"a": [1, 2.5, "3/4"]}', "example")
+    {'a': [1, 2.5, '3/4']}
+    >>> parse_json("[" * 100 + "]" * 100, "deep.json")
+    Traceback (most recent call last):
+    ...
+    polyrelu.errors.LimitExceededError: deep.json: JSON nested 100 levels deep, over the limit of 64; if the file is trusted, pass limits=Limits(max_depth=...)
+    """
+    depth = json_depth(text)
+    if depth > limits.max_depth:
+        raise LimitExceededError(
+            f"{source}: JSON nested {depth} levels deep, over the limit of {limits.max_depth}; "
+            "if the file is trusted, pass limits=Limits(max_depth=...)"
+        )
+    try:
+        return json.loads(text, parse_int=lambda s: parse_int(s, f"{source}: integer"))
+    except json.JSONDecodeError as exc:
+        raise NetworkFormatError(f"{source}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:  # only if max_depth was raised past the interpreter's stack
+        raise LimitExceededError(f"{source}: JSON nested too deeply for this interpreter") from None
+
+
+def read_json(path, limits=DEFAULT_LIMITS):
+    """Read and parse a JSON file, its size and nesting checked first.
+
+    Raises
+    ------
+    NetworkFormatError
+        No such file, not UTF-8 text, invalid JSON.
+    LimitExceededError
+        Larger than ``limits.max_file_bytes``, nested too deeply, a number too long.
+    """
+    path = Path(path)
+    check_file_size(path, limits)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise NetworkFormatError(f"{path}: not a UTF-8 text file; expected JSON") from None
+    except OSError as exc:
+        raise NetworkFormatError(f"{path}: cannot be read ({exc.strerror})") from None
+    return parse_json(text, str(path), limits)
+
+
+def check_file_size(path, limits=DEFAULT_LIMITS):
+    """Refuse a missing file, a non-file, or one over ``limits.max_file_bytes``; return its size."""
+    path = Path(path)
+    if not path.is_file():
+        raise NetworkFormatError(f"{path}: no such file" if not path.exists() else f"{path}: not a regular file")
+    size = os.path.getsize(path)
+    if size > limits.max_file_bytes:
+        raise LimitExceededError(
+            f"{path}: {size:,} bytes, over the limit of {limits.max_file_bytes:,}; "
+            "if the file is trusted, pass limits=Limits(max_file_bytes=...)"
+        )
+    return size
