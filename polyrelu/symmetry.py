@@ -13,6 +13,7 @@ their difference on a common refinement of their complexes.
 from dataclasses import dataclass
 
 import itertools
+import math
 import numbers
 
 from .errors import ShapeError, SymmetryError
@@ -196,8 +197,10 @@ def _fix_not_live(Ws, bs, depth, live):
         todo = [v for v in todo if v not in scales]
 
 
-def _sorted_orderings(Ws, bs, l, live):
-    """Every order of hidden layer ``l`` that sorts its incoming rows, ties in all ways.
+def _tie_groups(Ws, bs, l, live):
+    """Hidden layer ``l``'s neurons sorted by incoming row, as groups of equal rows (ties).
+
+    Every order of the layer that sorts its rows is one permutation per group.
 
     In columns of neurons that are not live only the sign of an entry enters
     the sort key (their scale is fixed only later), so rows equal elsewhere
@@ -209,9 +212,23 @@ def _sorted_orderings(Ws, bs, l, live):
         for i in range(len(Ws[l]))
     ]
     order = sorted(range(len(keys)), key=keys.__getitem__)
-    groups = [list(g) for _, g in itertools.groupby(order, key=keys.__getitem__)]
-    for choice in itertools.product(*(itertools.permutations(g) for g in groups)):
-        yield [i for g in choice for i in g]
+    return [list(g) for _, g in itertools.groupby(order, key=keys.__getitem__)]
+
+
+def _orderings(groups):
+    """Concatenations of one permutation per group, generated lazily.
+
+    ``itertools.product`` would first materialise every permutation of every
+    group (13 twins: 6 billion tuples); this yields them one at a time, so the
+    caller's limit on explored orderings is reached before anything large exists.
+    """
+    if not groups:
+        yield []
+        return
+    first, rest = groups[0], groups[1:]
+    for head in itertools.permutations(first):
+        for tail in _orderings(rest):
+            yield [*head, *tail]
 
 
 def canonical_form(net, max_tie_orders=100_000):
@@ -271,7 +288,17 @@ def canonical_form(net, max_tie_orders=100_000):
                 best = candidate
             return
         _normalize_layer(Ws, bs, l, live)
-        for perm in _sorted_orderings(Ws, bs, l, live):
+        groups = _tie_groups(Ws, bs, l, live)
+        # every ordering leads to at least one leaf: refuse before exploring a subtree that is too large
+        orderings = math.prod(math.factorial(len(g)) for g in groups)
+        if explored + orderings > max_tie_orders:
+            twins = max(len(g) for g in groups)
+            raise SymmetryError(
+                f"hidden layer {l + 1} has {twins} twin neurons (equal incoming rows): {orderings:,} orderings "
+                f"to compare, over max_tie_orders={max_tie_orders:,}; raise max_tie_orders, or merge the twins "
+                "(they act as one neuron whose outgoing weights are their sum)"
+            )
+        for perm in _orderings(groups):
             Ws2 = list(Ws)
             bs2 = list(bs)
             _apply_permutation(Ws2, bs2, l, perm)

@@ -276,6 +276,29 @@ def test_many_twins_bound():
     assert canonical_form(net, max_tie_orders=120) == canonical_form(net)
 
 
+def test_thirteen_twins_refused_before_any_ordering_exists():
+    # 13! orderings: generating them (as itertools.product did) allocated gigabytes first
+    import tracemalloc
+
+    net = ReLUNetwork([[[1, 1]] * 13, [list(range(1, 14))]], [[0] * 13, [0]])
+    tracemalloc.start()
+    try:
+        with pytest.raises(SymmetryError, match=r"13 twin neurons.*6,227,020,800 orderings"):
+            canonical_form(net)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 10_000_000
+
+
+def test_twin_orderings_explored_in_every_layer():
+    # 3 twins in layer 1 and 3 in layer 2: 36 leaves; the limit counts leaves across layers
+    net = ReLUNetwork([[[1, 0]] * 3, [[1, 2, 3]] * 3, [[1, 1, 1]]], [[0] * 3, [0] * 3, [0]])
+    with pytest.raises(SymmetryError):
+        canonical_form(net, max_tie_orders=30)
+    assert canonical_form(net, max_tie_orders=36) == canonical_form(permute(net, [[2, 0, 1], [1, 2, 0]]), max_tie_orders=36)
+
+
 def test_depth_zero():
     net = ReLUNetwork([[[1, 2]]], [[3]])
     assert canonical_form(net) == net
