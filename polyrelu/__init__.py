@@ -25,7 +25,7 @@ from .errors import (
     UnsafeFileError,
     UsageError,
 )
-from .complex import Box, CanonicalComplex, Cell, canonical_complex
+from .complex import Box, CanonicalComplex, Cell, canonical_complex, estimate_cells
 from .geometry import FaceLattice, Feasibility, LPOracle, Polyhedron
 from .network import Architecture, ReLUNetwork, load_network, network_from_dict, network_to_dict, save_network
 from .symmetry import FunctionComparison, canonical_form, difference_network, equivalent, permute, same_function, scale
@@ -79,6 +79,7 @@ __all__ = [
     "difference_network",
     "FunctionComparison",
     "canonical_complex",
+    "estimate_cells",
     "CanonicalComplex",
     "Cell",
     "Box",

@@ -251,6 +251,55 @@ class Subdivision:
         cell.signs = signs + [1]
         return (cid, minus, zero), created
 
+    # -- local copies -----------------------------------------------------------------------
+    def closure(self, cid):
+        """The closure of one cell as a subdivision of its own, with a map back to these vertices.
+
+        The copy holds the cell and all its faces (at infinity included); every
+        copied cell's ``signs`` is ``[1]`` for ``cid`` itself and ``[0]`` for its
+        proper faces. After cuts, the cells in the relative interior of ``cid``
+        are exactly those whose ``signs`` start with 1, since :meth:`cut` keeps a
+        parent's signs as the prefix of its parts' signs. Used to count what a
+        cut would create inside one cell without cutting the whole complex.
+
+        Returns
+        -------
+        Subdivision
+        list of int
+            ``vertex_map[i]``: the index in :attr:`vertices` of the copy's vertex ``i``.
+
+        Examples
+        --------
+        >>> S = Subdivision.from_arrangement([(0, 1, 0), (0, 0, 1)])
+        >>> quadrant = next(c for c in S.finite_cells() if S.cells[c].signs == [1, 1])
+        >>> Q, vertex_map = S.closure(quadrant)
+        >>> len(Q.cells), Q.finite_f_vector()
+        (7, (1, 2, 1))
+        >>> Q.cut([sum(X) - D for D, *X in (S.vertices[i] for i in vertex_map)])
+        >>> sum(1 for c in Q.finite_cells() if Q.cells[c].signs[0] == 1)
+        3
+        """
+        members, stack = {cid}, [cid]
+        while stack:
+            for f in self.cells[stack.pop()].facets:
+                if f not in members:
+                    members.add(f)
+                    stack.append(f)
+        vertex_map = self.cell_vertices(cid)
+        bit = {old: new for new, old in enumerate(vertex_map)}
+        order = sorted(members, key=lambda c: self.cells[c].dim)
+        new_id = {old: new for new, old in enumerate(order)}
+        copy = Subdivision(self.d)
+        copy.vertices = [self.vertices[i] for i in vertex_map]
+        for old in order:
+            cell = self.cells[old]
+            mask = 0
+            for i in self.cell_vertices(old):
+                mask |= 1 << bit[i]
+            copy.cells.append(_SubCell(cell.dim, cell.finite, [new_id[f] for f in cell.facets], mask, [int(old == cid)]))
+        copy.vertex_cell = [new_id[self.vertex_cell[i]] for i in vertex_map]
+        return copy, vertex_map
+
     # -- reading -----------------------------------------------------------------------------
     def finite_cells(self):
         """Ids of the cells of the complex itself (not at infinity)."""
