@@ -307,9 +307,11 @@ def _network_from_module(model, source, limits):
     for label, linear in linears:
         if linear.bias is None:
             raise NetworkFormatError(f"{source}: module {label}: Linear without bias is not supported; use bias=True")
-    layers = [(label, linear.weight, linear.bias) for label, linear in linears]
+    layers = [
+        (label, (f"module {label} weight", linear.weight), (f"module {label} bias", linear.bias)) for label, linear in linears
+    ]
     try:
-        net, reference_layers = _convert_layers(layers, source, limits, what="module")
+        net, reference_layers = _convert_layers(layers, source, limits)
     except ShapeError as exc:
         raise ModelMismatchError(
             f"{exc}: the model was read as {reading}, which cannot be the order its forward pass applies them; "
@@ -361,7 +363,7 @@ def _network_from_state_dict(state, source, limits):
             hint = " (to read a checkpoint's state dict, save that dict itself)" if isinstance(value, Mapping) else ""
             raise NetworkFormatError(f"{source}: entry {key!r} is a {type(value).__name__}, not a tensor{hint}")
         # insertion order is the file's order: groups keep the order of their first entry
-        groups.setdefault(prefix, {})[kind] = value
+        groups.setdefault(prefix, {})[kind] = (f"entry {key!r}", value)
     if not groups:
         raise NetworkFormatError(f"{source}: the state dict has no layers (no weight and bias entries)")
     layers = []
@@ -370,7 +372,7 @@ def _network_from_state_dict(state, source, limits):
             raise NetworkFormatError(f"{source}: layer {prefix!r} needs both weight and bias")
         layers.append((prefix, group["weight"], group["bias"]))
     try:
-        net, reference_layers = _convert_layers(layers, source, limits, what="layer")
+        net, reference_layers = _convert_layers(layers, source, limits)
     except ShapeError as exc:
         raise ShapeError(f"{exc}; a state dict is read in its own order, which must be the forward order") from None
     _check_against(net, None, reference_layers, source, "its layers in order", live=False)
@@ -416,22 +418,18 @@ def _integer_dtypes(torch):
     return {getattr(torch, n) for n in names if hasattr(torch, n)}
 
 
-def _convert_layers(layers, source, limits, what):
-    """The exact network of ``(label, weight, bias)`` triples, and float64 copies for the reference pass."""
+def _convert_layers(layers, source, limits):
+    """The exact network of layers ``(label, (name, weight), (name, bias))``, and float64 copies for the reference pass."""
     torch = _import_torch()
-    kinds = []
-    for label, weight, bias in layers:
-        kinds.append(
-            (
-                _tensor_kind(weight, f"{what} {label} weight", source, limits),
-                _tensor_kind(bias, f"{what} {label} bias", source, limits),
-            )
-        )
+    kinds = [[_tensor_kind(tensor, name, source, limits) for name, tensor in pair] for _, *pair in layers]
     check_layer_shapes(
-        [(tuple(w.shape), tuple(b.shape)) for _, w, b in layers], source, limits, names=[label for label, _, _ in layers]
+        [(tuple(weight.shape), tuple(bias.shape)) for _, (_, weight), (_, bias) in layers],
+        source,
+        limits,
+        names=[label for label, _, _ in layers],
     )
     Ws, bs, reference = [], [], []
-    for (label, weight, bias), (weight_kind, bias_kind) in zip(layers, kinds):
+    for (_, (_, weight), (_, bias)), (weight_kind, bias_kind) in zip(layers, kinds):
         pair = []
         for tensor, kind in ((weight, weight_kind), (bias, bias_kind)):
             double = tensor.detach().to(device="cpu", dtype=torch.float64)
