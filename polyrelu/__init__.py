@@ -27,7 +27,8 @@ from .errors import (
 )
 from .complex import Box, CanonicalComplex, Cell, canonical_complex, estimate_cells
 from .geometry import FaceLattice, Feasibility, LPOracle, Polyhedron
-from .network import Architecture, ReLUNetwork, load_network, network_from_dict, network_to_dict, save_network
+from .network import Architecture, ReLUNetwork
+from .io import Limits, load_network, network_from_dict, network_from_torch, network_to_dict, save_network
 from .symmetry import FunctionComparison, canonical_form, difference_network, equivalent, permute, same_function, scale
 from .genericity import GenericityReport, genericity
 from .identifiability import (
@@ -71,6 +72,8 @@ __all__ = [
     "save_network",
     "network_to_dict",
     "network_from_dict",
+    "network_from_torch",
+    "Limits",
     "scale",
     "permute",
     "canonical_form",

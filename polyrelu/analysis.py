@@ -83,7 +83,7 @@ class Analysis:
 
     def to_json(self):
         """A JSON-ready dict, validated by ``docs/schema/analysis.schema.json``."""
-        from .network import network_to_dict
+        from .io import network_to_dict
 
         K, W = self.complex, self.weights
         facets = list(W.weights().values())

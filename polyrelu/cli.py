@@ -16,7 +16,7 @@ from . import __version__
 from .complex import Box, canonical_complex
 from .errors import GeometryError, NetworkFormatError, PolyReluError, RecoveryError
 from .examples import bent_line_network
-from .network import load_network, save_network
+from .io import load_network, save_network
 from .symmetry import canonical_form, equivalent, permute, scale
 from .genericity import genericity
 from .geometry.rational import fraction_to_json

@@ -41,7 +41,8 @@ from .geometry import AffineSubspace, FaceLattice, Feasibility, Polyhedron, defa
 from .geometry.polyhedron import _reduce_modulo
 from .geometry.subdivision import Subdivision
 from .geometry.rational import fraction_to_json, primitive_integer_row, row_value, to_fraction, to_fraction_vector
-from .network import ReLUNetwork, network_from_dict, network_to_dict
+from .io import network_from_dict, network_to_dict
+from .network import ReLUNetwork
 
 __all__ = ["Box", "Cell", "CanonicalComplex", "canonical_complex", "estimate_cells"]
 

@@ -731,7 +731,7 @@ class IdentifiabilityReport:
 
     def to_json(self):
         """A JSON-ready dict (the witness as a network JSON object)."""
-        from .network import network_to_dict
+        from .io import network_to_dict
 
         fd = self.functional_dimension
         return {

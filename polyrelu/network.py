@@ -1,41 +1,28 @@
-"""ReLU networks with exact rational parameters: architecture, evaluation, I/O.
+"""ReLU networks with exact rational parameters: architecture and evaluation.
 
 A network of architecture ``(n0, n1, ..., nL, m)`` has ``L`` hidden ReLU layers
 and an affine output layer (DESIGN §1). Parameters are exact
 :class:`~fractions.Fraction` values: floats are converted exactly (every float
 is a dyadic rational), so every later decision (signs, cells, weights) is made
-over Q. This module also reads and writes networks: the JSON format of
-DESIGN §8, NumPy ``.npz`` archives and PyTorch ``nn.Sequential`` models.
+over Q. Reading and writing networks (JSON, NumPy ``.npz``, PyTorch) lives
+in :mod:`polyrelu.io`.
 
 Hidden neurons are named ``(layer, index)`` with ``layer`` in ``1 .. L`` and
 ``index`` from 0; sign vectors and activation patterns list them layer by
 layer, ``H = n1 + ... + nL`` entries in all.
 """
 
-import json
 import math
-import re
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 
 import flint
 import numpy as np
 
-from .errors import InvalidNumberError, NetworkFormatError, ShapeError
-from .geometry.rational import fraction_to_json, primitive_integer_row, to_fraction_matrix, to_fraction_vector
+from .errors import ShapeError
+from .geometry.rational import primitive_integer_row, to_fraction_matrix, to_fraction_vector
 
-__all__ = [
-    "Architecture",
-    "ReLUNetwork",
-    "load_network",
-    "save_network",
-    "network_to_dict",
-    "network_from_dict",
-]
-
-NETWORK_FORMAT = "polyrelu.network"
-NETWORK_VERSION = 1
+__all__ = ["Architecture", "ReLUNetwork"]
 
 
 @dataclass(frozen=True)
@@ -464,255 +451,3 @@ class ReLUNetwork:
                 layers.append((flint.fmpz_mat([[int(bi * c), *(int(v * c) for v in row)] for row, bi in zip(W, b)]), c))
             self._int_layers = layers
         return self._int_layers
-
-    @classmethod
-    def from_torch(cls, module):
-        """Build from a PyTorch ``nn.Sequential`` of ``Linear`` layers separated by ``ReLU``.
-
-        The last module must be ``Linear`` (the affine output). Float32 or
-        float64 parameters are converted exactly.
-
-        Raises
-        ------
-        NetworkFormatError
-            Another module type, a ``Linear`` without bias, or no final ``Linear``.
-        """
-        torch = _import_torch()
-        modules = list(module.children()) if isinstance(module, torch.nn.Sequential) else [module]
-        Ws, bs = [], []
-        for i, m in enumerate(modules):
-            if i % 2 == 0:
-                if not isinstance(m, torch.nn.Linear):
-                    raise NetworkFormatError(f"module {i} is {type(m).__name__}; expected Linear")
-                if m.bias is None:
-                    raise NetworkFormatError(f"module {i}: Linear without bias is not supported; use bias=True")
-                Ws.append(m.weight.detach().double().cpu().numpy())
-                bs.append(m.bias.detach().double().cpu().numpy())
-            elif not isinstance(m, torch.nn.ReLU):
-                raise NetworkFormatError(f"module {i} is {type(m).__name__}; expected ReLU between Linear layers")
-        if len(modules) % 2 == 0:
-            last = f"module {len(modules) - 1} is {type(modules[-1]).__name__}; " if modules else "no modules; "
-            raise NetworkFormatError(last + "the model must end with a Linear layer (the affine output)")
-        return cls(Ws, bs)
-
-
-# -- I/O ---------------------------------------------------------------------------------
-def network_to_dict(net):
-    """The network JSON object of DESIGN §8, with exact numbers.
-
-    Examples
-    --------
-    >>> net = ReLUNetwork([[["1/2", 1]], [[2]]], [[0], ["-1/3"]])
-    >>> network_to_dict(net)["layers"][0]
-    {'weights': [['1/2', 1]], 'biases': [0]}
-    """
-    return {
-        "format": NETWORK_FORMAT,
-        "version": NETWORK_VERSION,
-        "layers": [
-            {"weights": [[fraction_to_json(v) for v in row] for row in W], "biases": [fraction_to_json(v) for v in b]}
-            for W, b in net.layers
-        ],
-    }
-
-
-def network_from_dict(obj, source="network"):
-    """Read the network JSON object of DESIGN §8.
-
-    Numbers may be JSON integers, JSON floats (converted exactly), or decimal
-    or ``"p/q"`` strings.
-
-    Raises
-    ------
-    NetworkFormatError
-        Not a polyrelu network object, wrong ``format`` or ``version``, missing keys.
-    ShapeError, InvalidNumberError
-        Bad layer shapes or entries (the message names the layer and entry).
-    """
-    if not isinstance(obj, dict):
-        raise NetworkFormatError(f"{source}: expected a JSON object, got {type(obj).__name__}")
-    fmt = obj.get("format")
-    if fmt != NETWORK_FORMAT:
-        raise NetworkFormatError(
-            f"{source}: not a polyrelu network (format is {fmt!r}, expected {NETWORK_FORMAT!r})"
-        )
-    version = obj.get("version")
-    if version != NETWORK_VERSION:
-        raise NetworkFormatError(
-            f"{source}: unsupported version {version!r}; this polyrelu reads version {NETWORK_VERSION}"
-        )
-    layers = obj.get("layers")
-    if not isinstance(layers, list) or not layers:
-        raise NetworkFormatError(f"{source}: 'layers' must be a non-empty list of {{'weights', 'biases'}} objects")
-    for l, layer in enumerate(layers, start=1):
-        if not isinstance(layer, dict) or "weights" not in layer or "biases" not in layer:
-            raise NetworkFormatError(f"{source}: layer {l} must be an object with 'weights' and 'biases'")
-        if not isinstance(layer["weights"], list) or not all(isinstance(r, list) for r in layer["weights"]):
-            raise NetworkFormatError(f"{source}: layer {l} weights must be a list of rows")
-        if not isinstance(layer["biases"], list):
-            raise NetworkFormatError(f"{source}: layer {l} biases must be a list")
-    return ReLUNetwork([layer["weights"] for layer in layers], [layer["biases"] for layer in layers], name=obj.get("name"))
-
-
-def save_network(net, path):
-    """Write ``net`` to ``path``: ``.json`` (exact) or ``.npz`` (float64, only if exact).
-
-    Raises
-    ------
-    NetworkFormatError
-        An unknown suffix, or an ``.npz`` target for parameters that float64
-        cannot hold exactly (use JSON then).
-    """
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix == ".json":
-        data = network_to_dict(net)
-        if net.name:
-            data["name"] = net.name
-        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    elif suffix == ".npz":
-        arrays = {}
-        for l, (W, b) in enumerate(net.layers, start=1):
-            for key, values in ((f"W{l}", W), (f"b{l}", b)):
-                try:
-                    arr = np.array(values, dtype=float)
-                except OverflowError:
-                    raise NetworkFormatError(f"{path}: {key} has entries too large for float64; save as .json") from None
-                if any(Fraction(f) != v for f, v in zip(arr.ravel().tolist(), np.ravel(np.array(values, dtype=object)))):
-                    raise NetworkFormatError(f"{path}: {key} has entries float64 cannot hold exactly; save as .json")
-                arrays[key] = arr
-        np.savez(path, **arrays)
-    else:
-        raise NetworkFormatError(f"{path}: unknown suffix {path.suffix!r}; use .json or .npz")
-
-
-def load_network(path):
-    """Read a network from ``.json``, ``.npz``, or (with torch installed) ``.pt``/``.pth``.
-
-    Parameters
-    ----------
-    path : str or Path
-        ``.json``: DESIGN §8 format. ``.npz``: arrays ``W1, b1, W2, b2, ...``.
-        ``.pt``/``.pth``: a saved ``nn.Sequential`` of ``Linear``/``ReLU`` or its
-        ``state_dict``.
-
-    Raises
-    ------
-    NetworkFormatError
-        Missing file, invalid JSON, a foreign or malformed file.
-    ShapeError, InvalidNumberError
-        Bad shapes or entries, named by layer and position. Nothing is half-loaded.
-
-    Examples
-    --------
-    >>> import tempfile, os
-    >>> net = ReLUNetwork.random((2, 3, 1), seed=4)
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     save_network(net, os.path.join(tmp, "net.json"))
-    ...     load_network(os.path.join(tmp, "net.json")) == net
-    True
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise NetworkFormatError(f"{path}: no such file")
-    suffix = path.suffix.lower()
-    if suffix == ".json":
-        try:
-            # NaN and Infinity tokens parse to floats; validation then names their layer and entry.
-            obj = json.loads(path.read_text(encoding="utf-8"))
-        except UnicodeDecodeError:
-            raise NetworkFormatError(f"{path}: not a text file") from None
-        except json.JSONDecodeError as exc:
-            raise NetworkFormatError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-        try:
-            return network_from_dict(obj, source=str(path))
-        except (ShapeError, InvalidNumberError) as exc:
-            raise type(exc)(f"{path}: {exc}") from None
-    if suffix == ".npz":
-        return _load_npz(path)
-    if suffix in (".pt", ".pth"):
-        return _load_torch_file(path)
-    raise NetworkFormatError(f"{path}: unknown suffix {path.suffix!r}; expected .json, .npz, .pt or .pth")
-
-
-def _load_npz(path):
-    try:
-        archive = np.load(path, allow_pickle=False)
-    except Exception as exc:  # numpy raises several types for non-archives
-        raise NetworkFormatError(f"{path}: not a NumPy .npz archive ({exc})") from None
-    if not hasattr(archive, "files"):
-        raise NetworkFormatError(f"{path}: holds a single array, expected arrays W1, b1, W2, b2, ...")
-    with archive:
-        names = set(archive.files)
-        pattern = re.compile(r"^[Wb]([1-9][0-9]*)$")
-        bad = sorted(n for n in names if not pattern.match(n))
-        if bad:
-            raise NetworkFormatError(f"{path}: unexpected arrays {bad}; expected W1, b1, W2, b2, ...")
-        count = max((int(pattern.match(n).group(1)) for n in names), default=0)
-        if count == 0:
-            raise NetworkFormatError(f"{path}: no arrays W1, b1, ... found")
-        missing = [f"{k}{l}" for l in range(1, count + 1) for k in "Wb" if f"{k}{l}" not in names]
-        if missing:
-            raise NetworkFormatError(f"{path}: missing arrays {missing}")
-        arrays = {}
-        for n in sorted(names):
-            try:
-                arrays[n] = archive[n]
-            except Exception as exc:  # object (pickled) arrays, damaged members
-                raise NetworkFormatError(f"{path}: cannot read array {n} ({exc}); expected integers or floats") from None
-    for n, arr in arrays.items():
-        if arr.dtype.kind not in "iuf":
-            raise InvalidNumberError(f"{path}: array {n} has dtype {arr.dtype}, expected integers or floats")
-    return ReLUNetwork([arrays[f"W{l}"] for l in range(1, count + 1)], [arrays[f"b{l}"] for l in range(1, count + 1)])
-
-
-def _import_torch():
-    try:
-        import torch
-    except ImportError:
-        raise NetworkFormatError("reading PyTorch files needs torch: pip install 'polyrelu[torch]'") from None
-    return torch
-
-
-def _load_torch_file(path):
-    torch = _import_torch()
-    try:
-        obj = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception:
-        try:
-            # A whole pickled nn.Module cannot be read with weights_only; the
-            # user asked for this file, so trust it as torch itself would.
-            obj = torch.load(path, map_location="cpu", weights_only=False)
-        except Exception as exc:
-            raise NetworkFormatError(f"{path}: torch cannot read it ({type(exc).__name__}: {exc})") from None
-    return _network_from_torch_object(obj, str(path))
-
-
-def _network_from_torch_object(obj, source):
-    torch = _import_torch()
-    if isinstance(obj, torch.nn.Module):
-        return ReLUNetwork.from_torch(obj)
-    if isinstance(obj, dict):
-        return _network_from_state_dict(obj, source)
-    raise NetworkFormatError(f"{source}: holds a {type(obj).__name__}, expected an nn.Sequential or its state_dict")
-
-
-def _network_from_state_dict(state, source):
-    groups = {}
-    for key, value in state.items():
-        prefix, _, kind = str(key).rpartition(".")
-        if kind not in ("weight", "bias"):
-            raise NetworkFormatError(f"{source}: unexpected entry {key!r} in the state dict")
-        groups.setdefault(prefix, {})[kind] = value
-    def order(prefix):
-        return [int(p) if p.isdigit() else p for p in prefix.split(".")]
-    Ws, bs = [], []
-    for prefix in sorted(groups, key=order):
-        g = groups[prefix]
-        if "weight" not in g or "bias" not in g:
-            raise NetworkFormatError(f"{source}: layer {prefix!r} needs both weight and bias")
-        Ws.append(g["weight"].detach().double().cpu().numpy())
-        bs.append(g["bias"].detach().double().cpu().numpy())
-    if not Ws:
-        raise NetworkFormatError(f"{source}: the state dict has no layers")
-    return ReLUNetwork(Ws, bs)
