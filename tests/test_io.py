@@ -153,8 +153,16 @@ def test_json_nan_and_infinity_tokens(tmp_path, token):
 def test_json_overflowing_float_is_named(tmp_path):
     path = write(tmp_path / "big.json", net_json([{"weights": [[1, 1e999]], "biases": [0]}]).replace("Infinity", "1e999"))
     assert "1e999" in path.read_text()
-    with pytest.raises(InvalidNumberError, match=re.escape("layer 1 weights[0][1]")):
+    with pytest.raises(InvalidNumberError, match="1e999 is outside the float64 range; write it as a string"):
         load_network(path)
+
+
+def test_json_underflowing_float_is_refused_not_read_as_zero(tmp_path):
+    path = write(tmp_path / "tiny.json", net_json([{"weights": [[1, 2]], "biases": [0]}]).replace("2]]", "1e-400]]"))
+    with pytest.raises(InvalidNumberError, match="1e-400 is outside the float64 range"):
+        load_network(path)
+    exact = write(tmp_path / "exact.json", net_json([{"weights": [[1, "1e-400"]], "biases": ["0.0e-400"]}]))
+    assert load_network(exact).weights[0][0][1] == F(1, 10**400)
 
 
 @pytest.mark.parametrize("bad", ['"abc"', "null", "true", "[1]", '{"a": 1}', '"1/0"', '""'])

@@ -73,9 +73,10 @@ def to_fraction(value, where="value"):
     if isinstance(value, (int, np.integer)):
         return Fraction(int(value))
     if isinstance(value, (float, np.floating)):
-        if not math.isfinite(value):
+        if not np.isfinite(value):
             raise InvalidNumberError(f"{where}: {float(value)!r} is not a finite number")
-        return Fraction(float(value))
+        # as_integer_ratio is exact for every binary format, long double included (float() would round it)
+        return Fraction(*value.as_integer_ratio())
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise InvalidNumberError(f"{where}: {value} is not a finite number")

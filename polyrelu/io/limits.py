@@ -9,6 +9,7 @@ names the limit and how to raise it when the file is trusted.
 """
 
 import json
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InvalidArgumentError, LimitExceededError, NetworkFormatError
+from ..errors import InvalidArgumentError, InvalidNumberError, LimitExceededError, NetworkFormatError
 from ..geometry.rational import parse_int
 
 __all__ = ["Limits", "DEFAULT_LIMITS", "read_json", "parse_json", "json_depth", "check_file_size"]
@@ -118,11 +119,27 @@ def parse_json(text, source, limits=DEFAULT_LIMITS):
             "if the file is trusted, pass limits=Limits(max_depth=...)"
         )
     try:
-        return json.loads(text, parse_int=lambda s: parse_int(s, f"{source}: integer"))
+        return json.loads(text, parse_int=lambda s: parse_int(s, f"{source}: integer"), parse_float=lambda s: _float(s, source))
     except json.JSONDecodeError as exc:
         raise NetworkFormatError(f"{source}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:  # only if max_depth was raised past the interpreter's stack
         raise LimitExceededError(f"{source}: JSON nested too deeply for this interpreter") from None
+
+
+def _float(literal, source):
+    """A JSON float literal as the nearest float64, refused when that changes it beyond rounding.
+
+    ``1e999`` would become ``inf`` and ``1e-400`` would become ``0.0``: a
+    silent misread of an exact file. Such numbers must be written as strings,
+    which are read exactly.
+    """
+    value = float(literal)
+    if not math.isfinite(value) or (value == 0 and any(ch in "123456789" for ch in literal.partition("e")[0].partition("E")[0])):
+        raise InvalidNumberError(
+            f"{source}: the number {literal[:40]} is outside the float64 range; write it as a string "
+            f'("{literal[:40]}") to have it read exactly'
+        )
+    return value
 
 
 def read_json(path, limits=DEFAULT_LIMITS):
