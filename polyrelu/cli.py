@@ -304,7 +304,15 @@ def load(spec):
 
         widths = tuple(int(p) for p in parts)
         _check_architecture(widths, spec)
-        return generic_network(widths, seed=1) if kind == "generic" else seeded_gaussian_network(widths)
+        if kind == "randn":
+            return seeded_gaussian_network(widths)
+        try:
+            return generic_network(widths, seed=1)
+        except ComplexTooLargeError as exc:  # raised while checking genericity: --max-cells does not reach there
+            raise UsageError(
+                f"{spec}: too large for a built-in generic network, whose genericity is checked on its complex ({exc}); "
+                f"choose smaller widths, or builtin:randn-{rest}"
+            ) from None
     raise UsageError(
         f"unknown built-in network {spec!r}: use builtin:bent-line, builtin:generic-2-3-2-1 or builtin:randn-2-8-8-1 "
         "(widths are positive integers joined by '-', input first)"

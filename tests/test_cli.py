@@ -193,6 +193,7 @@ def net_file(tmp_path):
         (["complex", "builtin:randn-2-5000-1"], "width 5000 is over 4096"),
         (["complex", "builtin:generic-2-2000-2000-1"], "4,010,001 parameters, over 2,000,000"),
         (["complex", "builtin:randn-2-0-1"], "width 0; every width must be at least 1"),
+        (["complex", "builtin:generic-2-3000-1"], "too large for a built-in generic network"),
         (["complex", "builtin:randn-2-x-1"], "unknown built-in network"),
         (["complex", "builtin:randn-" + "9" * 5000 + "-1"], "unknown built-in network"),
         (["survey", "--depths", "x"], "argument --depths: 'x': expected positive integers"),
