@@ -622,6 +622,8 @@ def _check_arguments(args):
         _check_architecture((args.input, *[widest] * deepest, 1), f"survey architecture {args.input}-{widest}^{deepest}-1")
     if getattr(args, "domain", None):
         parse_domain(args.domain)
+    elif getattr(args, "float", False):
+        raise UsageError("--float needs a bounded domain: add --domain box:LO,HI (e.g. box:-8,8)")
     sources = (getattr(args, "network", None), getattr(args, "source", None))
     inputs = [spec for spec in sources if spec and not spec.startswith("builtin:")]
     outputs = (

@@ -204,6 +204,7 @@ def net_file(tmp_path):
         (["survey", "--depths", "999999999"], "999999999 hidden layers, over 1000"),
         (["complex", "builtin:randn-2" + "-1" * 1001], "1001 layers, over 1000"),
         (["recover", "--from", "{net}", "--max-queries", "0"], "--max-queries 0: must be a positive integer"),
+        (["recover", "--from", "{net}", "--float"], "--float needs a bounded domain"),
         (["analyze", "builtin:generic-4-3-1", "--plot", "{dir}/a.png"], "--plot draws networks with 2 or 3 inputs"),
     ],
 )
