@@ -212,6 +212,7 @@ def interrupt(tmp_path, command, signum, moment):
         ("weights", signal.SIGINT, "write"),
         ("weights", signal.SIGTERM, "write"),
     ],
+    ids=lambda value: value.name if isinstance(value, signal.Signals) else value,
 )
 def test_an_interrupted_command_leaves_the_previous_output_intact(tmp_path, command, signum, moment):
     code, err = interrupt(tmp_path, command, signum, moment)
