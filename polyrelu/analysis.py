@@ -16,6 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .atomic import atomic_write, check_output_path
 from .errors import ShapeError
 
 __all__ = ["Analysis", "analyze", "slice_network", "thinnest_region"]
@@ -88,6 +89,7 @@ class Analysis:
         K, W = self.complex, self.weights
         facets = list(W.weights().values())
         visible = [f for f in facets if any(f.weight)]
+        largest = max((max(abs(v) for v in f.euclidean_weight) for f in visible), default=0.0)
         fd = self.functional_dimension
         return {
             "format": FORMAT,
@@ -107,7 +109,8 @@ class Analysis:
             "weights": {
                 "interior_facets": len(facets),
                 "visible_facets": len(visible),
-                "max_abs_euclidean_weight": max((max(abs(v) for v in f.euclidean_weight) for f in visible), default=0.0),
+                # JSON has no infinity: a weight beyond the float range is written as null
+                "max_abs_euclidean_weight": None if math.isinf(largest) else largest,
             },
             "genericity": {c.name: c.holds for c in self.genericity.conditions},
             "dependency_graph": self.graph.to_json(),
@@ -124,11 +127,35 @@ class Analysis:
         }
 
     def write_json(self, path):
-        with open(path, "w") as fh:
-            json.dump(self.to_json(), fh, indent=1)
+        """Write :meth:`to_json` to ``path``, atomically: the previous file survives any failure.
+
+        Raises
+        ------
+        OutputPathError
+            ``path`` cannot be written (checked before anything is computed).
+        """
+        check_output_path(path)
+        data = self.to_json()
+        with atomic_write(path) as fh:
+            json.dump(data, fh, indent=1, allow_nan=False)
 
     def plot(self, path=None, ax=None):
-        """Draw the complex (2-D inputs; 3-D inputs as the slice ``x3 = 0``), hypersurfaces coloured by layer."""
+        """Draw the complex (2-D inputs; 3-D inputs as the slice ``x3 = 0``), hypersurfaces coloured by layer.
+
+        Parameters
+        ----------
+        path : str or os.PathLike, optional
+            Also write the figure here (see :func:`~polyrelu.plot.save_figure`;
+            the path is checked before anything is drawn).
+        ax : matplotlib Axes, optional
+
+        Raises
+        ------
+        OutputPathError
+            ``path`` cannot be written or has a suffix other than .png, .svg, .pdf.
+        ShapeError
+            The network has neither 2 nor 3 inputs.
+        """
         import matplotlib
 
         if path is not None:
@@ -136,9 +163,11 @@ class Analysis:
         import matplotlib.pyplot as plt
 
         from .complex import canonical_complex
-        from .plot import plot_complex, save_figure
+        from .plot import check_figure_path, plot_complex, save_figure
         from .tropical import tropical_weights
 
+        if path is not None:
+            check_figure_path(path)
         n0 = self.network.architecture.input_dim
         if n0 == 2:
             K, W, title = self.complex, self.weights, f"{self.network.name or 'network'}"
@@ -156,7 +185,7 @@ class Analysis:
         return ax
 
 
-def analyze(network, domain=None, inradius=True):
+def analyze(network, domain=None, inradius=True, *, max_cells=1_000_000):
     """Everything at once: complex, weights, genericity, dependency graph, functional dimension, verdicts.
 
     Parameters
@@ -166,10 +195,18 @@ def analyze(network, domain=None, inradius=True):
         As for :func:`~polyrelu.complex.canonical_complex`.
     inradius : bool
         Also compute the thinnest region's inradius (cvxpy; float diagnostic).
+    max_cells : int
+        Refuse, before enumerating a layer, a canonical complex estimated to
+        have more cells (as for :func:`~polyrelu.complex.canonical_complex`).
 
     Returns
     -------
     Analysis
+
+    Raises
+    ------
+    ComplexTooLargeError
+        The network's complex would have more than ``max_cells`` cells.
 
     Examples
     --------
@@ -194,14 +231,14 @@ def analyze(network, domain=None, inradius=True):
         timings[name] = time.perf_counter() - start
         return value
 
-    K = timed("complex", lambda: canonical_complex(network, domain))
+    K = timed("complex", lambda: canonical_complex(network, domain, max_cells=max_cells))
     W = timed("weights", lambda: tropical_weights(K))
     report = timed("genericity", lambda: genericity(K, weighted=W))
     G = timed("dependency graph", lambda: dependency_graph(breakpoint_complex(W)))
     H = depth_hierarchy(G) if G.is_dag() else None
     fd = timed("functional dimension", lambda: functional_dimension(network, complex_=K))
-    ident = timed("identifiability", lambda: identifiability_report(network, domain))
-    minimal = timed("minimality", lambda: minimality_report(network, domain))
+    ident = timed("identifiability", lambda: identifiability_report(network, domain, max_cells=max_cells))
+    minimal = timed("minimality", lambda: minimality_report(network, domain, max_cells=max_cells))
     thin, box = None, None
     if inradius:
         box = _clip_box(K)
@@ -250,7 +287,11 @@ def thinnest_region(complex_, box=None):
     # a progress bar on a terminal only, and only once the loop has run for a second
     for region in tqdm(K.regions(), desc="inradius", delay=1.0, disable=None, file=sys.stderr, leave=False):
         ieqs, eqns = region.polyhedron.minimal_h_representation()
-        rows = [tuple(float(v) for v in r) for r in ieqs]
+        rows = [_float_row(r) for r in ieqs]
+        if any(r is not None and r[0] == -math.inf for r in rows):
+            continue  # the region lies beyond the float range: floats cannot measure it
+        # a facet beyond the float range on the far side is no constraint for floats
+        rows = [r for r in rows if r is not None and r[0] != math.inf]
         if box is not None:
             for i in range(n0):
                 for s in (1, -1):
@@ -269,6 +310,24 @@ def thinnest_region(complex_, box=None):
         if problem.status == cp.OPTIMAL and (best is None or r.value < best[0]):
             best = (float(r.value), region.id)
     return best
+
+
+def _float_row(row):
+    """An inequality ``b + a·x >= 0`` as floats, scaled exactly by ``max |a_i|`` first.
+
+    The scaling keeps ``a`` within ``[-1, 1]`` however large the exact integers
+    are; ``b`` becomes ``±inf`` when the facet lies beyond the float range, and
+    a row without a normal (the empty polyhedron's) is None.
+    """
+    scale = max(abs(v) for v in row[1:])
+    if not scale:
+        return None
+    scaled = [Fraction(v) / scale for v in row]
+    try:
+        b = float(scaled[0])
+    except OverflowError:
+        b = math.inf if scaled[0] > 0 else -math.inf
+    return (b, *(float(v) for v in scaled[1:]))
 
 
 def slice_network(network, origin, u, v):

@@ -1,28 +1,68 @@
-"""Command-line interface: ``polyrelu demo``, ``info``, ``complex``, ``weights``, ``graph``, ``analyze``, ``survey``.
+"""Command-line interface: ``polyrelu demo``, ``info``, ``complex``, ``weights``, ``graph``, ``analyze``, ``recover``, ``survey``.
 
 ``NET`` is a network file (.json, .npz, .pt, .pth) or a built-in example,
 ``builtin:bent-line``, ``builtin:generic-A-B-...`` (e.g. ``builtin:generic-2-3-3-2-1``,
 :func:`~polyrelu.examples.generic_network` with seed 1) or ``builtin:randn-A-B-...``
-(the seed-0 Gaussian benchmark recipe, :func:`~polyrelu.examples.seeded_gaussian_network`).
+(the seed-0 Gaussian benchmark recipe, :func:`~polyrelu.examples.seeded_gaussian_network`);
+built-in networks have at most 1000 layers of width at most 4096 and 2,000,000 parameters.
+
+Before any work, every option is checked: numbers, ``--domain``, and every
+output path (``-o``, ``--json``, ``--graphml``, ``--plot``): its directory must
+exist and be writable, it must not be a directory or the input file, and its
+suffix must fit (``.json``, ``.graphml``, ``.png``/``.svg``/``.pdf`` or none,
+which writes a PNG to exactly that path). Outputs are written atomically: a
+failure or an interrupt leaves the previous file as it was. Commands that
+build a canonical complex (``complex``, ``weights``, ``graph``, ``analyze``)
+refuse one estimated to exceed ``--max-cells`` (default 1,000,000).
+
+Exit status: 0 success (``recover``: 1 when recovery fails); 1 an error in the
+input or a limit (a malformed network file, a complex over ``--max-cells``);
+2 a usage error (a bad option value or output path; argparse's errors too);
+70 a bug in polyrelu (an exception that is not a
+:class:`~polyrelu.errors.PolyReluError`); 130 interrupted (Ctrl-C); 143
+terminated (``SIGTERM``). Every failure is one line on stderr,
+``polyrelu: error: ...``; ``polyrelu --debug COMMAND ...`` adds the traceback.
 """
 
 import argparse
+import contextlib
+import inspect
 import json
+import os
+import signal
 import sys
+import threading
 import time
+import traceback
 from fractions import Fraction
 
 from . import __version__
+from .atomic import atomic_write, check_output_path
 from .complex import Box, canonical_complex
-from .errors import GeometryError, NetworkFormatError, PolyReluError, RecoveryError
+from .errors import (
+    ComplexTooLargeError,
+    InvalidNumberError,
+    LimitExceededError,
+    PolyReluError,
+    RecoveryError,
+    UsageError,
+)
 from .examples import bent_line_network
 from .io import load_network, save_network
+from .plot import check_figure_path
 from .symmetry import canonical_form, equivalent, permute, scale
 from .genericity import genericity
-from .geometry.rational import fraction_to_json
+from .geometry.rational import fraction_to_json, parse_number
 from .tropical import bent_hypersurfaces, breakpoint_complex, tropical_weights
 
-__all__ = ["main", "network_report", "load"]
+__all__ = ["main", "network_report", "load", "parse_domain", "survey_table"]
+
+# Built-in names are typed, not read from a file: absurd sizes are refused before anything is allocated.
+_BUILTIN_MAX_WIDTH = 4096
+_BUILTIN_MAX_LAYERS = 1000
+_BUILTIN_MAX_PARAMETERS = 2_000_000
+_DEFAULT_MAX_CELLS = inspect.signature(canonical_complex).parameters["max_cells"].default
+_NETWORK_SUFFIXES = (".json", ".npz")  # what save_network writes
 
 
 def _num(v):
@@ -138,35 +178,68 @@ def _demo_dependency(breakpoints):
 def parse_domain(text):
     """Parse ``box:LO,HI`` (or ``box:LO1,HI1;LO2,HI2;...`` per coordinate) into a :class:`Box`.
 
+    Raises
+    ------
+    UsageError
+        Not of that form, a bound that is not a number (or has too many
+        digits), or a lower bound not below its upper bound.
+
     Examples
     --------
     >>> parse_domain("box:-10,10")
     Box(lower=Fraction(-10, 1), upper=Fraction(10, 1))
+    >>> parse_domain("box:1,0")
+    Traceback (most recent call last):
+    ...
+    polyrelu.errors.UsageError: --domain 'box:1,0': lower[0] = 1 is not below upper[0] = 0; write box:LO,HI with LO < HI, e.g. box:-10,10
     """
     kind, _, spec = text.partition(":")
     if kind != "box" or not spec:
-        raise GeometryError(f"domain {text!r}: expected box:LO,HI or box:LO1,HI1;LO2,HI2;...")
-    try:
-        pairs = [tuple(Fraction(v) for v in part.split(",")) for part in spec.split(";")]
-    except ValueError:
-        raise GeometryError(f"domain {text!r}: the bounds must be numbers such as -10, 1/2 or 0.25") from None
-    if any(len(p) != 2 for p in pairs):
-        raise GeometryError(f"domain {text!r}: each coordinate needs LO,HI")
+        raise UsageError(f"--domain {text!r}: expected box:LO,HI or box:LO1,HI1;LO2,HI2;... (e.g. box:-10,10)")
+    pairs = []
+    for i, part in enumerate(spec.split(";")):
+        bounds = part.split(",")
+        if len(bounds) != 2:
+            raise UsageError(f"--domain {text!r}: each coordinate needs LO,HI (e.g. box:-1,1;0,2 in two dimensions)")
+        try:
+            lo, hi = (parse_number(v, f"--domain {text!r}") for v in bounds)
+        except (InvalidNumberError, LimitExceededError) as exc:
+            raise UsageError(f"{exc}; the bounds must be numbers such as -10, 1/2 or 0.25") from None
+        if lo >= hi:
+            raise UsageError(
+                f"--domain {text!r}: lower[{i}] = {lo} is not below upper[{i}] = {hi}; write box:LO,HI with LO < HI, e.g. box:-10,10"
+            )
+        pairs.append((lo, hi))
     if len(pairs) == 1:
         return Box(*pairs[0])
     return Box([p[0] for p in pairs], [p[1] for p in pairs])
 
 
-def _complex_command(args):
-    net = load(args.network)
-    domain = parse_domain(args.domain) if args.domain else None
-    start = time.perf_counter()
-    K = canonical_complex(net, domain, progress=None)
-    elapsed = time.perf_counter() - start
+def _domain(args, net):
+    """The ``--domain`` of ``args`` for ``net`` (None for all of ``R^n0``); a per-coordinate box must fit ``n0``."""
+    if not args.domain:
+        return None
+    box = parse_domain(args.domain)
     n0 = net.architecture.input_dim
-    expected = 1 if domain is not None else (-1) ** n0
+    if isinstance(box.lower, list) and len(box.lower) != n0:
+        raise UsageError(
+            f"--domain {args.domain!r} bounds {len(box.lower)} coordinates; the network has {n0} inputs "
+            "(give one LO,HI for all, or one per input)"
+        )
+    return box
+
+
+def _complex_command(args):
+    net = load(args.network, trust_pickle=args.trust_pickle)
+    domain = _domain(args, net)
+    n0 = net.architecture.input_dim
+    # flushed before the work starts: the user sees what is being computed
     print(f"network           {args.network}  ({net.architecture})")
-    print(f"domain            {args.domain or f'R^{n0}'}")
+    print(f"domain            {args.domain or f'R^{n0}'}", flush=True)
+    start = time.perf_counter()
+    K = canonical_complex(net, domain, max_cells=args.max_cells, progress=None)
+    elapsed = time.perf_counter() - start
+    expected = 1 if domain is not None else (-1) ** n0
     print(f"f-vector          {K.f_vector()}  ({len(K)} cells, {len(K.regions())} regions)")
     print(f"Euler char.       {K.euler_characteristic()}  (expected {expected})")
     print(f"time              {elapsed:.3f} s")
@@ -176,12 +249,13 @@ def _complex_command(args):
 
 
 def _weights_command(args):
-    net = load(args.network)
-    domain = parse_domain(args.domain) if args.domain else None
-    K = canonical_complex(net, domain)
+    net = load(args.network, trust_pickle=args.trust_pickle)
+    domain = _domain(args, net)
+    print(f"network           {args.network}  ({net.architecture})", flush=True)
+    K = canonical_complex(net, domain, max_cells=args.max_cells)
     W = tropical_weights(K)
     B = bent_hypersurfaces(K, W)
-    print(f"network           {args.network}  ({net.architecture}), f-vector {K.f_vector()}")
+    print(f"f-vector          {K.f_vector()}")
     print("neuron     facets  visible  bends  Euclidean weights of its facets (floats for display; exact in the API)")
     for (layer, index), b in B.items():
         ws = [W.weight(f) for f in b.facets if f in W.weights()]
@@ -190,14 +264,22 @@ def _weights_command(args):
         print(f"({layer}, {index})  {len(b.facets):>9}  {visible:>7}  {len(b.bends):>5}  {'; '.join(shown) or '-'}")
     print(genericity(K, weighted=W, hypersurfaces=B))
     if args.output:
-        with open(args.output, "w") as fh:
+        with atomic_write(args.output) as fh:
             json.dump(W.to_json(B), fh)
             fh.write("\n")
         print(f"written           {args.output}")
 
 
-def load(spec):
+def load(spec, *, trust_pickle=False):
     """A network from a file or a built-in example name (``builtin:bent-line``, ``builtin:generic-2-3-1``, ``builtin:randn-2-8-8-1``).
+
+    Raises
+    ------
+    UsageError
+        An unknown built-in name, or a built-in network over 4096 wide, 1000
+        layers deep or 2,000,000 parameters (refused before anything is allocated).
+    NetworkFormatError
+        See :func:`~polyrelu.io.load_network`; ``trust_pickle`` is passed on to it.
 
     Examples
     --------
@@ -205,33 +287,67 @@ def load(spec):
     (2, 3, 2, 1)
     >>> load("builtin:randn-2-8-8-1").name
     'seed-0 randn 2→8→8→1'
+    >>> load("builtin:randn-2-100000-1")
+    Traceback (most recent call last):
+    ...
+    polyrelu.errors.UsageError: builtin:randn-2-100000-1: width 100000 is over 4096, the largest a built-in network may have; save a network file to go beyond
     """
     if not spec.startswith("builtin:"):
-        return load_network(spec)
+        return load_network(spec, trust_pickle=trust_pickle)
     name = spec.partition(":")[2]
     if name == "bent-line":
         return bent_line_network()
     kind, _, rest = name.partition("-")
-    if kind in ("generic", "randn"):
+    parts = rest.split("-")
+    if kind in ("generic", "randn") and len(parts) >= 2 and all(p.isascii() and p.isdigit() and len(p) < 10 for p in parts):
         from .examples import generic_network, seeded_gaussian_network
 
+        widths = tuple(int(p) for p in parts)
+        _check_architecture(widths, spec)
+        if kind == "randn":
+            return seeded_gaussian_network(widths)
         try:
-            widths = tuple(int(w) for w in rest.split("-"))
-        except ValueError:
-            widths = ()
-        if len(widths) >= 2 and all(w > 0 for w in widths):
-            return generic_network(widths, seed=1) if kind == "generic" else seeded_gaussian_network(widths)
-    raise NetworkFormatError(
-        f"unknown built-in network {spec!r}: use builtin:bent-line, builtin:generic-2-3-2-1 or builtin:randn-2-8-8-1"
+            return generic_network(widths, seed=1)
+        except ComplexTooLargeError as exc:  # raised while checking genericity: --max-cells does not reach there
+            raise UsageError(
+                f"{spec}: too large for a built-in generic network, whose genericity is checked on its complex ({exc}); "
+                f"choose smaller widths, or builtin:randn-{rest}"
+            ) from None
+    raise UsageError(
+        f"unknown built-in network {spec!r}: use builtin:bent-line, builtin:generic-2-3-2-1 or builtin:randn-2-8-8-1 "
+        "(widths are positive integers joined by '-', input first)"
     )
+
+
+def _check_architecture(widths, what):
+    """Refuse widths outside ``1 .. 4096``, over 1000 layers or 2,000,000 parameters, before anything is allocated."""
+    if len(widths) - 1 > _BUILTIN_MAX_LAYERS:
+        raise UsageError(f"{what}: {len(widths) - 1} layers, over {_BUILTIN_MAX_LAYERS} for a built-in network")
+    for w in widths:
+        if w < 1:
+            raise UsageError(f"{what}: width {w}; every width must be at least 1")
+        if w > _BUILTIN_MAX_WIDTH:
+            raise UsageError(
+                f"{what}: width {w} is over {_BUILTIN_MAX_WIDTH}, the largest a built-in network may have; "
+                "save a network file to go beyond"
+            )
+    parameters = sum((a + 1) * b for a, b in zip(widths, widths[1:]))
+    if parameters > _BUILTIN_MAX_PARAMETERS:
+        raise UsageError(
+            f"{what}: {parameters:,} parameters, over {_BUILTIN_MAX_PARAMETERS:,} for a built-in network; "
+            "save a network file to go beyond"
+        )
 
 
 def _analyze_command(args):
     from .analysis import analyze
 
-    net = load(args.network)
-    domain = parse_domain(args.domain) if args.domain else None
-    result = analyze(net, domain, inradius=not args.no_inradius)
+    net = load(args.network, trust_pickle=args.trust_pickle)
+    domain = _domain(args, net)
+    n0 = net.architecture.input_dim
+    if args.plot and n0 not in (2, 3):
+        raise UsageError(f"--plot draws networks with 2 or 3 inputs (3: the slice x3 = 0); this one has {n0}")
+    result = analyze(net, domain, inradius=not args.no_inradius, max_cells=args.max_cells)
     print(result)
     if args.json:
         result.write_json(args.json)
@@ -245,7 +361,7 @@ def _recover_command(args):
     from .recovery import network_oracle, recover_network
     from .symmetry import equivalent, same_function
 
-    net = load(args.source)
+    net = load(args.source, trust_pickle=args.trust_pickle)
     domain = parse_domain(args.domain) if args.domain else None
     if args.float and domain is None:
         raise RecoveryError("--float needs a bounded domain: add --domain box:LO,HI (e.g. box:-8,8)")
@@ -286,8 +402,7 @@ def survey_table(input_dim, depths, widths, samples, seed=0):
 
 
 def _survey_command(args):
-    depths = [int(v) for v in args.depths.split(",")]
-    widths = [int(v) for v in args.widths.split(",")]
+    depths, widths = args.depths, args.widths
     print(f"random Gaussian parameters, {args.samples} draws per cell (seeds {args.seed}..), input width {args.input}, "
           "output width 1; each cell: % generic / % functional dimension D - H / % identifiable by the theorem\n")
     print(survey_table(args.input, depths, widths, args.samples, args.seed))
@@ -296,15 +411,15 @@ def _survey_command(args):
 def _graph_command(args):
     from .dependency import dependency_graph, depth_hierarchy, parameter_dependency_graph
 
-    net = load(args.network)
-    domain = parse_domain(args.domain) if args.domain else None
+    net = load(args.network, trust_pickle=args.trust_pickle)
+    domain = _domain(args, net)
+    print(f"network           {args.network}  ({net.architecture})", flush=True)
     start = time.perf_counter()
-    K = canonical_complex(net, domain)
+    K = canonical_complex(net, domain, max_cells=args.max_cells)
     W = tropical_weights(K)
     G = dependency_graph(breakpoint_complex(W))
     elapsed = time.perf_counter() - start
     C = G.candidates
-    print(f"network           {args.network}  ({net.architecture})")
     print(f"candidates        {len(C)} candidate bent hypersurfaces from f alone "
           f"({sum(1 for c in C if c.hyperplane is not None)} flat), {len(C.crossings)} crossings")
     for u in C.unresolved:
@@ -352,34 +467,63 @@ def _graph_command(args):
 
 
 def main(argv=None):
-    """Entry point of the ``polyrelu`` command."""
-    parser = argparse.ArgumentParser(prog="polyrelu", description="Exact polyhedral geometry of ReLU networks.")
+    """Run the ``polyrelu`` command and return its exit status (see the module docstring).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 success; 1 an input error or a limit; 2 a usage error; 70 a bug in
+        polyrelu; 130 interrupted; 143 terminated. Failures print one line on
+        stderr (with ``--debug``, the traceback first). Nothing is raised.
+
+    Examples
+    --------
+    >>> main(["complex", "builtin:bent-line", "--domain", "box:1,0"])
+    2
+    """
+    parser = _Parser(prog="polyrelu", description="Exact polyhedral geometry of ReLU networks.")
     parser.add_argument("--version", action="version", version=f"polyrelu {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error (give it before the command)")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="report on the built-in example network")
     info = sub.add_parser("info", help="architecture, parameter counts and canonical form of a network file")
+    _add_trust_pickle(info)
     info.add_argument("network", help="a .json, .npz, .pt or .pth network file")
     cx = sub.add_parser("complex", help="the canonical polyhedral complex: f-vector, Euler characteristic, JSON")
+    _add_trust_pickle(cx)
     cx.add_argument("network", help="a .json, .npz, .pt or .pth network file")
     cx.add_argument("--domain", help="box:LO,HI (default: all of R^n0)")
     cx.add_argument("-o", "--output", help="write the complex as JSON here")
+    _add_max_cells(cx)
     wt = sub.add_parser("weights", help="tropical weights per neuron and the genericity verdict")
+    _add_trust_pickle(wt)
     wt.add_argument("network", help="a .json, .npz, .pt or .pth network file")
     wt.add_argument("--domain", help="box:LO,HI (default: all of R^n0)")
     wt.add_argument("-o", "--output", help="write the complex with weights and bent hypersurfaces as JSON here")
+    _add_max_cells(wt)
     gr = sub.add_parser("graph", help="candidate hypersurfaces, dependency graph, layers and depth lower bound")
+    _add_trust_pickle(gr)
     gr.add_argument("network", help="a .json, .npz, .pt or .pth network file")
     gr.add_argument("--domain", help="box:LO,HI (default: all of R^n0)")
     gr.add_argument("--json", help="write the graph as JSON here")
     gr.add_argument("--graphml", help="write the graph as GraphML (typed attributes) here")
     gr.add_argument("--plot", help="draw the graph by layers into this image file")
+    _add_max_cells(gr)
     an = sub.add_parser("analyze", help="one report: complex, weights, genericity, graph, functional dimension, verdicts")
+    _add_trust_pickle(an)
     an.add_argument("network", help="a network file, or builtin:bent-line / builtin:generic-2-3-3-2-1")
     an.add_argument("--domain", help="box:LO,HI (default: all of R^n0)")
+    _add_max_cells(an)
     an.add_argument("--json", help="write the analysis as JSON here")
     an.add_argument("--plot", help="draw the complex (2-D, or the slice x3 = 0 in 3-D) into this image file")
     an.add_argument("--no-inradius", action="store_true", help="skip the cvxpy conditioning diagnostic")
     rc = sub.add_parser("recover", help="rebuild the network from function values alone (a black-box oracle)")
+    _add_trust_pickle(rc)
     rc.add_argument("--from", dest="source", required=True, help="the network behind the oracle: a file or builtin:generic-2-3-2-1")
     rc.add_argument("-o", "--output", help="write the recovered network as JSON here")
     rc.add_argument("--domain", help="box:LO,HI (default: all of R^n0)")
@@ -388,35 +532,160 @@ def main(argv=None):
     rc.add_argument("--seed", type=int, default=0)
     sv = sub.add_parser("survey", help="over random parameters: % generic, % rank D - H, % identifiable (depth × width)")
     sv.add_argument("--input", type=int, default=2, help="input width n0 (default 2)")
-    sv.add_argument("--depths", default="1,2,3", help="numbers of hidden layers, e.g. 1,2,3")
-    sv.add_argument("--widths", default="2,3,4", help="hidden widths, e.g. 2,3,4")
+    sv.add_argument("--depths", default="1,2,3", type=_positive_list, help="numbers of hidden layers, e.g. 1,2,3")
+    sv.add_argument("--widths", default="2,3,4", type=_positive_list, help="hidden widths, e.g. 2,3,4")
     sv.add_argument("--samples", type=int, default=20)
     sv.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    start = time.perf_counter()
-    status = 0
+    debug = False
+    with _terminate_as_interrupt():
+        try:
+            args = parser.parse_args(argv)
+            debug = args.debug
+            _check_arguments(args)
+            start = time.perf_counter()
+            status = _COMMANDS[args.command](args) or 0
+            print(f"\n({time.perf_counter() - start:.2f} s)")
+            return status
+        except SystemExit as exc:  # --help and --version
+            return exc.code if isinstance(exc.code, int) else 0
+        except _Terminated:
+            return _fail("terminated", 143, debug)
+        except KeyboardInterrupt:
+            return _fail("interrupted", 130, debug)
+        except ComplexTooLargeError as exc:
+            message = f"error: {exc}"
+            if hasattr(args, "max_cells"):  # the command has the option: say how to use it
+                larger = f"--max-cells {exc.estimate}" if exc.estimate else "a larger --max-cells"
+                message += f" (on the command line: {larger}, or a bounded --domain box:LO,HI)"
+            return _fail(message, 1, debug)
+        except UsageError as exc:
+            return _fail(f"error: {exc}", 2, debug)
+        except PolyReluError as exc:
+            return _fail(f"error: {exc}", 1, debug)
+        except BrokenPipeError:  # the reader of stdout went away (`polyrelu ... | head`): nothing to say
+            _silence_stdout()
+            return 141
+        except OSError as exc:  # the operating system refused: a full disk, a vanished directory
+            return _fail(f"error: {exc}", 1, debug)
+        except Exception as exc:
+            return _fail(
+                f"internal error: {type(exc).__name__}: {exc} — a bug in polyrelu, not in your input; "
+                "rerun with --debug (polyrelu --debug ...) to see the traceback and please report it",
+                70,
+                debug,
+            )
+
+
+_COMMANDS = {
+    "demo": lambda args: _demo(),
+    "info": lambda args: print(network_report(load(args.network, trust_pickle=args.trust_pickle))),
+    "complex": _complex_command,
+    "weights": _weights_command,
+    "graph": _graph_command,
+    "analyze": _analyze_command,
+    "recover": _recover_command,
+    "survey": _survey_command,
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors raised as :class:`UsageError` (one line, exit 2), not printed with the usage."""
+
+    def error(self, message):
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+def _add_trust_pickle(parser):
+    parser.add_argument(
+        "--trust-pickle", action="store_true",
+        help="open a .pt/.pth file that needs full unpickling (a whole saved model): this RUNS CODE from the file; "
+        "only for files you made yourself",
+    )
+
+
+def _add_max_cells(parser):
+    parser.add_argument(
+        "--max-cells", type=int, default=_DEFAULT_MAX_CELLS, metavar="N",
+        help=f"refuse a canonical complex estimated to have more cells (default {_DEFAULT_MAX_CELLS:,})",
+    )
+
+
+def _positive_list(text):
+    """``"1,2,3"`` as ``[1, 2, 3]``: positive integers joined by commas (an argparse ``type``)."""
+    parts = text.split(",")
+    if not all(p.strip().isascii() and p.strip().isdigit() and len(p.strip()) < 10 and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected positive integers joined by commas, e.g. 1,2,3")
+    return [int(p) for p in parts]
+
+
+def _check_arguments(args):
+    """Every option checked before any work: numbers, the domain, and the output paths.
+
+    Output paths are checked before the network is loaded, so that a typo in
+    ``-o`` costs milliseconds, not the computation.
+    """
+    for dest, lowest in (("max_cells", 1), ("max_queries", 1), ("samples", 1), ("input", 1), ("seed", 0)):
+        value = getattr(args, dest, None)
+        if value is not None and value < lowest:
+            wanted = "a positive integer" if lowest else "an integer >= 0"
+            raise UsageError(f"--{dest.replace('_', '-')} {value}: must be {wanted}")
+    if args.command == "survey":  # the deepest and widest architecture is the largest
+        deepest, widest = max(args.depths), max(args.widths)
+        if deepest > _BUILTIN_MAX_LAYERS:
+            raise UsageError(f"--depths: {deepest} hidden layers, over {_BUILTIN_MAX_LAYERS}; survey shallower networks")
+        _check_architecture((args.input, *[widest] * deepest, 1), f"survey architecture {args.input}-{widest}^{deepest}-1")
+    if getattr(args, "domain", None):
+        parse_domain(args.domain)
+    elif getattr(args, "float", False):
+        raise UsageError("--float needs a bounded domain: add --domain box:LO,HI (e.g. box:-8,8)")
+    sources = (getattr(args, "network", None), getattr(args, "source", None))
+    inputs = [spec for spec in sources if spec and not spec.startswith("builtin:")]
+    outputs = (
+        ("output", _NETWORK_SUFFIXES if args.command == "recover" else (".json",)),
+        ("json", (".json",)),
+        ("graphml", (".graphml",)),
+    )
+    for dest, suffixes in outputs:
+        path = getattr(args, dest, None)
+        if path is not None:
+            check_output_path(path, suffixes=suffixes, inputs=inputs)
+    if getattr(args, "plot", None) is not None:
+        check_figure_path(args.plot, inputs=inputs)
+
+
+class _Terminated(KeyboardInterrupt):
+    """``SIGTERM``, raised like Ctrl-C so that the same cleanup runs (atomic writes remove their temporary files)."""
+
+
+def _raise_terminated(signum, frame):
+    raise _Terminated
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """Within the block, ``SIGTERM`` raises :class:`_Terminated`; the previous handler is restored after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set signal handlers; SIGTERM keeps its default there
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
-        if args.command == "demo":
-            _demo()
-        elif args.command == "complex":
-            _complex_command(args)
-        elif args.command == "weights":
-            _weights_command(args)
-        elif args.command == "graph":
-            _graph_command(args)
-        elif args.command == "analyze":
-            _analyze_command(args)
-        elif args.command == "survey":
-            _survey_command(args)
-        elif args.command == "recover":
-            status = _recover_command(args)
-        else:
-            print(network_report(load(args.network)))
-    except PolyReluError as exc:
-        print(f"polyrelu: error: {exc}", file=sys.stderr)
-        return 2
-    print(f"\n({time.perf_counter() - start:.2f} s)")
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
+def _fail(message, status, debug):
+    """Print ``polyrelu: <message>`` as one line on stderr (after the traceback with ``--debug``); return ``status``."""
+    if debug:
+        traceback.print_exc()
+    print("polyrelu: " + " ".join(message.split()), file=sys.stderr)
     return status
+
+
+def _silence_stdout():
+    """Point stdout at the null device, so that flushing at exit does not fail again on the closed pipe."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 if __name__ == "__main__":

@@ -22,8 +22,10 @@ The graph algorithms themselves (layerings, chains, GraphML) live in
 import json
 from dataclasses import dataclass
 
-from .errors import GraphError, GraphFormatError
+from .atomic import atomic_write, check_output_path
+from .errors import GraphError, GraphFormatError, NetworkFormatError
 from .graphs import igraph_to_networkx, longest_layered_chain, longest_path_layers, read_graphml, write_graphml
+from .io.limits import DEFAULT_LIMITS, read_json
 
 __all__ = [
     "CandidateHypersurface",
@@ -432,20 +434,37 @@ class DependencyGraph:
         return cls(graph, network_depth=data.get("network_depth"), output_dim=data.get("output_dim"))
 
     def write_json(self, path):
-        with open(path, "w") as fh:
-            json.dump(self.to_json(), fh, indent=1)
+        """Write :meth:`to_json` to ``path``, atomically: the previous file survives any failure.
+
+        Raises
+        ------
+        OutputPathError
+            ``path`` cannot be written (checked before anything is computed).
+        """
+        check_output_path(path)
+        data = self.to_json()
+        with atomic_write(path) as fh:
+            json.dump(data, fh, indent=1)
 
     @classmethod
-    def read_json(cls, path):
+    def read_json(cls, path, limits=DEFAULT_LIMITS):
+        """Read a graph written by :meth:`write_json`; the file's size and nesting are checked first.
+
+        Raises
+        ------
+        GraphFormatError
+            No such file, invalid JSON, or not a polyrelu dependency graph.
+        LimitExceededError
+            The file is over a limit of ``limits``.
+        """
         try:
-            with open(path) as fh:
-                data = json.load(fh)
-        except (OSError, ValueError) as exc:
-            raise GraphFormatError(f"{path}: cannot read JSON ({exc})") from None
+            data = read_json(path, limits)
+        except NetworkFormatError as exc:
+            raise GraphFormatError(str(exc)) from None
         return cls.from_json(data)
 
     def write_graphml(self, path):
-        """GraphML with typed attributes (see :func:`polyrelu.graphs.write_graphml`)."""
+        """GraphML with typed attributes (see :func:`polyrelu.graphs.write_graphml`), written atomically."""
         write_graphml(self.graph, path)
 
     @classmethod

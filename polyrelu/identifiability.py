@@ -550,7 +550,7 @@ class MinimalityReport:
         return "\n".join(lines)
 
 
-def minimality_report(network, domain=None):
+def minimality_report(network, domain=None, *, max_cells=1_000_000):
     """Which hidden neurons can go without changing ``f``, each with an exact proof (DESIGN §6).
 
     Tries, for every hidden neuron, (a) deleting it (dead neurons, neurons
@@ -564,6 +564,8 @@ def minimality_report(network, domain=None):
     :func:`~polyrelu.symmetry.same_function` proves it equal on the domain.
     Without a removal, the evidence of minimality is the dependency graph of
     ``f``: as many candidate bent hypersurfaces per inferred layer as neurons.
+    ``max_cells`` bounds the network's canonical complex as in
+    :func:`~polyrelu.complex.canonical_complex`.
 
     Returns
     -------
@@ -589,7 +591,7 @@ def minimality_report(network, domain=None):
     from tqdm import tqdm
 
     arch = network.architecture
-    K = canonical_complex(network, domain)
+    K = canonical_complex(network, domain, max_cells=max_cells)
     removals = []
     neurons = tqdm(arch.hidden_neurons(), desc="neurons", delay=1.0, disable=None, file=sys.stderr, leave=False)
     for layer, index in neurons:
@@ -744,7 +746,7 @@ class IdentifiabilityReport:
         }
 
 
-def identifiability_report(network, domain=None):
+def identifiability_report(network, domain=None, *, max_cells=1_000_000):
     """Is ``θ`` determined by ``f`` up to permutations and positive scalings? With the evidence (DESIGN §6).
 
     The verdicts, strongest evidence first:
@@ -764,6 +766,9 @@ def identifiability_report(network, domain=None):
       first order; the conditions of the theorem do not all hold.
     - ``"undecided"``: none of the above (e.g. the rank falls short but no exact
       second parameter was found along the kernel directions).
+
+    ``max_cells`` bounds the network's canonical complex as in
+    :func:`~polyrelu.complex.canonical_complex`.
 
     Returns
     -------
@@ -785,7 +790,7 @@ def identifiability_report(network, domain=None):
     from .symmetry import equivalent, same_function
 
     arch = network.architecture
-    K = canonical_complex(network, domain)
+    K = canonical_complex(network, domain, max_cells=max_cells)
     generic = genericity(K)
     fd = functional_dimension(network, complex_=K)
     evidence = [

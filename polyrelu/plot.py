@@ -8,12 +8,18 @@ up to the final conversion of clipped vertices to floats for drawing.
 """
 
 import math
+import os
 from fractions import Fraction
+from pathlib import Path
 
-from .errors import GeometryError
+from .atomic import atomic_write, check_output_path
+from .errors import GeometryError, OutputPathError
 from .geometry import Polyhedron
 
-__all__ = ["plot_complex", "plot_dependency_graph", "save_figure"]
+__all__ = ["plot_complex", "plot_dependency_graph", "check_figure_path", "save_figure"]
+
+# the suffixes a figure may have and the matplotlib format each asks for
+_FIGURE_FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf", "": "png"}
 
 
 def _clip_box(K, margin):
@@ -103,7 +109,7 @@ def plot_complex(complex_, weights=None, ax=None, margin="1/2", window=None, tit
             layer = fw.neurons[0][0] if fw.neurons else 0
             size = max(abs(v) for v in fw.euclidean_weight)
             style = "--" if size == 0 else "-"
-            width = 0.8 + 3.2 * size / top
+            width = 0.8 + 3.2 * (1.0 if size == top else size / top)  # inf / inf for weights beyond floats
         else:  # the domain's boundary
             layer, style, width = 0, ":", 0.8
         layers_seen.add(layer)
@@ -189,9 +195,64 @@ def plot_dependency_graph(graph, ax=None, highlight_chain=True, title=None):
     return ax
 
 
+def check_figure_path(path, inputs=()) -> str:
+    """Check that a figure can be written to ``path`` and return its image format.
+
+    The format comes from the suffix: ``.png``, ``.svg`` or ``.pdf`` (any
+    case); a path without a suffix is a PNG written to exactly that path.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    inputs : sequence of str or os.PathLike
+        Files the caller reads: the figure must not overwrite one of them.
+
+    Returns
+    -------
+    str
+        ``"png"``, ``"svg"`` or ``"pdf"``.
+
+    Raises
+    ------
+    OutputPathError
+        Another suffix, or a path :func:`~polyrelu.atomic.check_output_path` refuses.
+
+    Examples
+    --------
+    >>> check_figure_path("complex.SVG"), check_figure_path("complex")
+    ('svg', 'png')
+    >>> check_figure_path("complex.jpg")
+    Traceback (most recent call last):
+    ...
+    polyrelu.errors.OutputPathError: complex.jpg: a figure is written as .png, .svg or .pdf (or PNG with no suffix), not '.jpg'; rename the file
+    """
+    suffix = Path(path).suffix.lower() if isinstance(path, (str, os.PathLike)) else ""
+    if suffix not in _FIGURE_FORMATS:
+        raise OutputPathError(
+            f"{path}: a figure is written as .png, .svg or .pdf (or PNG with no suffix), not {suffix!r}; rename the file"
+        )
+    check_output_path(path, inputs=inputs)
+    return _FIGURE_FORMATS[suffix]
+
+
 def save_figure(ax, path):
-    """Write the figure of ``ax`` to ``path`` (the format from its suffix) and close it."""
+    """Write the figure of ``ax`` to ``path`` and close it.
+
+    The format is the one :func:`check_figure_path` reads off the suffix (PNG
+    when there is none), and the file is written atomically
+    (:func:`~polyrelu.atomic.atomic_write`): after any failure the previous
+    file at ``path`` is still there, unchanged.
+
+    Raises
+    ------
+    OutputPathError
+        See :func:`check_figure_path`.
+    """
     import matplotlib.pyplot as plt
 
-    ax.figure.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(ax.figure)
+    try:
+        image_format = check_figure_path(path)
+        with atomic_write(path, "wb") as fh:
+            ax.figure.savefig(fh, format=image_format, dpi=120, bbox_inches="tight")
+    finally:
+        plt.close(ax.figure)

@@ -56,9 +56,39 @@ class FacetWeight:
 
     @property
     def euclidean_weight(self):
-        """``w(σ)·|ν|``, the weight relative to the unit normal (floats, for display)."""
-        norm = math.sqrt(sum(v * v for v in self.normal))
-        return tuple(float(w) * norm for w in self.weight)
+        """``w(σ)·|ν|``, the weight relative to the unit normal (floats, for display).
+
+        Computed from the exact ``w(σ)`` and ``|ν|²``, correctly rounded up to
+        an ulp or two; an entry beyond the float range is ``±inf`` (never an
+        ``OverflowError``), one below it ``0.0``.
+
+        Examples
+        --------
+        >>> FacetWeight(0, (Fraction(10) ** 400, Fraction(1, 2)), (1, 1), 0, 1, ()).euclidean_weight
+        (inf, 0.7071067811865476)
+        """
+        square = sum(v * v for v in self.normal)
+        return tuple(_times_square_root(w, square) for w in self.weight)
+
+
+def _times_square_root(value, square):
+    """``value·√square`` as a float from the exact ``value`` (a rational) and ``square`` (an integer >= 0).
+
+    ``value²·square`` is formed exactly and scaled by an even power of two into
+    ``[1/4, 4)``, where ``float`` and ``sqrt`` are accurate; the power comes
+    back with ``ldexp``, which overflows to ``inf`` instead of raising.
+    """
+    value = Fraction(value)
+    if not value or not square:
+        return 0.0
+    num, den = value.numerator**2 * square, value.denominator**2
+    shift = (num.bit_length() - den.bit_length()) // 2 * 2
+    scaled = Fraction(num, den << shift) if shift >= 0 else Fraction(num << -shift, den)
+    try:
+        magnitude = math.ldexp(math.sqrt(float(scaled)), shift // 2)
+    except OverflowError:
+        magnitude = math.inf
+    return magnitude if value > 0 else -magnitude
 
 
 class WeightedComplex:

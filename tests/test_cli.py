@@ -1,11 +1,20 @@
-"""The command line: demo, info and complex, as a user runs them."""
+"""The command line as a user runs it: the commands, their outputs, and one error contract.
+
+Exit status: 0 success, 1 an input error or a limit, 2 a usage error, 70 a
+bug, 130 interrupted (143 terminated: see test_outputs.py); every failure is
+one line on stderr, with the traceback only under ``--debug``.
+"""
 
 import json
+import os
 from fractions import Fraction
+from pathlib import Path
 
 import jsonschema
 import pytest
+from referencing import Registry, Resource
 
+import polyrelu.complex
 from polyrelu import CanonicalComplex, ReLUNetwork, canonical_complex, save_network
 from polyrelu.cli import main, parse_domain
 from polyrelu.complex import Box
@@ -79,9 +88,9 @@ def test_complex_command_bad_domain_exits_2_with_message(tmp_path, capsys, domai
     assert message in err and "Traceback" not in err
 
 
-def test_missing_network_file_exits_2(tmp_path, capsys):
+def test_missing_network_file_is_an_input_error(tmp_path, capsys):
     code, _, err = run(capsys, "info", str(tmp_path / "nope.json"))
-    assert code == 2 and "no such file" in err
+    assert code == 1 and "no such file" in err
 
 
 def test_parse_domain_per_coordinate_box():
@@ -151,3 +160,199 @@ def test_graph_command_reports_junctions(tmp_path, capsys):
     assert code == 0
     assert out.count("  unresolved cell ") == 2 and "a junction" in out
     assert "the layering does not say which shallower realization" in out
+
+
+# -- one error contract ------------------------------------------------------------------------------------
+
+
+def one_line(err):
+    assert err.count("\n") == 1 and err.endswith("\n"), f"not one line on stderr: {err!r}"
+    assert "Traceback" not in err
+    return err
+
+
+@pytest.fixture
+def net_file(tmp_path):
+    path = tmp_path / "net.json"
+    save_network(bent_line_network(), path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["complex", "{net}", "--bogus"], "unrecognized arguments: --bogus"),
+        (["frobnicate"], "invalid choice: 'frobnicate'"),
+        (["complex"], "the following arguments are required: network"),
+        (["complex", "{net}", "--max-cells", "0"], "--max-cells 0: must be a positive integer"),
+        (["complex", "{net}", "--max-cells", "many"], "invalid int value: 'many'"),
+        (["complex", "{net}", "--domain", "box:1e999999999,2"], "the exponent 999999999 is beyond"),
+        (["complex", "{net}", "--domain", "box:-1,1;0,1;0,1"], "bounds 3 coordinates; the network has 2 inputs"),
+        (["complex", "{net}", "--domain", "box:-1,1,2"], "each coordinate needs LO,HI"),
+        (["complex", "{net}", "-o", "{dir}/out.txt"], "'.txt' is not one of .json"),
+        (["complex", "builtin:randn-2-5000-1"], "width 5000 is over 4096"),
+        (["complex", "builtin:generic-2-2000-2000-1"], "4,010,001 parameters, over 2,000,000"),
+        (["complex", "builtin:randn-2-0-1"], "width 0; every width must be at least 1"),
+        (["complex", "builtin:generic-2-3000-1"], "too large for a built-in generic network"),
+        (["complex", "builtin:randn-2-x-1"], "unknown built-in network"),
+        (["complex", "builtin:randn-" + "9" * 5000 + "-1"], "unknown built-in network"),
+        (["survey", "--depths", "x"], "argument --depths: 'x': expected positive integers"),
+        (["survey", "--widths", "2,-3"], "argument --widths: '2,-3': expected positive integers"),
+        (["survey", "--samples", "-1"], "--samples -1: must be a positive integer"),
+        (["survey", "--widths", "9000"], "width 9000 is over 4096"),
+        (["survey", "--seed", "-1"], "--seed -1: must be an integer >= 0"),
+        (["survey", "--depths", "999999999"], "999999999 hidden layers, over 1000"),
+        (["complex", "builtin:randn-2" + "-1" * 1001], "1001 layers, over 1000"),
+        (["recover", "--from", "{net}", "--max-queries", "0"], "--max-queries 0: must be a positive integer"),
+        (["recover", "--from", "{net}", "--float"], "--float needs a bounded domain"),
+        (["analyze", "builtin:generic-4-3-1", "--plot", "{dir}/a.png"], "--plot draws networks with 2 or 3 inputs"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line_saying_what_to_write(net_file, capsys, argv, message):
+    argv = [a.format(net=net_file, dir=net_file.parent) for a in argv]
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert one_line(err).startswith("polyrelu: error: ") and message in err
+
+
+def test_malformed_network_file_is_an_input_error(tmp_path, capsys):
+    path = tmp_path / "net.json"
+    path.write_text('{"format": "polyrelu.network", "layers": [')
+    code, out, err = run(capsys, "complex", str(path))
+    assert code == 1 and out == ""
+    assert one_line(err).startswith(f"polyrelu: error: {path}")
+
+
+def test_debug_shows_the_traceback_then_the_same_line(tmp_path, capsys):
+    path = tmp_path / "net.json"
+    path.write_text("not json")
+    code, _, plain = run(capsys, "info", str(path))
+    debug_code, _, err = run(capsys, "--debug", "info", str(path))
+    assert code == debug_code == 1
+    assert err.startswith("Traceback (most recent call last):") and "NetworkFormatError" in err
+    assert err.splitlines()[-1] == one_line(plain).rstrip("\n")
+
+
+def test_a_bug_is_one_line_naming_it_and_asking_for_a_report(net_file, capsys, monkeypatch):
+    def broken(*args, **kwargs):
+        raise ValueError("an internal invariant failed")
+
+    monkeypatch.setattr("polyrelu.cli.canonical_complex", broken)
+    code, _, err = run(capsys, "complex", str(net_file))
+    assert code == 70
+    assert "ValueError: an internal invariant failed" in one_line(err)
+    assert "bug in polyrelu" in err and "--debug" in err and "report" in err
+    code, _, err = run(capsys, "--debug", "complex", str(net_file))
+    assert code == 70 and "Traceback (most recent call last)" in err and "in broken" in err
+
+
+def test_ctrl_c_in_process_exits_130_with_one_line(net_file, capsys, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("polyrelu.cli.canonical_complex", interrupted)
+    code, _, err = run(capsys, "complex", str(net_file))
+    assert (code, err) == (130, "polyrelu: interrupted\n")
+
+
+def test_too_large_complex_names_the_estimate_and_the_options(capsys):
+    code, _, err = run(capsys, "complex", "builtin:randn-2-30-30-1", "--max-cells", "100")
+    assert code == 1
+    assert "would bring the complex to about" in one_line(err) and "over max_cells=100" in err
+    assert "--max-cells" in err and "--domain" in err
+
+
+def test_max_cells_reaches_every_complex_of_the_network_in_analyze(capsys, monkeypatch):
+    seen = []
+    build = polyrelu.complex.canonical_complex
+
+    def recording(net, domain=None, **kwargs):
+        seen.append((net, kwargs.get("max_cells")))
+        return build(net, domain, **kwargs)
+
+    monkeypatch.setattr(polyrelu.complex, "canonical_complex", recording)
+    code, _, _ = run(capsys, "analyze", "builtin:bent-line", "--no-inradius", "--max-cells", "4321")
+    assert code == 0
+    own = [cells for net, cells in seen if net == bent_line_network()]
+    assert len(own) >= 3 and set(own) == {4321}  # the analysis, identifiability and minimality complexes
+
+
+# -- output paths: checked first, written exactly where asked ----------------------------------------------
+
+BAD_OUTPUTS = [
+    ("complex", "-o", "missing/c.json"),
+    ("complex", "-o", "c.graphml"),
+    ("weights", "-o", "missing/w.json"),
+    ("weights", "-o", "."),
+    ("graph", "--json", "g.txt"),
+    ("graph", "--graphml", "missing/g.graphml"),
+    ("graph", "--plot", "g.jpg"),
+    ("analyze", "--json", "missing/a.json"),
+    ("analyze", "--plot", "a.gif"),
+    ("recover", "-o", "r.txt"),
+    ("complex", "-o", "net.json"),  # the input file itself
+    ("recover", "-o", "net.json"),
+]
+
+
+@pytest.mark.parametrize("command, option, name", BAD_OUTPUTS)
+def test_a_bad_output_path_fails_before_the_network_is_loaded(net_file, capsys, monkeypatch, command, option, name):
+    monkeypatch.setattr("polyrelu.cli.load", lambda spec: pytest.fail("the network was loaded before the path was checked"))
+    monkeypatch.setattr("polyrelu.cli.load_network", lambda spec: pytest.fail("the network was loaded"))
+    source = ["--from", str(net_file)] if command == "recover" else [str(net_file)]
+    before = sorted(os.listdir(net_file.parent))
+    code, out, err = run(capsys, command, *source, option, str(net_file.parent / name))
+    assert code == 2 and out == ""
+    assert one_line(err).startswith("polyrelu: error: ")
+    assert sorted(os.listdir(net_file.parent)) == before
+    assert net_file.read_bytes() == open(net_file, "rb").read() and load_ok(net_file)
+
+
+def load_ok(path):
+    from polyrelu import load_network
+
+    return load_network(path) == bent_line_network()
+
+
+def test_plot_without_suffix_writes_exactly_that_path_as_png(tmp_path, capsys):
+    code, out, _ = run(capsys, "graph", "builtin:bent-line", "--plot", str(tmp_path / "x"))
+    assert code == 0 and f"written           {tmp_path / 'x'}" in out
+    assert os.listdir(tmp_path) == ["x"]
+    assert (tmp_path / "x").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# -- weights beyond the float range --------------------------------------------------------------------------
+
+
+def test_weights_of_1e300_are_shown_as_inf_and_written_exactly(tmp_path, capsys):
+    big = 1e300  # products of two such weights are beyond float64
+    net = ReLUNetwork([[[big, 0], [0, big], [big, big]], [[big, big, -big]]], [[0, -big, big], [big]])
+    path, out_path = tmp_path / "net.json", tmp_path / "w.json"
+    save_network(net, path)
+    code, out, err = run(capsys, "weights", str(path), "-o", str(out_path))
+    assert code == 0 and err == ""
+    rows = [line.split() for line in out.splitlines() if line.startswith("(1, ")]
+    assert [row[-1] for row in rows] == ["inf", "inf", "-inf"]
+    data = json.loads(out_path.read_text())
+    with open("docs/schema/complex.schema.json") as fh:
+        jsonschema.validate(data, json.load(fh))
+    exact = {Fraction(w) for f in data["facet_weights"] for w in f["weight"]}
+    assert Fraction(big) ** 2 in exact  # the exact weight, not a rounded one
+
+
+def test_analyze_json_stays_valid_beyond_the_float_range(tmp_path, capsys):
+    huge = Fraction(10) ** 400  # integer facet normals beyond float64 too
+    net = ReLUNetwork([[[huge, 1], [1, -huge], [1, 1]], [[huge, 1, -1]]], [[0, 1, -1], [0]])
+    path, out_path = tmp_path / "net.json", tmp_path / "a.json"
+    save_network(net, path)
+    code, out, err = run(capsys, "analyze", str(path), "--json", str(out_path))
+    assert code == 0, err
+    assert "conditioning        thinnest region" in out
+    data = json.loads(out_path.read_text(), parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))
+    registry = Registry().with_resources(
+        (name, Resource.from_contents(json.loads(Path("docs/schema", name).read_text())))
+        for name in ("analysis.schema.json", "dependency_graph.schema.json")
+    )
+    schema = json.loads(Path("docs/schema/analysis.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema, registry=registry).validate(data)
+    assert data["weights"]["max_abs_euclidean_weight"] is None and data["inradius"]["value"] > 0

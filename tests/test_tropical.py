@@ -306,3 +306,25 @@ def test_bends_from_weight_normals_equal_bends_from_affine_hulls(seed):
     net = ReLUNetwork.random([(2, 3, 3, 1), (3, 3, 2, 1), (2, 4, 2, 2)][seed % 3], seed=seed, kind="integer", bound=3)
     K = canonical_complex(net)
     assert bent_hypersurfaces(K, tropical_weights(K)) == bent_hypersurfaces(K)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.fractions().filter(bool) | st.integers(1, 10**700).map(lambda n: F(n) * (-1) ** n) | st.integers(1, 10**700).map(lambda n: F(1, n)),
+    st.lists(st.integers(-(10**400), 10**400), min_size=1, max_size=3).filter(any),
+)
+def test_euclidean_weight_is_accurate_and_never_overflows(weight, normal):
+    """``w·|ν|`` against 60-digit decimal arithmetic: within an ulp or two, ±inf and 0.0 beyond the float range."""
+    from decimal import Context, Decimal
+
+    from polyrelu.tropical import FacetWeight
+
+    (value,) = FacetWeight(0, (weight,), tuple(normal), 0, 1, ()).euclidean_weight
+    ctx = Context(prec=60, Emax=10**6, Emin=-(10**6))
+    exact = ctx.multiply(ctx.divide(Decimal(weight.numerator), Decimal(weight.denominator)),
+                         ctx.sqrt(Decimal(sum(v * v for v in normal))))
+    expected = float(exact)  # Decimal -> float rounds once, to ±inf or 0.0 beyond the range
+    if math.isinf(expected):
+        assert value == expected
+    else:
+        assert math.isclose(value, expected, rel_tol=4e-16, abs_tol=1e-300)

@@ -14,6 +14,7 @@ readers see the JSON attributes as strings.
 import json
 import xml.etree.ElementTree as ET
 
+from ..atomic import atomic_write, check_output_path
 from ..errors import GraphFormatError
 
 __all__ = ["write_graphml", "read_graphml"]
@@ -33,8 +34,15 @@ def write_graphml(graph, path):
 
     Raises
     ------
+    OutputPathError
+        ``path`` cannot be written (checked before anything else).
     GraphFormatError
         An attribute value JSON cannot represent (the message names it).
+
+    Notes
+    -----
+    The file is written atomically (:func:`~polyrelu.atomic.atomic_write`):
+    after any failure the previous file at ``path`` is still there, unchanged.
 
     Examples
     --------
@@ -47,6 +55,7 @@ def write_graphml(graph, path):
     >>> h.vs["layer"], h.vs["facets"], h.es["witness"], h.is_directed()
     ([1, 2], [[3, 4], [5]], [7], True)
     """
+    check_output_path(path)
     ET.register_namespace("", _NS)
     root = ET.Element(f"{{{_NS}}}graphml")
     tables = {
@@ -81,7 +90,8 @@ def write_graphml(graph, path):
         edge = ET.SubElement(g, f"{{{_NS}}}edge", source=f"n{e.source}", target=f"n{e.target}")
         for name, value in sorted(e.attributes().items()):
             data(edge, "edge", name, value)
-    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+    with atomic_write(path, "wb") as fh:
+        ET.ElementTree(root).write(fh, encoding="utf-8", xml_declaration=True)
 
 
 def read_graphml(path):
