@@ -29,13 +29,16 @@ from polyrelu import (
     CanonicalComplex,
     ComplexTooLargeError,
     GeometryError,
+    InvalidArgumentError,
     NetworkFormatError,
     Polyhedron,
     ReLUNetwork,
     ShapeError,
+    UsageError,
     canonical_complex,
+    estimate_cells,
 )
-from polyrelu.examples import bent_line_network
+from polyrelu.examples import bent_line_network, seeded_gaussian_network
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "docs" / "schema" / "complex.schema.json"
 
@@ -991,21 +994,17 @@ def test_bad_domains(which):
 
 
 def test_not_a_network():
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidArgumentError, match="needs a ReLUNetwork"):
         canonical_complex("2-2-1")
-
-
-def _estimate(message):
-    m = re.search(r"about ([0-9,]+) cells", message)
-    assert m, message
-    return int(m.group(1).replace(",", ""))
+    with pytest.raises(UsageError, match="max_cells"):
+        canonical_complex(bent_line_network(), max_cells=0)
 
 
 def test_too_large_default_max_cells():
     big = ReLUNetwork.random((4, 60, 60, 60, 1), seed=0)
     with pytest.raises(ComplexTooLargeError) as info:
         canonical_complex(big)
-    assert _estimate(str(info.value)) > 1_000_000
+    assert info.value.estimate > 1_000_000 and f"{info.value.estimate:,}" in str(info.value)
     with pytest.raises(ComplexTooLargeError):
         canonical_complex(big, Box(-10, 10))
 
@@ -1017,6 +1016,63 @@ def test_too_large_small_max_cells(max_cells):
         canonical_complex(network, max_cells=max_cells)
     assert info.value.estimate > max_cells
     assert f"{max_cells:,}" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "widths, domain, method",
+    [
+        ((2, 8, 8, 1), None, "lattice"),
+        ((3, 8, 8, 1), None, "lattice"),
+        ((2, 16, 16, 16, 1), None, "lattice"),
+        ((3, 6, 6, 6, 1), None, "lattice"),
+        ((2, 12, 12, 1), Box(-2, 2), "lattice"),
+        # the reference method has its own sampler (splitting sampled open cells with LPs)
+        ((2, 8, 8, 1), None, "lp"),
+        ((2, 12, 12, 1), Box(-2, 2), "lp"),
+    ],
+    ids=str,
+)
+def test_cell_estimate_within_three_times_the_true_count(widths, domain, method):
+    net = seeded_gaussian_network(widths)
+    estimate, lower_bound = estimate_cells(net, domain, method=method)
+    true = len(canonical_complex(net, domain, method=method))
+    assert not lower_bound
+    assert true / 3 <= estimate <= 3 * true, (estimate, true)
+
+
+def test_first_layer_estimate_is_the_arrangement_count():
+    # 20 lines in general position in the plane: 1 + 2·20 + 4·190 cells
+    net = seeded_gaussian_network((2, 20, 1))
+    assert estimate_cells(net) == (801, False) and len(canonical_complex(net)) == 801
+    # inside a box, only the crossings that fall inside count
+    boxed, _ = estimate_cells(net, Box(-1, 1))
+    true = len(canonical_complex(net, Box(-1, 1)))
+    assert true / 3 <= boxed <= 3 * true and true < 801
+
+
+def test_hidden_widths_at_most_the_input_width_are_refused_quickly():
+    # the old growth factor was 1 when width <= n0: this ran past 120 s and 4 GB
+    net = seeded_gaussian_network((10, 10, 10, 1))
+    with pytest.raises(ComplexTooLargeError, match="layer 2") as info:
+        canonical_complex(net)
+    assert info.value.estimate > 1_000_000
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n0=st.integers(2, 3),
+    widths=st.lists(st.integers(2, 6), min_size=1, max_size=3),
+    seed=st.integers(0, 10**6),
+)
+def test_the_guard_refuses_exactly_when_the_estimate_is_over_the_limit(n0, widths, seed):
+    net = ReLUNetwork.random((n0, *widths, 1), seed=seed, kind="gaussian")
+    true = len(canonical_complex(net))
+    estimate, _ = estimate_cells(net)
+    assert true / 3 <= estimate <= 3 * true
+    assert len(canonical_complex(net, max_cells=3 * true)) == true  # never refused far below the limit
+    if true >= 30:
+        with pytest.raises(ComplexTooLargeError):
+            canonical_complex(net, max_cells=true // 3)
 
 
 def test_domain_given_as_inequality_rows():
