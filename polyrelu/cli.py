@@ -45,6 +45,7 @@ from .errors import (
     LimitExceededError,
     PolyReluError,
     RecoveryError,
+    SymmetryError,
     UsageError,
 )
 from .examples import bent_line_network
@@ -95,9 +96,13 @@ def network_report(net):
         f"D - H               {arch.functional_dimension_bound}  (upper bound on the functional dimension)",
         "width hypothesis    "
         + ("holds (n0 >= 2, every hidden width >= 2)" if arch.width_hypothesis else "fails: " + "; ".join(narrow)),
-        "canonical form      (rows scaled to a leading ±1, neurons sorted; row | bias)",
     ]
-    canon = canonical_form(net)
+    try:
+        canon = canonical_form(net)
+    except SymmetryError as exc:  # the rest of the report stands without it
+        lines.append(f"canonical form      not computed: {exc}")
+        return "\n".join(lines)
+    lines.append("canonical form      (rows scaled to a leading ±1, neurons sorted; row | bias)")
     for l, (W, b) in enumerate(canon.layers, start=1):
         kind = "output" if l == len(canon.layers) else "hidden"
         for i, (row, bias) in enumerate(zip(W, b)):

@@ -356,3 +356,14 @@ def test_analyze_json_stays_valid_beyond_the_float_range(tmp_path, capsys):
     schema = json.loads(Path("docs/schema/analysis.schema.json").read_text())
     jsonschema.Draft202012Validator(schema, registry=registry).validate(data)
     assert data["weights"]["max_abs_euclidean_weight"] is None and data["inradius"]["value"] > 0
+
+
+def test_info_on_thirteen_twin_neurons_reports_without_the_canonical_form(tmp_path, capsys):
+    # 297 bytes that made `info` allocate over 5.8 GB while it listed 13! orderings
+    twins = {"format": "polyrelu.network", "version": 1,
+             "layers": [{"weights": [[1, 1]] * 13, "biases": [0] * 13}, {"weights": [[1] * 13], "biases": [0]}]}
+    path = tmp_path / "twins.json"
+    path.write_text(json.dumps(twins))
+    assert main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "2→13→1" in out and "canonical form      not computed: hidden layer 1 has 13 twin neurons" in out
