@@ -10,6 +10,7 @@ from polyrelu import CanonicalComplex, ReLUNetwork, canonical_complex, save_netw
 from polyrelu.cli import main, parse_domain
 from polyrelu.complex import Box
 from polyrelu.examples import bent_line_network
+from polyrelu.schemas import schema
 
 
 def run(capsys, *argv):
@@ -53,8 +54,7 @@ def test_complex_command_writes_a_valid_equal_complex(tmp_path, capsys):
     assert "Euler char.       1  (expected 1)" in out
     assert "\r" not in err  # no progress bar when stderr is not a terminal
     data = json.loads(out_path.read_text())
-    with open("docs/schema/complex.schema.json") as fh:
-        jsonschema.validate(data, json.load(fh))
+    jsonschema.validate(data, schema("complex"))
     assert CanonicalComplex.from_json(str(out_path)) == expected
 
 
@@ -97,8 +97,7 @@ def test_weights_command_summarises_neurons_and_verdict(tmp_path, capsys):
     code, out, _ = run(capsys, "weights", str(path), "-o", str(out_path))
     assert code == 0
     data = json.loads(out_path.read_text())
-    with open("docs/schema/complex.schema.json") as fh:
-        jsonschema.validate(data, json.load(fh))
+    jsonschema.validate(data, schema("complex"))
     assert len(data["bent_hypersurfaces"]) == 8
     assert out.count("\n(1, ") == 5 and out.count("\n(2, ") == 3
     assert "generic: yes, all four conditions hold" in out
@@ -136,9 +135,9 @@ def test_graph_command_writes_json_graphml_and_plot(tmp_path, capsys):
     assert "layers            (3, 2) vertices per inferred layer" in out
     assert "parameter graph   equal" in out
     assert "fewer than 2 hidden layers" in out and "fewest a generic realization can have" in out
-    with open(files["json"]) as fh, open("docs/schema/dependency_graph.schema.json") as schema:
+    with open(files["json"]) as fh:
         data = json.load(fh)
-        jsonschema.validate(data, json.load(schema))
+        jsonschema.validate(data, schema("dependency_graph"))
     graph = DependencyGraph.read_graphml(files["graphml"])
     assert graph.layer_sizes() == (3, 2) and len(data["vertices"]) == 5
     assert files["png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and files["png"].stat().st_size > 5000

@@ -16,7 +16,6 @@ import math
 import random
 import re
 from fractions import Fraction as F
-from pathlib import Path
 
 import cdd
 import cdd.gmp
@@ -36,8 +35,7 @@ from polyrelu import (
     canonical_complex,
 )
 from polyrelu.examples import bent_line_network
-
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "docs" / "schema" / "complex.schema.json"
+from polyrelu.schemas import schema as load_schema
 
 # Construction methods to cross-check (the default one first); older code has only one.
 METHODS = ["lattice", "lp"] if "method" in inspect.signature(canonical_complex).parameters else [None]
@@ -772,7 +770,7 @@ def _json_of(name, domain=None):
 @pytest.fixture(scope="module")
 def validator():
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads(SCHEMA_PATH.read_text())
+    schema = load_schema("complex")
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
 
