@@ -830,7 +830,9 @@ def test_json_equality_can_fail():
     assert K != complex_of("pencil")
     data = copy.deepcopy(_json_of("bent line"))
     data["covering"] = data["covering"][1:]
-    assert CanonicalComplex.from_json(data) != K
+    assert CanonicalComplex.from_json(data, trusted=True) != K
+    with pytest.raises(NetworkFormatError, match="covering relation lacks"):
+        CanonicalComplex.from_json(data)
 
 
 def _mutations():

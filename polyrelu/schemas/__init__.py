@@ -1,15 +1,12 @@
 """The JSON Schemas of polyrelu's documents, shipped inside the package, and a validator.
 
 Three documents have a schema (JSON Schema draft 2020-12), one file each in
-this directory:
+this directory, and a polyrelu error for documents that fail it:
 
-====================  ====================================================  =========================
-name                  written by                                            refused with
-====================  ====================================================  =========================
-``complex``           ``CanonicalComplex.to_json``, ``WeightedComplex``     ``ComplexFormatError``
-``dependency_graph``  ``DependencyGraph.to_json``                           ``GraphFormatError``
-``analysis``          ``Analysis.to_json`` (``polyrelu analyze --json``)    ``AnalysisFormatError``
-====================  ====================================================  =========================
+- ``complex``: ``CanonicalComplex.to_json`` (and ``WeightedComplex.to_json``,
+  which adds weights); refused with ``ComplexFormatError``.
+- ``dependency_graph``: ``DependencyGraph.to_json``; refused with ``GraphFormatError``.
+- ``analysis``: ``polyrelu analyze --json``; refused with ``AnalysisFormatError``.
 
 Every schema has an ``$id`` under ``https://polyrelu.invalid/schema/`` (the
 ``.invalid`` domain never resolves), and every ``$ref`` names one of these
