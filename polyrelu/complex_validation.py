@@ -60,7 +60,11 @@ uses the earlier layers' signs. For every cell:
    description, which must give the stored generators.
 
 So ``P_V ⊆ C(s) ⊆ P_H = P_V``: every cell is exactly the closure of its sign
-class, with its canonical representations. The cells are then the whole
+class, with its canonical representations. Every covering pair ``τ ⋖ σ`` then
+holds geometrically without a separate test: ``τ``'s generators satisfy ``σ``'s
+rows (``s(τ)`` agrees with ``s(σ)`` except at zeros, so ``C(s(τ)) ⊆ C(s(σ))``) and
+lie with equality on the inequality of ``σ`` that a constraint vanishing on
+``τ`` but not on ``σ`` gives (by 4 it is among ``σ``'s). The cells are then the whole
 canonical complex: sign vectors are unique; the covering relation equals the
 one the sign vectors give (:func:`covering_from_signs`); every facet of a
 cell is stored (each facet row of ``C(s)`` is in ``ieqs`` by 5, and by 4 it
