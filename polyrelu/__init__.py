@@ -6,6 +6,7 @@ helpers) know nothing about networks and can be used on their own.
 """
 
 from .errors import (
+    AnalysisFormatError,
     BackendUnavailableError,
     ComplexFormatError,
     ComplexTooLargeError,
@@ -134,6 +135,7 @@ __all__ = [
     "UnsafeFileError",
     "ModelMismatchError",
     "ComplexFormatError",
+    "AnalysisFormatError",
     "recover_network",
     "RecoveryResult",
     "network_oracle",

@@ -83,7 +83,7 @@ class Analysis:
         return "\n".join(lines)
 
     def to_json(self):
-        """A JSON-ready dict, validated by ``docs/schema/analysis.schema.json``."""
+        """A JSON-ready dict, valid under the ``analysis`` schema (:func:`polyrelu.schemas.validate`)."""
         from .io import network_to_dict
 
         K, W = self.complex, self.weights

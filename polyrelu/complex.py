@@ -22,10 +22,8 @@ the sign vectors: ``τ ≤ σ`` exactly when ``s(τ)_k ∈ {s(σ)_k, 0}`` for ev
 """
 
 import functools
-import itertools
 import json
 import math
-import os
 import sys
 import time
 from collections import defaultdict
@@ -36,12 +34,14 @@ import flint
 import numpy as np
 from tqdm import tqdm
 
-from .errors import ComplexTooLargeError, GeometryError, InvalidArgumentError, NetworkFormatError, PolyReluError, ShapeError, UsageError
+from .atomic import atomic_write
+from .complex_validation import StoredPolyhedron, check_document, covering_from_signs, lineality_basis, read_document
+from .errors import ComplexTooLargeError, GeometryError, InvalidArgumentError, ShapeError, UsageError
 from .geometry import AffineSubspace, FaceLattice, Feasibility, Polyhedron, default_oracle
-from .geometry.polyhedron import _reduce_modulo
+from .geometry.polyhedron import reduce_modulo
 from .geometry.subdivision import Subdivision
 from .geometry.rational import fraction_to_json, primitive_integer_row, row_value, to_fraction, to_fraction_vector
-from .io import network_from_dict, network_to_dict
+from .io import DEFAULT_LIMITS, network_to_dict
 from .network import ReLUNetwork
 
 __all__ = ["Box", "Cell", "CanonicalComplex", "canonical_complex", "estimate_cells"]
@@ -951,7 +951,7 @@ class _CellPolyhedron(Polyhedron):
                 facet = self._complex[f]
                 for j, v in enumerate(facet.domain_signs + facet.signs):
                     if v == 0 and full[j] != 0:
-                        facet_rows.add(_reduce_modulo(ieqs[row_of[j]], hull.equations))
+                        facet_rows.add(reduce_modulo(ieqs[row_of[j]], hull.equations))
             facet_rows.discard(None)
             self._minimal_h = (tuple(sorted(facet_rows)), hull.equations)
         return self._minimal_h
@@ -987,7 +987,7 @@ class CanonicalComplex:
         if all(r.facets is not None for r in records):
             covers = [(new_id[f], new_id[old]) for old in order for f in records[old].facets]
         else:
-            covers = _covering([c.domain_signs + c.signs for c in cells], cells)
+            covers = covering_from_signs([c.domain_signs + c.signs for c in cells], [c.dimension for c in cells])
         K.__init__(net, domain, domain_rows, cells, FaceLattice([c.dimension for c in cells], covers), elapsed)
         K._generators = {new_id[i]: r.generators for i, r in enumerate(records) if r.generators is not None}
         K._oracle = oracle
@@ -1012,15 +1012,55 @@ class CanonicalComplex:
         return f"<CanonicalComplex of {self.network.architecture} on {where}: f-vector {self.f_vector()}>"
 
     def __eq__(self, other):
+        """Geometric equality: the same network, domain, cells and covering relation, whatever the ids.
+
+        Two complexes are equal when their networks are equal, their domains
+        are the same set (compared by canonical minimal H-representations),
+        their cells are the same as a set of (sign vector, domain signs,
+        dimension, exact polyhedron) and the covering relation joins the same
+        cells. A polyhedron is compared by its minimal H-representation and
+        its V-representation (vertices, rays, the span of the lines), so a
+        complex read without checks from a file whose two representations
+        disagree equals nothing built by polyrelu. Relative interior points
+        are not compared: any point of a cell is one.
+
+        Examples
+        --------
+        >>> from polyrelu.examples import bent_line_network
+        >>> K = canonical_complex(bent_line_network())
+        >>> K == canonical_complex(bent_line_network(), method="lp")
+        True
+        >>> K == canonical_complex(bent_line_network(), Box(-2, 2))
+        False
+        """
         if not isinstance(other, CanonicalComplex):
             return NotImplemented
-        return (
-            self.network == other.network
-            and self._domain_rows == other._domain_rows
-            and [(c.dimension, c.signs, c.domain_signs) for c in self]
-            == [(c.dimension, c.signs, c.domain_signs) for c in other]
-            and self.lattice.covering_relation() == other.lattice.covering_relation()
-        )
+        if self is other:
+            return True
+        if self.network != other.network or self.f_vector() != other.f_vector():
+            return False
+        if (self.domain is None) != (other.domain is None):
+            return False
+        if self.domain is not None and self.domain.minimal_h_representation() != other.domain.minimal_h_representation():
+            return False
+        return self._combinatorics() == other._combinatorics() and self._geometry() == other._geometry()
+
+    # Equality is geometric and costly, and the cells cache representations: not hashable.
+    __hash__ = None
+
+    def _combinatorics(self):
+        """The cells by (domain signs, signs, dimension), and the covering relation between them, sorted."""
+        keys = [(c.domain_signs, c.signs, c.dimension) for c in self._cells]
+        return sorted(keys), sorted((keys[i], keys[j]) for i, j in self.lattice.covering_relation())
+
+    def _geometry(self):
+        """:meth:`_combinatorics` with each cell's exact polyhedron in canonical form."""
+        keys = []
+        for c in self._cells:
+            vertices, rays, lines = c.polyhedron.vertices_rays_lines()
+            generators = (tuple(sorted(vertices)), tuple(sorted(rays)), lineality_basis(lines))
+            keys.append((c.domain_signs, c.signs, c.dimension, c.polyhedron.minimal_h_representation(), generators))
+        return sorted(keys), sorted((keys[i], keys[j]) for i, j in self.lattice.covering_relation())
 
     def f_vector(self):
         """``(f_0, ..., f_n0)``: the number of cells of each dimension."""
@@ -1109,10 +1149,12 @@ class CanonicalComplex:
 
     # -- interchange ---------------------------------------------------------------------
     def to_json(self):
-        """The complex as a JSON-ready dict (DESIGN §8); exact numbers are strings.
+        """The complex as a JSON-ready dict; exact numbers are strings.
 
         Every cell carries its minimal H-representation and its V-representation
-        (computed here with ``cdd.gmp`` if not yet cached).
+        (computed here with ``cdd.gmp`` if not yet cached). The format is
+        described in ``docs/formats.md``; its JSON Schema ships with the package
+        (:func:`polyrelu.schemas.schema` ``("complex")``).
         """
         def q(v):
             return str(fraction_to_json(v))
@@ -1154,104 +1196,77 @@ class CanonicalComplex:
         }
 
     def write_json(self, path):
-        """Write :meth:`to_json` to ``path``."""
-        with open(path, "w") as fh:
-            json.dump(self.to_json(), fh)
+        """Write :meth:`to_json` to ``path`` (atomically: a failure leaves any previous file as it was)."""
+        data = self.to_json()
+        with atomic_write(path) as fh:
+            json.dump(data, fh)
             fh.write("\n")
 
     @classmethod
-    def from_json(cls, data):
-        """Rebuild a complex from :meth:`to_json` output (a dict, JSON text or a path).
+    def from_json(cls, data, *, trusted=False, limits=DEFAULT_LIMITS):
+        """Read a complex written by :meth:`to_json`, checking first that it is one.
 
-        Nothing is recomputed except consistency checks: the cells keep the
-        exported H- and V-representations.
+        Parameters
+        ----------
+        data : dict, str or path-like
+            The document, JSON text (starting with ``{``) or a file, read with
+            its size and nesting bounded by ``limits``.
+        trusted : bool
+            Skip the geometric checks (for files you wrote yourself with
+            polyrelu). The schema and the bookkeeping are checked either way.
+        limits : Limits
+            See :mod:`polyrelu.io.limits`.
+
+        Returns
+        -------
+        CanonicalComplex
+            Its cells keep the stored representations; nothing is recomputed.
 
         Raises
         ------
-        NetworkFormatError
-            Not a polyrelu complex, another version, or inconsistent content.
+        ComplexFormatError
+            Not valid JSON; fails the JSON Schema (the message gives the JSON
+            path of the first error); lengths, ids ``0 .. n-1`` in order, the
+            covering relation's grading, the f-vector or the Euler
+            characteristic do not match the cells. Unless ``trusted``: any
+            cell that is not exactly the closure of its sign class for the
+            stored network (relative interior point, equations, inequalities,
+            generators, dimension), a repeated sign vector, a covering
+            relation other than the one the sign vectors give, a missing
+            cell, an affine map that is not the network's, a domain that is
+            not the irredundant description of a bounded full-dimensional
+            polytope. The message names the cell and what is wrong.
+        LimitExceededError
+            A file, nesting or number beyond ``limits``.
+
+        Notes
+        -----
+        The checks are exact and take time linear in the file (see
+        :mod:`polyrelu.complex_validation` for what they prove): a file that
+        passes is the canonical complex of its network on its domain, up to
+        the numbering of the cells and the choice of relative interior points.
+
+        Examples
+        --------
+        >>> from polyrelu.examples import bent_line_network
+        >>> K = canonical_complex(bent_line_network())
+        >>> data = K.to_json()
+        >>> CanonicalComplex.from_json(data) == K
+        True
+        >>> data["cells"][3]["eqns"] = [["1", "1", "0"]]
+        >>> CanonicalComplex.from_json(data)
+        Traceback (most recent call last):
+        ...
+        polyrelu.errors.ComplexFormatError: complex JSON: cell 3: its eqns are not the reduced row echelon form ...
+        >>> CanonicalComplex.from_json(data, trusted=True) == K
+        False
         """
-        if isinstance(data, os.PathLike) or (isinstance(data, str) and not data.lstrip().startswith(("{", "["))):
-            with open(data) as fh:
-                data = fh.read()
-        if isinstance(data, str):
-            try:
-                data = json.loads(data)
-            except json.JSONDecodeError as exc:
-                raise NetworkFormatError(f"complex JSON: invalid at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-        if not isinstance(data, dict) or data.get("format") != COMPLEX_FORMAT:
-            raise NetworkFormatError(f"not a polyrelu complex (format {data.get('format') if isinstance(data, dict) else None!r})")
-        if data.get("version") != COMPLEX_VERSION:
-            raise NetworkFormatError(f"unsupported complex version {data.get('version')!r}; expected {COMPLEX_VERSION}")
-        try:
-            net = network_from_dict(data["network"], source="complex network")
-            n0 = net.architecture.input_dim
-            domain_rows = () if data["domain"] is None else tuple(
-                primitive_integer_row([Fraction(v) for v in r]) for r in data["domain"]["ieqs"]
-            )
-            domain = Polyhedron(ieqs=domain_rows, ambient_dim=n0) if data["domain"] is not None else None
-            cells = []
-            for i, entry in enumerate(data["cells"]):
-                if entry["id"] != i:
-                    raise NetworkFormatError(f"complex JSON: cell {i} has id {entry['id']}")
-                if len(entry["signs"]) != net.architecture.num_hidden or len(entry["domain_signs"]) != len(domain_rows):
-                    raise NetworkFormatError(
-                        f"complex JSON: cell {i} has {len(entry['signs'])} signs and {len(entry['domain_signs'])} domain "
-                        f"signs; expected {net.architecture.num_hidden} and {len(domain_rows)}"
-                    )
-                if not 0 <= entry["dim"] <= n0 or any(len(r) != n0 for k in ("vertices", "rays", "lines") for r in entry[k]):
-                    raise NetworkFormatError(f"complex JSON: cell {i} has dimension {entry['dim']} or generators outside Q^{n0}")
-                poly = Polyhedron(
-                    ieqs=[[Fraction(v) for v in r] for r in entry["ieqs"]],
-                    eqns=[[Fraction(v) for v in r] for r in entry["eqns"]],
-                    ambient_dim=n0,
-                )
-                poly._vrep = (
-                    tuple(tuple(Fraction(v) for v in r) for r in entry["vertices"]),
-                    tuple(tuple(int(v) for v in r) for r in entry["rays"]),
-                    tuple(tuple(int(v) for v in r) for r in entry["lines"]),
-                )
-                signs = tuple({"+": 1, "-": -1, "0": 0}[ch] for ch in entry["signs"])
-                domain_signs = tuple({"+": 1, "0": 0}[ch] for ch in entry["domain_signs"])
-                cells.append(Cell(i, entry["dim"], signs, domain_signs, polyhedron=poly))
-            lattice = FaceLattice([c.dimension for c in cells], [tuple(p) for p in data["covering"]])
-        except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError, PolyReluError) as exc:
-            if isinstance(exc, NetworkFormatError):
-                raise
-            raise NetworkFormatError(f"complex JSON is malformed: {type(exc).__name__}: {exc}") from None
-        return cls(net, domain, domain_rows, cells, lattice)
-
-
-def _covering(signs, cells):
-    """All pairs ``(τ, σ)`` with ``τ ⋖ σ``, from sign vectors: ``s(τ) ≤ s(σ)`` and one dimension up.
-
-    The cofacets of ``τ`` differ from it only at its zeros. Few zeros: try
-    every sign change there; many (a degenerate point where many neurons
-    vanish): scan the cells one dimension up.
-    """
-    index = {s: i for i, s in enumerate(signs)}
-    by_dim = defaultdict(list)
-    for c in cells:
-        by_dim[c.dimension].append(c.id)
-    covers = []
-    for c in cells:
-        s = signs[c.id]
-        zeros = [k for k, v in enumerate(s) if v == 0]
-        up = c.dimension + 1
-        if 3 ** len(zeros) <= 4 * len(by_dim[up]) + 64:
-            for choice in itertools.product((-1, 0, 1), repeat=len(zeros)):
-                if not any(choice):
-                    continue
-                t = list(s)
-                for k, v in zip(zeros, choice):
-                    t[k] = v
-                j = index.get(tuple(t))
-                if j is not None and cells[j].dimension == up:
-                    covers.append((c.id, j))
-        else:
-            nonzero = [k for k, v in enumerate(s) if v != 0]
-            for j in by_dim[up]:
-                t = signs[j]
-                if all(t[k] == s[k] for k in nonzero):
-                    covers.append((c.id, j))
-    return covers
+        document = read_document(data, limits)
+        if not trusted:
+            check_document(document)
+        n0 = document.network.architecture.input_dim
+        domain = None if document.domain_rows is None else Polyhedron(ieqs=document.domain_rows, ambient_dim=n0)
+        cells = [
+            Cell(c.id, c.dimension, c.signs, c.domain_signs, polyhedron=StoredPolyhedron(c)) for c in document.cells
+        ]
+        return cls(document.network, domain, document.domain_rows or (), cells, document.lattice)

@@ -365,7 +365,7 @@ class DependencyGraph:
         return igraph_to_networkx(self.graph)
 
     def to_json(self):
-        """A JSON-ready dict, validated by ``docs/schema/dependency_graph.schema.json``."""
+        """A JSON-ready dict, valid under the ``dependency_graph`` schema (:func:`polyrelu.schemas.validate`)."""
         g = self.graph
         data = {
             "format": FORMAT,

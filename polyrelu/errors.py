@@ -31,6 +31,7 @@ __all__ = [
     "SymmetryError",
     "GraphError",
     "GraphFormatError",
+    "AnalysisFormatError",
     "RecoveryError",
 ]
 
@@ -115,6 +116,10 @@ class GraphError(PolyReluError, ValueError):
 
 class GraphFormatError(PolyReluError, ValueError):
     """A graph file (GraphML, JSON) is malformed or of a foreign format."""
+
+
+class AnalysisFormatError(PolyReluError, ValueError):
+    """An analysis report (``polyrelu analyze --json``) is malformed or fails its JSON Schema."""
 
 
 class RecoveryError(PolyReluError, ValueError):

@@ -110,7 +110,7 @@ class WeightedComplex:
 
         The breakpoint complex's cells are listed with the canonical cells they join.
 
-        Validated by the same schema, ``docs/schema/complex.schema.json``.
+        Valid under the same schema, ``complex`` (:func:`polyrelu.schemas.validate`).
         """
         from .geometry.rational import fraction_to_json
 

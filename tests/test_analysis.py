@@ -1,27 +1,19 @@
 """polyrelu analyze: one report, JSON against its schema, pictures in 2-D and 3-D (sliced)."""
 
 import json
-from pathlib import Path
 
 import jsonschema
 import pytest
-from referencing import Registry, Resource
 
 from polyrelu import ReLUNetwork, save_network
 from polyrelu.analysis import analyze, slice_network, thinnest_region
 from polyrelu.cli import main
 from polyrelu.examples import generic_network
-
-SCHEMAS = Path(__file__).resolve().parent.parent / "docs" / "schema"
+from polyrelu.schemas import validator
 
 
 def validate(data):
-    registry = Registry().with_resources(
-        (name, Resource.from_contents(json.loads((SCHEMAS / name).read_text())))
-        for name in ("analysis.schema.json", "dependency_graph.schema.json")
-    )
-    schema = json.loads((SCHEMAS / "analysis.schema.json").read_text())
-    jsonschema.Draft202012Validator(schema, registry=registry).validate(data)
+    validator("analysis").validate(data)
 
 
 def test_analyze_json_validates_and_plot_is_written(tmp_path, capsys):

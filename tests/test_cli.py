@@ -12,13 +12,13 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from referencing import Registry, Resource
 
 import polyrelu.complex
 from polyrelu import CanonicalComplex, ReLUNetwork, canonical_complex, save_network
 from polyrelu.cli import main, parse_domain
 from polyrelu.complex import Box
 from polyrelu.examples import bent_line_network
+from polyrelu.schemas import schema, validate
 
 
 def run(capsys, *argv):
@@ -62,8 +62,7 @@ def test_complex_command_writes_a_valid_equal_complex(tmp_path, capsys):
     assert "Euler char.       1  (expected 1)" in out
     assert "\r" not in err  # no progress bar when stderr is not a terminal
     data = json.loads(out_path.read_text())
-    with open("docs/schema/complex.schema.json") as fh:
-        jsonschema.validate(data, json.load(fh))
+    jsonschema.validate(data, schema("complex"))
     assert CanonicalComplex.from_json(str(out_path)) == expected
 
 
@@ -106,8 +105,7 @@ def test_weights_command_summarises_neurons_and_verdict(tmp_path, capsys):
     code, out, _ = run(capsys, "weights", str(path), "-o", str(out_path))
     assert code == 0
     data = json.loads(out_path.read_text())
-    with open("docs/schema/complex.schema.json") as fh:
-        jsonschema.validate(data, json.load(fh))
+    jsonschema.validate(data, schema("complex"))
     assert len(data["bent_hypersurfaces"]) == 8
     assert out.count("\n(1, ") == 5 and out.count("\n(2, ") == 3
     assert "generic: yes, all four conditions hold" in out
@@ -145,9 +143,9 @@ def test_graph_command_writes_json_graphml_and_plot(tmp_path, capsys):
     assert "layers            (3, 2) vertices per inferred layer" in out
     assert "parameter graph   equal" in out
     assert "fewer than 2 hidden layers" in out and "fewest a generic realization can have" in out
-    with open(files["json"]) as fh, open("docs/schema/dependency_graph.schema.json") as schema:
+    with open(files["json"]) as fh:
         data = json.load(fh)
-        jsonschema.validate(data, json.load(schema))
+        jsonschema.validate(data, schema("dependency_graph"))
     graph = DependencyGraph.read_graphml(files["graphml"])
     assert graph.layer_sizes() == (3, 2) and len(data["vertices"]) == 5
     assert files["png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and files["png"].stat().st_size > 5000
@@ -334,8 +332,7 @@ def test_weights_of_1e300_are_shown_as_inf_and_written_exactly(tmp_path, capsys)
     rows = [line.split() for line in out.splitlines() if line.startswith("(1, ")]
     assert [row[-1] for row in rows] == ["inf", "inf", "-inf"]
     data = json.loads(out_path.read_text())
-    with open("docs/schema/complex.schema.json") as fh:
-        jsonschema.validate(data, json.load(fh))
+    validate(data, "complex")
     exact = {Fraction(w) for f in data["facet_weights"] for w in f["weight"]}
     assert Fraction(big) ** 2 in exact  # the exact weight, not a rounded one
 
@@ -349,12 +346,7 @@ def test_analyze_json_stays_valid_beyond_the_float_range(tmp_path, capsys):
     assert code == 0, err
     assert "conditioning        thinnest region" in out
     data = json.loads(out_path.read_text(), parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))
-    registry = Registry().with_resources(
-        (name, Resource.from_contents(json.loads(Path("docs/schema", name).read_text())))
-        for name in ("analysis.schema.json", "dependency_graph.schema.json")
-    )
-    schema = json.loads(Path("docs/schema/analysis.schema.json").read_text())
-    jsonschema.Draft202012Validator(schema, registry=registry).validate(data)
+    validate(data, "analysis")
     assert data["weights"]["max_abs_euclidean_weight"] is None and data["inradius"]["value"] > 0
 
 

@@ -16,7 +16,6 @@ import math
 import random
 import re
 from fractions import Fraction as F
-from pathlib import Path
 
 import cdd
 import cdd.gmp
@@ -39,8 +38,7 @@ from polyrelu import (
     estimate_cells,
 )
 from polyrelu.examples import bent_line_network, seeded_gaussian_network
-
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "docs" / "schema" / "complex.schema.json"
+from polyrelu.schemas import schema as load_schema
 
 # Construction methods to cross-check (the default one first); older code has only one.
 METHODS = ["lattice", "lp"] if "method" in inspect.signature(canonical_complex).parameters else [None]
@@ -775,7 +773,7 @@ def _json_of(name, domain=None):
 @pytest.fixture(scope="module")
 def validator():
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads(SCHEMA_PATH.read_text())
+    schema = load_schema("complex")
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
 
@@ -835,7 +833,9 @@ def test_json_equality_can_fail():
     assert K != complex_of("pencil")
     data = copy.deepcopy(_json_of("bent line"))
     data["covering"] = data["covering"][1:]
-    assert CanonicalComplex.from_json(data) != K
+    assert CanonicalComplex.from_json(data, trusted=True) != K
+    with pytest.raises(NetworkFormatError, match="covering relation lacks"):
+        CanonicalComplex.from_json(data)
 
 
 def _mutations():

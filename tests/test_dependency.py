@@ -33,6 +33,7 @@ from polyrelu.dependency import (
 )
 from polyrelu.examples import bent_line_network, generic_network, with_neuron, with_stably_active_layer
 from polyrelu.graphs import igraph_to_networkx, networkx_to_igraph
+from polyrelu.schemas import schema
 from polyrelu.tropical import bent_hypersurfaces
 
 
@@ -281,8 +282,7 @@ def test_json_round_trip_and_schema(generic_graph, tmp_path):
     import jsonschema
 
     data = generic_graph.to_json()
-    with open("docs/schema/dependency_graph.schema.json") as fh:
-        jsonschema.validate(data, json.load(fh))
+    jsonschema.validate(data, schema("dependency_graph"))
     path = tmp_path / "g.json"
     generic_graph.write_json(path)
     back = DependencyGraph.read_json(path)
@@ -377,8 +377,7 @@ def test_parameter_graph_json_round_trip_keeps_true_layers(tmp_path):
     deep = with_stably_active_layer(generic_network((2, 3, 2, 1), seed=6), 1)
     P = parameter_dependency_graph(deep)
     data = P.to_json()
-    with open("docs/schema/dependency_graph.schema.json") as fh:
-        jsonschema.validate(data, json.load(fh))
+    jsonschema.validate(data, schema("dependency_graph"))
     back = DependencyGraph.from_json(data)
     assert back.graph.vs["layer"] == P.graph.vs["layer"] == [1, 1, 1, 3, 3]
     assert back.graph.vs["visible"] == P.graph.vs["visible"] and back.to_json() == data

@@ -153,11 +153,12 @@ def test_not_codimension_two_refused():
 @pytest.mark.parametrize("domain", [None, Box(-2, 2)])
 def test_weights_json_validates_and_carries_exact_values(domain):
     import json
-    from pathlib import Path
 
     import jsonschema
 
-    schema = json.loads((Path(__file__).resolve().parent.parent / "docs" / "schema" / "complex.schema.json").read_text())
+    from polyrelu.schemas import schema as load_schema
+
+    schema = load_schema("complex")
     net = ReLUNetwork.random((2, 3, 2, 2), seed=4)
     K = canonical_complex(net, domain)
     W = tropical_weights(K)

@@ -22,7 +22,7 @@ from .lattice import FaceLattice
 from .lp import Feasibility, default_oracle
 from .rational import primitive_integer_row, row_value, to_fraction_matrix, to_fraction_vector
 
-__all__ = ["Polyhedron", "AffineSubspace"]
+__all__ = ["Polyhedron", "AffineSubspace", "reduce_modulo"]
 
 
 @dataclass(frozen=True)
@@ -318,7 +318,7 @@ class Polyhedron:
                 mat = self._cdd_h_matrix()
                 cdd_gmp.matrix_canonicalize(mat)
                 ieqs = {
-                    _reduce_modulo(primitive_integer_row(r), hull.equations)
+                    reduce_modulo(primitive_integer_row(r), hull.equations)
                     for i, r in enumerate(mat.array)
                     if i not in mat.lin_set
                 }
@@ -501,12 +501,19 @@ def _orthogonal_section(vertices, rays, lines):
     return list(new_vertices), list(new_rays)
 
 
-def _reduce_modulo(row, equations):
+def reduce_modulo(row, equations):
     """The inequality row with the pivot columns of the RREF ``equations`` eliminated.
 
     Adding multiples of the equations does not change an inequality on the hull;
     eliminating the pivots picks one canonical representative. Returns ``None``
     for a row that becomes constant (it cannot be a facet).
+
+    Examples
+    --------
+    >>> reduce_modulo((1, 1, 1), ((0, 0, 1),))     # 1 + x + y >= 0 on the line y = 0 is 1 + x >= 0
+    (1, 1, 0)
+    >>> reduce_modulo((1, 0, 2), ((0, 0, 1),)) is None
+    True
     """
     row = [Fraction(v) for v in row]
     for eq in equations:
