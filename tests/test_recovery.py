@@ -549,3 +549,36 @@ def test_bad_options_are_usage_errors(options, match):
     net = generic_network((2, 3, 1), seed=0)
     with pytest.raises(UsageError, match=match):
         recover_network(network_oracle(net, float_output=options.get("float_oracle", False)), 2, domain=Box(-4, 4), **options)
+
+
+def test_cli_recover_tolerance_and_budgets(capsys):
+    assert main(["recover", "--from", "builtin:generic-2-3-2-1", "--float", "--domain", "box:-8,8", "--tolerance", "1e-8"]) == 0
+    out = capsys.readouterr().out
+    assert "tolerance          1e-08" in out and "recovery: recovered" in out
+    assert main(["recover", "--from", "builtin:randn-2-8-8-1", "--max-seconds", "0.01"]) == 1
+    assert "time budget (max_seconds=0.01)" in capsys.readouterr().out
+    assert main(["recover", "--from", "builtin:generic-2-3-2-1", "--max-cells", "5"]) == 1
+    assert "max_cells=5" in capsys.readouterr().out
+    for bad, match in (
+        (["--tolerance", "1e-6"], "add --float"),
+        (["--float", "--domain", "box:-8,8", "--tolerance", "-1"], "--tolerance -1"),
+        (["--max-seconds", "0"], "--max-seconds 0"),
+        (["--max-seconds", "nan"], "--max-seconds nan"),
+        (["--max-cells", "0"], "--max-cells 0"),
+    ):
+        assert main(["recover", "--from", "builtin:generic-2-3-2-1", *bad]) == 2
+        assert match in capsys.readouterr().err
+
+
+def test_cli_recover_options_have_help(capsys):
+    with pytest.raises(SystemExit):
+        main(["recover", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for option, phrase in (
+        ("--tolerance T", "with --float: relative tolerance"),
+        ("--max-queries N", "ask the oracle at most N distinct points"),
+        ("--max-seconds S", "wall-clock budget"),
+        ("--max-cells N", "answer undecided when a complex"),
+        ("--seed SEED", "seed of the random search lines"),
+    ):
+        assert f"{option} {phrase}" in text
