@@ -2084,8 +2084,8 @@ def _solve_rows(ieqs, eqns, strict, nvars, homogeneous=False):
     return t if satisfies(t) else None
 
 
-def _check_options(tolerance, float_oracle, max_seconds, max_cells):
-    """:class:`~polyrelu.errors.UsageError` for a tolerance, time budget or cell bound that is not a usable value."""
+def _check_options(tolerance, float_oracle, max_seconds, max_cells, checks):
+    """:class:`~polyrelu.errors.UsageError` for a tolerance, time budget, cell bound or check count that is not a usable value."""
     def positive(value):
         return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) and 0 < value < math.inf
 
@@ -2096,8 +2096,9 @@ def _check_options(tolerance, float_oracle, max_seconds, max_cells):
             raise UsageError(f"tolerance must be a number in (0, 1), such as 1e-9 or 1e-4, not {tolerance!r}")
     if max_seconds is not None and not positive(max_seconds):
         raise UsageError(f"max_seconds must be a positive number of seconds (or None for no limit), not {max_seconds!r}")
-    if isinstance(max_cells, bool) or not isinstance(max_cells, (int, np.integer)) or max_cells < 1:
-        raise UsageError(f"max_cells must be a positive integer, not {max_cells!r}")
+    for name, value in (("max_cells", max_cells), ("checks", checks)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise UsageError(f"{name} must be a positive integer, not {value!r}")
 
 
 def recover_network(
@@ -2188,7 +2189,8 @@ def recover_network(
         Rebuilds allowed before giving up.
     checks : int
         Fresh random points, uniform over the domain, on which the result is
-        compared with ``f`` (and half as many near its boundary).
+        compared with ``f`` (and half as many near its boundary; on
+        ``R^n0`` as many far out). At least 1.
     max_seconds : float, optional
         Wall-clock budget (``time.monotonic``); when spent the answer is
         ``undecided`` with the stage reached. Checked at every oracle query
@@ -2215,8 +2217,8 @@ def recover_network(
         The oracle is not callable or answers something that is not a
         function value (wrong length, NaN, a float in exact mode).
     UsageError
-        ``tolerance``, ``max_seconds`` or ``max_cells`` is not a usable
-        value, or a tolerance is given in exact mode.
+        ``tolerance``, ``max_seconds``, ``max_cells`` or ``checks`` is not a
+        usable value, or a tolerance is given in exact mode.
 
     Examples
     --------
@@ -2254,7 +2256,7 @@ def recover_network(
 
     if isinstance(input_dim, bool) or not isinstance(input_dim, (int, np.integer)) or input_dim < 1:
         raise RecoveryError(f"input_dim must be a positive integer, not {input_dim!r}")
-    _check_options(tolerance, float_oracle, max_seconds, max_cells)
+    _check_options(tolerance, float_oracle, max_seconds, max_cells, checks)
     n0 = int(input_dim)
     numerics = _Float(tolerance, 1 << 30) if float_oracle else _Exact()
     domain_rows = _domain_rows(domain, n0)

@@ -540,6 +540,7 @@ def test_a_complex_over_max_cells_ends_in_undecided():
         (dict(max_seconds="10"), "max_seconds"),
         (dict(max_cells=0), "max_cells"),
         (dict(max_cells=True), "max_cells"),
+        (dict(checks=0), "checks"),
     ],
 )
 def test_bad_options_are_usage_errors(options, match):
