@@ -368,13 +368,11 @@ def _recover_command(args):
 
     net = load(args.source, trust_pickle=args.trust_pickle)
     domain = parse_domain(args.domain) if args.domain else None
-    if args.float and domain is None:
-        raise RecoveryError("--float needs a bounded domain: add --domain box:LO,HI (e.g. box:-8,8)")
     # the network is only wrapped in a black box: recovery sees function values, nothing else
     oracle = network_oracle(net, float_output=args.float)
     result = recover_network(
         oracle, net.architecture.input_dim, domain=domain, max_queries=args.max_queries, seed=args.seed,
-        float_oracle=args.float,
+        float_oracle=args.float, tolerance=args.tolerance, max_seconds=args.max_seconds, max_cells=args.max_cells,
     )
     print(result)
     print(f"  original           {net.architecture}")
@@ -533,8 +531,15 @@ def main(argv=None):
     rc.add_argument("-o", "--output", help="write the recovered network as JSON here")
     rc.add_argument("--domain", help="box:LO,HI (default: all of R^n0)")
     rc.add_argument("--float", action="store_true", help="float oracle: the network evaluated in floats (needs --domain; deviation reported)")
-    rc.add_argument("--max-queries", type=int, default=1_000_000)
-    rc.add_argument("--seed", type=int, default=0)
+    rc.add_argument("--tolerance", type=float, metavar="T",
+                    help="with --float: relative tolerance; recovered only if max |f - g| <= T·max(1, max |f|) on fresh "
+                         "points (default: from the oracle's floats, 1e-9 for float64)")
+    rc.add_argument("--max-queries", type=int, default=1_000_000, metavar="N",
+                    help="ask the oracle at most N distinct points, then answer undecided (default 1,000,000)")
+    rc.add_argument("--max-seconds", type=float, metavar="S", help="wall-clock budget: after S seconds answer undecided (default: none)")
+    rc.add_argument("--max-cells", type=int, default=1_000_000, metavar="N",
+                    help="answer undecided when a complex recovery builds would have more than N cells (default 1,000,000)")
+    rc.add_argument("--seed", type=int, default=0, help="seed of the random search lines and check points (default 0)")
     sv = sub.add_parser("survey", help="over random parameters: % generic, % rank D - H, % identifiable (depth × width)")
     sv.add_argument("--input", type=int, default=2, help="input width n0 (default 2)")
     sv.add_argument("--depths", default="1,2,3", type=_positive_list, help="numbers of hidden layers, e.g. 1,2,3")
@@ -639,6 +644,12 @@ def _check_arguments(args):
         if deepest > _BUILTIN_MAX_LAYERS:
             raise UsageError(f"--depths: {deepest} hidden layers, over {_BUILTIN_MAX_LAYERS}; survey shallower networks")
         _check_architecture((args.input, *[widest] * deepest, 1), f"survey architecture {args.input}-{widest}^{deepest}-1")
+    for dest in ("tolerance", "max_seconds"):
+        value = getattr(args, dest, None)
+        if value is not None and not 0 < value < float("inf"):
+            raise UsageError(f"--{dest.replace('_', '-')} {value}: must be a positive number")
+    if getattr(args, "tolerance", None) is not None and not args.float:
+        raise UsageError("--tolerance applies to the float oracle: add --float (exact recovery compares exactly)")
     if getattr(args, "domain", None):
         parse_domain(args.domain)
     elif getattr(args, "float", False):

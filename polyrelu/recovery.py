@@ -29,7 +29,8 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .errors import PolyReluError, RecoveryError
+from .complex import Box
+from .errors import ComplexTooLargeError, PolyReluError, RecoveryError, UsageError
 from .geometry import Polyhedron
 from .geometry.rational import fmpq_matrix, fraction_rows, primitive_integer_row, reduced_echelon, row_value, to_fraction
 
@@ -49,6 +50,27 @@ class _BudgetExhausted(Exception):
 
 class _Failure(Exception):
     """A step could not be carried out; the message is the reason reported as ``undecided``."""
+
+
+class _TimeSpent(Exception):
+    """Raised inside recovery when ``max_seconds`` have passed; the message is the stage reached."""
+
+
+class _Clock:
+    """The wall-clock budget of one recovery (``time.monotonic``) and the stage it has reached.
+
+    Work loops call :meth:`check`; every oracle query does too
+    (:class:`_Queries`), so a search that never leaves one stage is still cut.
+    ``stage`` names what recovery is doing, for the reason when time runs out.
+    """
+
+    def __init__(self, max_seconds=None):
+        self.deadline = None if max_seconds is None else time.monotonic() + max_seconds
+        self.stage = "starting"
+
+    def check(self):
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise _TimeSpent(self.stage)
 
 
 # ---------------------------------------------------------------------------- vectors
@@ -103,6 +125,10 @@ class _Exact:
         """Whether a recovered network's values ``v`` match the oracle's ``u`` (exactly, here)."""
         return u == v
 
+    def threshold(self, largest):
+        """The largest deviation ``|f - g|`` a recovered network may show on the fresh points: none, here."""
+        return 0
+
     def parallel(self, u, v):
         """Whether two coefficient vectors describe the same neuron (equal up to a non-zero factor)."""
         a, b = primitive_integer_row(u), primitive_integer_row(v)
@@ -139,9 +165,14 @@ class _Float(_Exact):
         return primitive_integer_row(approx)
 
     def close(self, u, v):
-        # the recovered parameters carry the rounding of every layer: looser than one comparison of values
+        # screening for the search only (a point far off sends more search lines there): the recovered
+        # parameters carry the rounding of every layer, so this is looser than :meth:`threshold`, which decides
         scale = 1 + max(abs(float(a)) for a in u)
         return all(abs(float(a) - float(b)) <= 1e5 * self.tolerance * scale for a, b in zip(u, v))
+
+    def threshold(self, largest):
+        """``tolerance · max(1, largest)``, ``largest`` the largest ``|f|`` on the fresh points (see :func:`recover_network`)."""
+        return self.tolerance * max(1.0, float(largest))
 
     def parallel(self, u, v):
         a, b = np.array([float(x) for x in u]), np.array([float(x) for x in v])
@@ -163,24 +194,49 @@ class _Float(_Exact):
 
 
 # ---------------------------------------------------------------------------- oracle
-class _Queries:
-    """The oracle behind a cache, a counter and a budget; answers are checked and made exact."""
+# default tolerances of the float-oracle mode by the precision of the oracle's answers: about a thousand units
+# in the last place for float32 (a layer's sums lose a few digits), and the earlier default for float64
+_DEFAULT_TOLERANCES = {"float64": 1e-9, "float32": 1e-4, "float16": 1e-2, "bfloat16": 1e-2}
 
-    def __init__(self, oracle, input_dim, numerics, max_queries):
+
+def _answer_precision(value):
+    """``"float64"``, ``"float32"``, ``"float16"`` or ``"bfloat16"``: the floats an oracle answers in.
+
+    Read from the ``dtype`` of a numpy array or scalar or a torch tensor (or of
+    the first entry of a list of them); Python floats and exact numbers count
+    as ``"float64"``.
+    """
+    dtype = getattr(value, "dtype", None)
+    if dtype is None and isinstance(value, (list, tuple)) and value:
+        dtype = getattr(value[0], "dtype", None)
+    name = str(dtype) if dtype is not None else ""
+    return next((key for key in ("bfloat16", "float16", "float32") if name.endswith(key)), "float64")
+
+
+class _Queries:
+    """The oracle behind a cache, a counter, a budget and a clock; answers are checked and made exact.
+
+    ``precision`` is that of the first answer (:func:`_answer_precision`).
+    """
+
+    def __init__(self, oracle, input_dim, numerics, max_queries, clock=None):
         if not callable(oracle):
             raise RecoveryError(f"the oracle must be callable (x -> f(x)), not {type(oracle).__name__}")
         self.oracle = oracle
         self.n0 = input_dim
         self.numerics = numerics
         self.max_queries = max_queries
+        self.clock = clock or _Clock()
         self.cache = {}
         self.output_dim = None
+        self.precision = None
 
     @property
     def count(self):
         return len(self.cache)
 
     def __call__(self, x):
+        self.clock.check()
         x = tuple(x)
         hit = self.cache.get(x)
         if hit is not None:
@@ -195,8 +251,10 @@ class _Queries:
 
     def _check(self, value, x, floats):
         where = f"the oracle's answer at x = ({', '.join(map(str, x))})"
-        if isinstance(value, np.ndarray):
-            value = value.ravel().tolist()
+        if self.precision is None:
+            self.precision = _answer_precision(value)
+        if isinstance(value, np.ndarray) or (hasattr(value, "dtype") and hasattr(value, "tolist")):
+            value = np.asarray(value.tolist(), dtype=object).ravel().tolist()  # numpy arrays and scalars, torch tensors
         elif not isinstance(value, (list, tuple)):
             value = [value]
         if not value:
@@ -616,10 +674,12 @@ class _Partial:
     layer is known (:func:`_orient`).
     """
 
-    def __init__(self, n0, domain, numerics):
+    def __init__(self, n0, domain, numerics, clock=None, max_cells=1_000_000):
         self.n0 = n0
         self.domain = domain
         self.numerics = numerics
+        self.clock = clock or _Clock()
+        self.max_cells = max_cells  # bound on the complexes built (:class:`~polyrelu.errors.ComplexTooLargeError`)
         self.layers = []
         self.net = None
         self.complex = None
@@ -644,7 +704,8 @@ class _Partial:
         Ws = [[list(w) for w, _ in layer] for layer in self.layers] + [[[0] * len(self.layers[-1])]]
         bs = [[b for _, b in layer] for layer in self.layers] + [[0]]
         self.net = ReLUNetwork(Ws, bs)
-        self.complex = canonical_complex(self.net, self.domain, progress=False)
+        self.clock.check()
+        self.complex = canonical_complex(self.net, self.domain, max_cells=self.max_cells, progress=False)
         self.offset = sum(len(layer) for layer in self.layers[:-1])
         self._features = {}
         regions = self.complex.regions()
@@ -910,6 +971,7 @@ def _bends_everywhere(queries, partial, c, traced, numerics, free=()):
     crossed = set(traced)
     measured = []  # float mode: (region, hyperplane measured at the kink found near the prediction)
     for region in partial.complex.regions():
+        partial.clock.check()
         if region.id in traced:
             continue
         F = partial.reduced(region)
@@ -1165,6 +1227,7 @@ def _orient(partial, vectors, max_free=16, fixed=None, null=()):
         raise _Failure(f"the orientation of layer {len(partial.layers)} is undetermined in {len(free)} neurons")
     flip_free = [j for j in free if j >= first_flip]
     for bits in range(1 << len(flip_free)):
+        partial.clock.check()
         x = [Fraction(0)] * (first_flip + n)
         for b, j in enumerate(flip_free):
             x[j] = Fraction((bits >> b) & 1)
@@ -1358,6 +1421,7 @@ def _fit_with_families(partial, regions, targets, families, relus, max_families=
     order = sorted(families)
     first, fitted = None, False
     for sides in itertools.product((0, 1), repeat=len(order)):
+        partial.clock.check()
         side = dict(zip(order, sides))
         cols = [(j, k) for j in order for (k, s) in sorted(families[j]) if s == side[j]]
         vectors = []
@@ -1449,14 +1513,17 @@ class RecoveryResult:
     ----------
     status : {"recovered", "undecided"}
         ``"recovered"``: ``network`` agrees with the oracle on ``n0 + 2``
-        points of every region of its own canonical complex and on fresh
-        random points (exactly; in float mode up to ``max_deviation``).
+        points of every region of its own canonical complex, and on fresh
+        random points spread over the whole ``domain`` its largest deviation
+        is at most ``threshold`` (zero in exact mode).
     network : ReLUNetwork or None
-        The recovered network in canonical form (DESIGN §1).
+        The recovered network in canonical form (DESIGN §1); None unless
+        recovered.
     queries : int
         Distinct points at which the oracle was evaluated.
     reason : str or None
-        Why recovery is ``"undecided"`` (which step or condition failed).
+        Why recovery is ``"undecided"`` (which step or condition failed, the
+        budget spent, or the deviation above the threshold).
     kinks : int
         Breakpoints located on search lines.
     lines : int
@@ -1470,7 +1537,20 @@ class RecoveryResult:
     elapsed : float
         Seconds.
     max_deviation : float or None
-        Float mode: the largest ``|f(x) - g(x)|`` over the fresh check points.
+        The largest ``|f(x) - g(x)|`` over the fresh check points of the last
+        candidate network ``g`` (recovered or not); None if no candidate was checked.
+    domain : Box or Polyhedron or None
+        The query region: the polytope given; on all of ``R^n0``
+        (``whole_space``) the box over which the fresh checks were spread
+        uniformly (search lines run further, see ``docs/recovery.md``).
+    whole_space : bool
+        Whether recovery was asked for all of ``R^n0``.
+    tolerance : float or None
+        Float mode: the relative tolerance used (given, or chosen from the
+        oracle's answers); None in exact mode.
+    threshold : float or None
+        The largest deviation accepted on the fresh points of the last
+        candidate: ``tolerance · max(1, max |f|)`` there, ``0`` in exact mode.
     """
 
     status: str
@@ -1484,6 +1564,10 @@ class RecoveryResult:
     rounds: int
     elapsed: float
     max_deviation: object = None
+    domain: object = None
+    whole_space: bool = False
+    tolerance: object = None
+    threshold: object = None
 
     def __bool__(self):
         return self.status == "recovered"
@@ -1494,15 +1578,36 @@ class RecoveryResult:
         lines = [
             head,
             f"  network            {arch}",
+            f"  domain             {_describe_domain(self.domain, self.whole_space)}",
             f"  queries            {self.queries}",
             f"  breakpoints found  {self.kinks} on {self.lines} lines",
             f"  regions checked    {self.regions}",
             f"  rounds             {self.rounds}",
             f"  time               {self.elapsed:.2f} s",
         ]
+        if self.tolerance is not None:
+            lines.append(f"  tolerance          {self.tolerance:.3g} (relative, float oracle)")
         if self.max_deviation is not None:
-            lines.append(f"  max deviation      {self.max_deviation:.3g}")
+            accepted = "" if self.threshold is None else f" (at most {self.threshold:.3g} accepted)"
+            lines.append(f"  max deviation      {self.max_deviation:.3g}{accepted}")
         return "\n".join(lines)
+
+
+def _describe_domain(domain, whole_space=False):
+    """``box:LO,HI`` (the command line's notation), a polytope's size, or all of ``R^n0`` with its check box."""
+    if domain is None:
+        return "-"
+    if isinstance(domain, Box):
+        bounds = [domain.lower, domain.upper]
+        if all(hasattr(v, "__len__") and not isinstance(v, str) for v in bounds):
+            text = "box:" + ";".join(f"{to_fraction(a, 'box')},{to_fraction(b, 'box')}" for a, b in zip(*bounds))
+        else:
+            text = "box:" + ",".join(str(to_fraction(v, "box")) for v in bounds)
+    else:
+        text = f"the polytope of {len(domain.inequalities)} inequalities"
+    if whole_space:
+        return f"all of R^n0: whole search lines; fresh checks uniform in {text} and out to 2^20 times as far"
+    return text
 
 
 def _random_point(rng, n0, domain_rows, vertices, window):
@@ -1511,6 +1616,108 @@ def _random_point(rng, n0, domain_rows, vertices, window):
     weights = [Fraction(int(v) + 1) for v in rng.integers(0, 64, size=len(vertices))]
     total = sum(weights)
     return tuple(sum(w * v[i] for w, v in zip(weights, vertices)) / total for i in range(n0))
+
+
+def _uniform_point(rng, lower, upper):
+    """A point uniform (on a grid of 2^20 steps per side) in the box ``prod [lower_i, upper_i]``."""
+    steps = 1 << 20
+    return tuple(a + (b - a) * Fraction(int(rng.integers(0, steps + 1)), steps) for a, b in zip(lower, upper))
+
+
+def _jittered_points(rng, lower, upper, count):
+    """``count`` points in a box, each uniform in its own cell of a ``k^n`` grid (``k^n <= count``), the rest uniform.
+
+    Stratified sampling: as uniform as independent points, but no part of the
+    box larger than a grid cell is left out.
+    """
+    n = len(lower)
+    k = max(1, int(count ** (1 / n) + 1e-9)) if n else 1
+    points = []
+    for cell in itertools.product(range(k), repeat=n):
+        start = tuple(a + (b - a) * Fraction(c, k) for a, b, c in zip(lower, upper, cell))
+        stop = tuple(a + (b - a) * Fraction(c + 1, k) for a, b, c in zip(lower, upper, cell))
+        points.append(_uniform_point(rng, start, stop))
+    return points + [_uniform_point(rng, lower, upper) for _ in range(count - len(points))]
+
+
+def _points_on_box_surface(rng, n0, radius, count):
+    """About ``count`` points on the surface of ``[-radius, radius]^n0``: a stratified sample of each facet, so of every direction."""
+    per_facet = max(1, count // (2 * n0))
+    points = []
+    for axis in range(n0):
+        for side in (-radius, radius):
+            for y in _jittered_points(rng, (-radius,) * (n0 - 1), (radius,) * (n0 - 1), per_facet):
+                points.append((*y[:axis], side, *y[axis:]))
+    return points
+
+
+def _check_window(window):
+    """The half-width of the box of fresh checks on ``R^n0``: a power of two at least four times the search window."""
+    return Fraction(2) ** max(0, math.ceil(math.log2(4 * window)))
+
+
+def _fresh_points(rng, n0, domain_rows, vertices, window, count):
+    """Points to check a candidate network on: ``count`` spread uniformly over the query region, more near its edges.
+
+    In a polytope: ``count`` points uniform in it (a stratified sample of the
+    box of its vertices, :func:`_jittered_points`, the points outside
+    replaced by uniform ones inside; random convex combinations of the
+    vertices where a thin polytope rejects too many), ``count // 2`` within
+    ``2^-10`` of the boundary (near the ends of random chords through uniform
+    points, exactly on it for some), and up to ``count // 4`` vertices (at
+    random), each moved ``2^-10`` of the way towards the centroid. On all of
+    ``R^n0`` (no ``domain_rows``): ``count`` points stratified in
+    ``[-window, window]^n0``, and ``count`` far out, stratified over the
+    surfaces of the boxes ``2^10`` and ``2^20`` times as large: ``f`` may
+    differ from a candidate only in a thin cone far out (5% of the directions
+    in a test case), which every direction class of the sample meets.
+    """
+    if domain_rows is None:
+        near = _jittered_points(rng, (-window,) * n0, (window,) * n0, count)
+        far = [p for r in (1 << 10, 1 << 20) for p in _points_on_box_surface(rng, n0, window * r, count // 2)]
+        return near + far
+    lower = tuple(min(v[i] for v in vertices) for i in range(n0))
+    upper = tuple(max(v[i] for v in vertices) for i in range(n0))
+
+    def inside(x):
+        return all(row_value(row, x) >= 0 for row in domain_rows)
+
+    def uniform():
+        for _ in range(64):
+            x = _uniform_point(rng, lower, upper)
+            if inside(x):
+                return x
+        return _random_point(rng, n0, domain_rows, vertices, 1)
+
+    points = [x if inside(x) else uniform() for x in _jittered_points(rng, lower, upper, count)]
+    while len(points) < count + count // 2:
+        x, d = uniform(), _random_direction(rng, n0)
+        span = _line_range(x, d, domain_rows)
+        if span is None:
+            continue
+        lo, hi = span
+        gap = (hi - lo) * Fraction(int(rng.integers(0, 1025)), 1 << 20)
+        points.append(_add(x, _mul(hi - gap if rng.integers(0, 2) else lo + gap, d)))
+    centroid = tuple(sum(v[i] for v in vertices) / len(vertices) for i in range(n0))
+    corners = rng.permutation(len(vertices))[: count // 4]
+    points += [_add(vertices[k], _mul(Fraction(1, 1024), _sub(centroid, vertices[k]))) for k in corners]
+    return points
+
+
+def _check_candidate(queries, net, points, numerics):
+    """``(deviation, threshold, off)``: ``max |f - g|`` over ``points``, the most accepted, the points off by more than the search's screening.
+
+    Every point is evaluated, so that the deviation is known even when the
+    search goes on (``off`` non-empty: :meth:`_Exact.close` fails there).
+    """
+    deviation, largest, off = Fraction(0), Fraction(0), []
+    for x in points:
+        fx, gx = queries(x), net(x)
+        if not numerics.close(fx, gx):
+            off.append(x)
+        deviation = max(deviation, max(abs(a - b) for a, b in zip(fx, gx)))
+        largest = max(largest, max(abs(a) for a in fx))
+    return deviation, numerics.threshold(largest), off
 
 
 def _random_direction(rng, n0):
@@ -1557,18 +1764,22 @@ class _Explorer:
                     self.window = max(self.window, 2 * max(abs(v) for v in kink.point))
 
 
-def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False):
+def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False, max_cells=1_000_000):
     """One pass: layers from the breakpoints found so far, then the output layer. Returns (layers, output rows, regions)."""
     log.clear()
-    partial = _Partial(explorer.n0, domain, numerics)
+    clock = queries.clock
+    partial = _Partial(explorer.n0, domain, numerics, clock, max_cells)
     pending = list(explorer.kinks)
     while True:
+        known = len(partial.layers)
+        clock.stage = f"building the complex of {_layers_text(known)}"
         partial.rebuild()
         pending = [k for k in pending if not partial.explains(k)]
         if not pending:
             break
         traced = []
         failed = set()  # (region, hyperplane) pieces already traced in vain at this layer
+        clock.stage = "testing first-layer hyperplanes" if not known else f"tracing layer-{known + 1} hypersurfaces"
         for kink in pending:
             piece = (None if partial.net is None else getattr(partial.locate(kink.point), "id", None), kink.row)
             if piece in failed:
@@ -1603,11 +1814,19 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
                 traced = [_mul(1 / max(abs(v) for v in c[1:]), c) for c in traced]
             partial.layers.append([(tuple(c[1:]), c[0]) for c in traced])
         else:
+            clock.stage = f"orienting layer {known}"
             flips, rows, _ = _orient(partial, traced)
             _apply_flips(partial, flips)
+            clock.stage = f"tracing layer-{known + 1} hypersurfaces with layer {known} oriented"
             partial.layers.append(rows + _second_chance(queries, partial, rows, pending, numerics, log))
+    clock.stage = f"fitting the output layer on the complex of {_layers_text(len(partial.layers))}"
     rows, regions = _fit_output(queries, partial, numerics)
     return partial.layers, rows, regions
+
+
+def _layers_text(count):
+    """``"layer 1"``, ``"layers 1-3"``: the hidden layers known, for the stage of a recovery."""
+    return "no layer" if count == 0 else "layer 1" if count == 1 else f"layers 1-{count}"
 
 
 def _second_chance(queries, partial, rows, pending, numerics, log):
@@ -1679,8 +1898,10 @@ def _orientation_by_search(queries, partial, pending, numerics, log, max_width=4
     if n > max_width or isinstance(numerics, _Float):
         return None
     original, layer = list(partial.layers[-1]), len(partial.layers)
+    partial.clock.stage = f"searching the orientations of layer {layer}"
     best = (0, None, None, None)
     for flips in itertools.product((False, True), repeat=n):
+        partial.clock.check()
         partial.layers[-1] = list(original)
         _apply_flips(partial, flips)
         for key in [key for key in partial.free if key[0] == layer]:
@@ -1863,6 +2084,23 @@ def _solve_rows(ieqs, eqns, strict, nvars, homogeneous=False):
     return t if satisfies(t) else None
 
 
+def _check_options(tolerance, float_oracle, max_seconds, max_cells, checks):
+    """:class:`~polyrelu.errors.UsageError` for a tolerance, time budget, cell bound or check count that is not a usable value."""
+    def positive(value):
+        return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) and 0 < value < math.inf
+
+    if tolerance is not None:
+        if not float_oracle:
+            raise UsageError("tolerance applies to float oracles (float_oracle=True); exact recovery compares exactly")
+        if not (positive(tolerance) and tolerance < 1):
+            raise UsageError(f"tolerance must be a number in (0, 1), such as 1e-9 or 1e-4, not {tolerance!r}")
+    if max_seconds is not None and not positive(max_seconds):
+        raise UsageError(f"max_seconds must be a positive number of seconds (or None for no limit), not {max_seconds!r}")
+    for name, value in (("max_cells", max_cells), ("checks", checks)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise UsageError(f"{name} must be a positive integer, not {value!r}")
+
+
 def recover_network(
     oracle,
     input_dim,
@@ -1872,9 +2110,11 @@ def recover_network(
     lines=None,
     seed=0,
     float_oracle=False,
-    tolerance=1e-9,
+    tolerance=None,
     max_rounds=6,
-    checks=32,
+    checks=64,
+    max_seconds=None,
+    max_cells=1_000_000,
     progress=None,
 ):
     """Rebuild a ReLU network from function values alone.
@@ -1899,15 +2139,32 @@ def recover_network(
        extra one checks that ``f`` is affine there).
 
     A region where ``f`` is not affine, or a breakpoint no neuron explains,
-    sends more search lines through that place and starts a new round. The
-    result is then checked on ``checks`` fresh random points.
+    sends more search lines through that place and starts a new round.
+
+    **Acceptance.** The candidate network ``g`` is then compared with ``f``
+    on fresh random points spread over the whole query region: ``checks``
+    points uniform in the domain, ``checks // 2`` within ``2^-10`` of its
+    boundary and up to ``checks // 4`` next to its vertices (on all of
+    ``R^n0``: uniform in a box four times the breakpoints' reach, and out to
+    ``2^20`` times as far). It is ``"recovered"`` only if the largest
+    deviation ``max |f(x) - g(x)|`` there is at most the threshold: ``0`` in
+    exact mode (exact equality), ``tolerance · max(1, max |f(x)|)`` over the
+    same points in float mode. The scale is ``max |f|``, not the spread
+    ``max f - min f``: a float oracle's own rounding grows with the size of
+    the values it returns, not with their spread, so no smaller deviation is
+    meaningful; the ``1`` keeps a function near zero from asking for less
+    than the rounding of hidden activations of size about 1. The looser
+    internal comparisons of the search (``10^3`` to ``10^6`` times the
+    tolerance) only steer it: a point off by more than those sends search
+    lines there; they never accept a network.
 
     Parameters
     ----------
     oracle : callable
         ``x ↦ f(x)``: takes a tuple of ``n0`` Fractions (floats in float mode)
-        and returns ``m`` numbers (a tuple, list, array or a scalar). Exact
-        mode needs exact values: ints, Fractions or ``"p/q"`` strings.
+        and returns ``m`` numbers (a tuple, list, numpy array, torch tensor or
+        a scalar). Exact mode needs exact values: ints, Fractions or ``"p/q"``
+        strings.
     input_dim : int
         ``n0``; recovery needs ``n0 >= 2`` (on a line, breakpoints cannot be
         attributed to layers).
@@ -1921,13 +2178,27 @@ def recover_network(
         Seed of the random lines and test points (reproducible).
     float_oracle : bool
         Float mode: comparisons up to ``tolerance`` (relative), hyperplanes
-        rationalised; the result reports ``max_deviation``.
-    tolerance : float
-        Float mode only.
+        rationalised; needs a bounded ``domain``.
+    tolerance : float, optional
+        Float mode only: the relative tolerance of the acceptance (see above)
+        and the unit of the search's comparisons. By default chosen from the
+        oracle's first answer (at the centre of the domain): ``1e-4`` for
+        float32 answers (numpy or torch), ``1e-2`` for float16 or bfloat16,
+        ``1e-9`` for float64 and Python floats. A given value wins.
     max_rounds : int
         Rebuilds allowed before giving up.
     checks : int
-        Fresh random points on which the result is compared with ``f``.
+        Fresh random points, uniform over the domain, on which the result is
+        compared with ``f`` (and half as many near its boundary; on
+        ``R^n0`` as many far out). At least 1.
+    max_seconds : float, optional
+        Wall-clock budget (``time.monotonic``); when spent the answer is
+        ``undecided`` with the stage reached. Checked at every oracle query
+        and in the loops between them; one canonical complex is built
+        without interruption, bounded by ``max_cells``. None: no limit.
+    max_cells : int
+        Bound on the estimated cells of each canonical complex recovery
+        builds; a larger one makes the answer ``undecided``.
     progress : bool, optional
         A progress bar over neurons found; by default only on a terminal and
         after a second.
@@ -1935,14 +2206,19 @@ def recover_network(
     Returns
     -------
     RecoveryResult
-        Truthy when recovered. Never a network that disagrees with ``f`` on a
-        point queried: otherwise ``"undecided"`` with the reason.
+        Truthy when recovered. Never a network whose deviation from ``f`` on
+        a point checked exceeds the threshold: otherwise ``"undecided"`` with
+        the reason, and ``max_deviation`` of the last candidate. ``domain``
+        states the query region.
 
     Raises
     ------
     RecoveryError
         The oracle is not callable or answers something that is not a
         function value (wrong length, NaN, a float in exact mode).
+    UsageError
+        ``tolerance``, ``max_seconds``, ``max_cells`` or ``checks`` is not a
+        usable value, or a tolerance is given in exact mode.
 
     Examples
     --------
@@ -1953,12 +2229,25 @@ def recover_network(
     >>> result.status, result.layer_widths, equivalent(result.network, net)
     ('recovered', (3, 2), True)
 
+    A float32 oracle gets the float32 tolerance, and the answer states the
+    query region:
+
+    >>> from polyrelu import Box
+    >>> f32 = lambda x: np.float32(max(x[0] + x[1] - 1, 0) + 2 * max(x[0] - 2 * x[1], 0))
+    >>> result = recover_network(f32, 2, domain=Box(-4, 4), float_oracle=True, max_seconds=5)
+    >>> result.tolerance, result.domain
+    (0.0001, Box(lower=-4, upper=4))
+    >>> result.status == "undecided" or result.max_deviation <= result.threshold
+    True
+
     Notes
     -----
     The query count is ``O(n0 · regions + kinks)``: see ``docs/recovery.md``
     for the bound the tests check. A black box can hide breakpoints between
-    the points asked; what is certified is agreement at every point queried,
-    which includes ``n0 + 2`` points in every region of the result.
+    the points asked (a bump narrower than the gaps between them, a
+    breakpoint beyond every query): what is certified is agreement at every
+    point queried, which includes ``n0 + 2`` points in every region of the
+    result and the fresh points over ``domain``.
     """
     from tqdm import tqdm
 
@@ -1967,6 +2256,7 @@ def recover_network(
 
     if isinstance(input_dim, bool) or not isinstance(input_dim, (int, np.integer)) or input_dim < 1:
         raise RecoveryError(f"input_dim must be a positive integer, not {input_dim!r}")
+    _check_options(tolerance, float_oracle, max_seconds, max_cells, checks)
     n0 = int(input_dim)
     numerics = _Float(tolerance, 1 << 30) if float_oracle else _Exact()
     domain_rows = _domain_rows(domain, n0)
@@ -1974,29 +2264,54 @@ def recover_network(
         raise RecoveryError(
             "float_oracle=True needs a bounded domain (e.g. domain=Box(-4, 4)): rounded hyperplanes drift far from the origin"
         )
-    queries = _Queries(oracle, n0, numerics, max_queries)
+    clock = _Clock(max_seconds)
+    queries = _Queries(oracle, n0, numerics, max_queries, clock)
     rng = np.random.default_rng(seed)
+    checker = rng.spawn(1)[0]  # fresh points independent of the search
     explorer = _Explorer(queries, n0, domain_rows, numerics, rng)
     started = time.perf_counter()
     rounds = 0
     log = {}
+    last = {}  # the last candidate's check: deviation, threshold, round
     bar = tqdm(desc="neurons", unit="neuron", delay=1.0, disable=None if progress is None else not progress, file=sys.stderr, leave=False)
 
-    def result(status, network=None, reason=None, widths=(), regions=0, deviation=None):
+    def result(status, network=None, reason=None, widths=(), regions=0):
         bar.close()
         if reason and log.get("undetermined"):
             reason += (
                 f"; {log['undetermined']} traced hypersurface(s) left their formula undetermined, as when a"
                 " neuron's hypersurface misses one of the previous layer's (TPIC fails)"
             )
+        if domain_rows is None:
+            region = Box(-_check_window(explorer.window), _check_window(explorer.window))
+        else:
+            region = domain if isinstance(domain, (Box, Polyhedron)) else Polyhedron(ieqs=domain_rows, ambient_dim=n0)
+        deviation = last.get("deviation")
         return RecoveryResult(
             status, network, queries.count, reason, len(explorer.kinks), explorer.lines, tuple(widths), regions, rounds,
-            time.perf_counter() - started, deviation,
+            time.perf_counter() - started, None if deviation is None else float(deviation), region, domain_rows is None,
+            numerics.tolerance if float_oracle else None, None if last.get("threshold") is None else float(last["threshold"]),
         )
+
+    def off_by():
+        return f"the last candidate network deviates from f by {float(last['deviation']):.3g} on {last['points']} fresh points, " + (
+            "where exact recovery accepts none" if not float_oracle else
+            f"over the {last['threshold']:.3g} accepted (tolerance {numerics.tolerance:g} × max(1, max |f|) there)"
+        )
+
+    def stage():
+        return clock.stage + (f" (round {rounds})" if rounds else "")
 
     if n0 == 1:
         return result("undecided", reason="input dimension 1: breakpoints on a line cannot be attributed to layers (needs n0 >= 2)")
     try:
+        if float_oracle:
+            clock.stage = "asking the oracle at the centre of the domain"
+            vertices = explorer.vertices
+            queries(tuple(sum(v[i] for v in vertices) / len(vertices) for i in range(n0)))
+            if tolerance is None:  # the precision of the oracle's answers sets the default
+                numerics.tolerance = _DEFAULT_TOLERANCES[queries.precision]
+        clock.stage = "searching breakpoints on the first search lines"
         for _ in range(2 * n0 + 2 if lines is None else lines):
             explorer.search()
         for _ in range(n0 + 1 if domain_rows is None else 0):
@@ -2010,32 +2325,38 @@ def recover_network(
                     attempt += 1
                     rounds += 1
                     try:
-                        layers, out_rows, regions = _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided)
+                        layers, out_rows, regions = _rebuild(
+                            queries, explorer, domain, numerics, rng, bar, log, one_sided, max_cells
+                        )
                         Ws = [[list(w) for w, _ in layer] for layer in layers] + [[list(w) for w, _ in out_rows]]
                         bs = [[b for _, b in layer] for layer in layers] + [[b for _, b in out_rows]]
                         net = ReLUNetwork(Ws, bs, name="recovered")
-                        deviation = 0.0
-                        for check in range(checks):
-                            # a quarter of them 2^10 and 2^20 windows out (on R^n0): f may bend only far away
-                            x = _random_point(rng, n0, domain_rows, explorer.vertices, 4 * explorer.window * (1, 1, 1 << 10, 1 << 20)[check % 4])
-                            fx, gx = queries(x), net(x)
-                            if not numerics.close(fx, gx):
-                                raise _Missed(x)
-                            deviation = max(deviation, max(abs(float(a - b)) for a, b in zip(fx, gx)))
-                        return result(
-                            "recovered", canonical_form(net), widths=[len(layer) for layer in layers], regions=regions,
-                            deviation=deviation if float_oracle else None,
-                        )
+                        clock.stage = "checking the candidate network on fresh points"
+                        points = _fresh_points(checker, n0, domain_rows, explorer.vertices, _check_window(explorer.window), checks)
+                        deviation, threshold, off = _check_candidate(queries, net, points, numerics)
+                        last.update(deviation=deviation, threshold=threshold, round=rounds, points=len(points))
+                        if off:
+                            raise _Missed(off[0])
+                        widths = [len(layer) for layer in layers]
+                        if deviation > threshold:  # the search saw nothing amiss; more of it would rebuild the same
+                            return result("undecided", reason=off_by(), widths=widths, regions=regions)
+                        return result("recovered", canonical_form(net), widths=widths, regions=regions)
                     except _Missed as missed:
+                        clock.stage = "searching breakpoints on search lines through a point where f differs"
                         for _ in range(n0 + 1):
                             explorer.search(missed.point)
                         for _ in range(n0 + 1):
                             explorer.search()
-                reasons.append(f"f still bends where no recovered neuron does after {attempt} rounds")
+                reason = f"f still bends where no recovered neuron does after {attempt} rounds"
+                reasons.append(reason + (f"; {off_by()}" if last.get("round") == rounds else ""))
             except _Failure as failure:
                 reasons.append(str(failure))
         return result("undecided", reason=reasons[0] if reasons[0] == reasons[1] else f"{reasons[0]} (with one-sided first-layer hyperplanes: {reasons[1]})")
     except _BudgetExhausted:
-        return result("undecided", reason=f"the query budget ({max_queries}) is spent")
+        return result("undecided", reason=f"the query budget ({max_queries}) is spent while {stage()}")
+    except _TimeSpent:
+        return result("undecided", reason=f"the time budget (max_seconds={max_seconds:g}) is spent while {stage()}")
+    except ComplexTooLargeError as exc:
+        return result("undecided", reason=f"a complex is too large while {stage()}: {exc}")
     except _Failure as failure:
         return result("undecided", reason=str(failure))
