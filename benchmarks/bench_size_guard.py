@@ -60,8 +60,8 @@ def main(argv=None):
     for name, net in grid(args.quick):
         start = time.perf_counter()
         try:
-            estimate, lower = estimate_cells(net, max_cells=LIMIT)
-            shown = f"{'≥ ' if lower else ''}{estimate:,}"
+            estimate, lower, margin = estimate_cells(net, max_cells=LIMIT)
+            shown = f"≥ {estimate:,}" if lower else f"{estimate:,} ± {margin:,}"
         except ComplexTooLargeError as exc:
             estimate, lower = exc.estimate, True
             shown = f"≥ {estimate:,} (an earlier layer)"

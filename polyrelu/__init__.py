@@ -26,7 +26,7 @@ from .errors import (
     UnsafeFileError,
     UsageError,
 )
-from .complex import Box, CanonicalComplex, Cell, canonical_complex, estimate_cells
+from .complex import Box, CanonicalComplex, Cell, CellEstimate, canonical_complex, estimate_cells
 from .geometry import FaceLattice, Feasibility, LPOracle, Polyhedron
 from .network import Architecture, ReLUNetwork
 from .io import Limits, load_network, network_from_dict, network_from_torch, network_to_dict, save_network
@@ -84,6 +84,7 @@ __all__ = [
     "FunctionComparison",
     "canonical_complex",
     "estimate_cells",
+    "CellEstimate",
     "CanonicalComplex",
     "Cell",
     "Box",

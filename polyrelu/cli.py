@@ -44,7 +44,6 @@ from .errors import (
     InvalidNumberError,
     LimitExceededError,
     PolyReluError,
-    RecoveryError,
     SymmetryError,
     UsageError,
 )
@@ -565,7 +564,7 @@ def main(argv=None):
         except ComplexTooLargeError as exc:
             message = f"error: {exc}"
             if hasattr(args, "max_cells"):  # the command has the option: say how to use it
-                larger = f"--max-cells {exc.estimate}" if exc.estimate else "a larger --max-cells"
+                larger = f"--max-cells {exc.estimate + exc.margin}" if exc.estimate else "a larger --max-cells"
                 message += f" (on the command line: {larger}, or a bounded --domain box:LO,HI)"
             return _fail(message, 1, debug)
         except UsageError as exc:

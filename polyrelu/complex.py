@@ -22,12 +22,14 @@ the sign vectors: ``τ ≤ σ`` exactly when ``s(τ)_k ∈ {s(σ)_k, 0}`` for ev
 """
 
 import functools
+import itertools
 import json
 import math
 import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import NamedTuple
 from fractions import Fraction
 
 import flint
@@ -44,7 +46,7 @@ from .geometry.rational import fraction_to_json, primitive_integer_row, row_valu
 from .io import DEFAULT_LIMITS, network_to_dict
 from .network import ReLUNetwork
 
-__all__ = ["Box", "Cell", "CanonicalComplex", "canonical_complex", "estimate_cells"]
+__all__ = ["Box", "Cell", "CanonicalComplex", "CellEstimate", "canonical_complex", "estimate_cells"]
 
 COMPLEX_FORMAT = "polyrelu.complex"
 COMPLEX_VERSION = 1
@@ -299,7 +301,27 @@ def canonical_complex(net, domain=None, *, method="lattice", max_cells=1_000_000
     return CanonicalComplex._assemble(net, domain, domain_rows, records, oracle, elapsed)
 
 
-def estimate_cells(net, domain=None, *, method="lattice", max_cells=1_000_000) -> tuple:
+class CellEstimate(NamedTuple):
+    """What :func:`estimate_cells` found.
+
+    Attributes
+    ----------
+    cells : int
+        The estimated number of cells.
+    lower_bound : bool
+        The count stopped at ``10 * max_cells``: ``cells`` is only a lower bound.
+    margin : int
+        Twice the estimated standard error of the sampling (0 when every cell
+        was counted): the true count is very likely below ``cells + margin``,
+        which is what :func:`canonical_complex` compares with ``max_cells``.
+    """
+
+    cells: int
+    lower_bound: bool
+    margin: int
+
+
+def estimate_cells(net, domain=None, *, method="lattice", max_cells=1_000_000) -> CellEstimate:
     """Estimate the number of cells of ``canonical_complex(net, domain)`` without building its last layer.
 
     The layers before the last are built (as :func:`canonical_complex` would,
@@ -321,9 +343,9 @@ def estimate_cells(net, domain=None, *, method="lattice", max_cells=1_000_000) -
 
     Returns
     -------
-    (int, bool)
-        The estimated number of cells, and whether it is only a lower bound
-        (the count reached its stop).
+    CellEstimate
+        The estimated number of cells, whether it is only a lower bound, and
+        the sampling margin.
 
     Raises
     ------
@@ -333,11 +355,11 @@ def estimate_cells(net, domain=None, *, method="lattice", max_cells=1_000_000) -
     Examples
     --------
     >>> from polyrelu.examples import seeded_gaussian_network
-    >>> net = seeded_gaussian_network((2, 8, 8, 1))
-    >>> estimate, lower_bound = estimate_cells(net)
-    >>> len(canonical_complex(net)), lower_bound
-    (509, False)
-    >>> 509 / 3 <= estimate <= 3 * 509
+    >>> net = seeded_gaussian_network((3, 8, 8, 1))
+    >>> estimate = estimate_cells(net)
+    >>> len(canonical_complex(net)), estimate.lower_bound
+    (4063, False)
+    >>> 4063 / 3 <= estimate.cells <= 3 * 4063
     True
 
     Notes
@@ -352,13 +374,13 @@ def estimate_cells(net, domain=None, *, method="lattice", max_cells=1_000_000) -
     """
     domain, domain_rows = _checked_arguments("estimate_cells", net, domain, method, max_cells)
     if not net.architecture.depth:
-        return 1 if domain is None else len(domain.face_lattice()), False
+        return CellEstimate(1 if domain is None else len(domain.face_lattice()), False, 0)
     build = _lattice_cells if method == "lattice" else _lp_cells
     bar = tqdm(disable=True)
     try:
         build(net, domain, domain_rows, default_oracle, _SizeGuard(max_cells, stop_at=net.architecture.depth), bar)
     except _Estimated as done:
-        return done.estimate, done.lower_bound
+        return CellEstimate(done.count.value, done.count.lower_bound, done.count.margin)
     raise RuntimeError("estimate_cells: the construction never reached its last layer")
 
 
@@ -378,31 +400,39 @@ def _checked_arguments(caller, net, domain, method, max_cells):
 _ESTIMATE_SAMPLES = 24
 
 
-def _too_large(layer, estimate, cells, max_cells, lower_bound=False):
-    about = "at least" if lower_bound else "about"
+def _too_large(layer, count, cells, max_cells):
+    if count.lower_bound:
+        about = f"at least {count.value:,} cells"
+    elif count.margin:
+        about = f"about {count.value:,} cells (up to {count.value + count.margin:,} within the sampling error)"
+    else:
+        about = f"{count.value:,} cells"
     return ComplexTooLargeError(
-        f"layer {layer} would bring the complex to {about} {estimate:,} cells (now {cells:,}), over "
-        f"max_cells={max_cells:,}; pass a larger max_cells (--max-cells) or a smaller domain",
-        estimate,
+        f"layer {layer} would bring the complex to {about} (now {cells:,}), over max_cells={max_cells:,}; "
+        "pass a larger max_cells (--max-cells) or a smaller domain",
+        count.value,
+        0 if count.lower_bound else count.margin,
     )
 
 
 class _Estimated(Exception):
     """Stops a construction at the layer a :class:`_SizeGuard` was asked to estimate."""
 
-    def __init__(self, estimate, lower_bound):
-        super().__init__(estimate)
-        self.estimate = estimate
-        self.lower_bound = lower_bound
+    def __init__(self, count):
+        super().__init__(count)
+        self.count = count
 
 
 class _SizeGuard:
-    """Before each layer: would the complex grow past ``max_cells``?
+    """Before each layer: could the complex grow past ``max_cells``?
 
     ``check`` gets a cheap upper bound and a callable computing the sampled
-    estimate; the estimate is computed only when the bound exceeds the limit.
-    A guard made with ``stop_at`` computes it at that layer whatever the bound,
-    and stops the construction there (see :func:`estimate_cells`).
+    estimate (a :class:`_Count`); the estimate is computed only when the bound
+    exceeds the limit, and the layer is refused when the estimate plus its
+    margin does: a sampling error must not let a layer far over the limit
+    through. A guard made with ``stop_at`` computes the estimate at that
+    layer whatever the bound, and stops the construction there (see
+    :func:`estimate_cells`).
     """
 
     def __init__(self, max_cells, stop_at=None):
@@ -411,12 +441,12 @@ class _SizeGuard:
 
     def check(self, layer, cells, bound, estimate):
         if layer == self.stop_at:
-            raise _Estimated(*estimate(10 * self.max_cells))
+            raise _Estimated(estimate(10 * self.max_cells))
         if bound <= self.max_cells:
             return
-        value, lower = estimate(self.max_cells)
-        if value > self.max_cells:
-            raise _too_large(layer, value, cells, self.max_cells, lower)
+        count = estimate(self.max_cells)
+        if count.value + count.margin > self.max_cells:
+            raise _too_large(layer, count, cells, self.max_cells)
 
 
 class _CellSample:
@@ -440,7 +470,7 @@ class _CellSample:
 
     def __init__(self, strata, size=None, seed=0):
         self.rng = np.random.default_rng(seed)
-        self.strata = []  # (scale, exactly known count, [(cell, u)])
+        self.strata = []  # (scale, [exactly known counts], [(cell, u)]) per stratum
         self.points = 0
         for key in sorted(strata):
             cells = strata[key]
@@ -452,27 +482,32 @@ class _CellSample:
             first = cells
             if len(cells) > 8 * _ESTIMATE_SAMPLES:
                 first = [cells[i] for i in self.rng.choice(len(cells), 8 * _ESTIMATE_SAMPLES, replace=False)]
-            known, rest = 0, []
+            known, rest = [], []
             for cell in first:
                 u, exact = size(cell) if size is not None else (1, False)
                 if exact:
-                    known += u
+                    known.append(u)
                 else:
                     rest.append((cell, u))
             self.strata.append((len(cells) / len(first), known, rest))
 
     def upper(self):
         """The first phase's estimate of an upper bound on the count (no cell is counted)."""
-        return self.points + sum(scale * (known + sum(u for _, u in rest)) for scale, known, rest in self.strata)
+        return self.points + sum(scale * (sum(known) + sum(u for _, u in rest)) for scale, known, rest in self.strata)
 
     def estimate(self, count_inside, max_cells):
-        """The estimated count, and whether it is only a lower bound.
+        """The estimated count (:class:`_Count`).
 
         ``count_inside(cell, cap)`` counts exactly what the cut makes inside
         ``cell``, and may stop at ``cap``. Counting stops once the estimate is
         sure to exceed ``max_cells``: it is then returned as a lower bound.
+
+        The margin is twice the estimated standard error: of the second phase
+        (the spread of ``count / probability`` over the draws) and of the first
+        (the spread, over the first-phase cells, of their counts, known or
+        predicted as ``u`` times the stratum's mean ratio of count to ``u``).
         """
-        total = float(self.points)
+        total, variance = float(self.points), 0.0
         counts = {}
         for scale, known, rest in self.strata:
             if len(rest) <= _ESTIMATE_SAMPLES:
@@ -481,17 +516,47 @@ class _CellSample:
                 weights = np.array([u for _, u in rest], dtype=float)
                 picked = self.rng.choice(len(rest), _ESTIMATE_SAMPLES, p=weights / weights.sum())
                 draws = [(i, weights.sum() / (weights[i] * _ESTIMATE_SAMPLES)) for i in picked]
-            budget = (max_cells - total) / scale - known  # what this stratum may add before the limit is passed
+            budget = (max_cells - total) / scale - sum(known)  # what this stratum may add before the limit is passed
             partial = 0.0
             for i, factor in draws:
                 if i not in counts:  # a cell drawn twice is counted once
                     counts[i] = count_inside(rest[i][0], math.ceil((budget - partial) / factor) + 1)
                 partial += factor * counts[i]
                 if partial > budget:
-                    return int(total + scale * (known + partial)), True
+                    return _Count(int(total + scale * (sum(known) + partial)), True)
+            variance += scale**2 * _draw_variance(draws, counts) + _first_phase_variance(scale, known, rest, partial)
             counts.clear()
-            total += scale * (known + partial)
-        return int(round(total)), False
+            total += scale * (sum(known) + partial)
+        return _Count(int(round(total)), False, int(2 * math.sqrt(variance)))
+
+
+def _draw_variance(draws, counts):
+    """The variance of the Hansen-Hurwitz total over ``draws`` (zero when every cell was counted)."""
+    if len(draws) < 2 or all(factor == 1.0 for _, factor in draws):
+        return 0.0
+    values = np.array([factor * counts[i] * len(draws) for i, factor in draws])
+    return float(values.var(ddof=1) / len(draws))
+
+
+def _first_phase_variance(scale, known, rest, rest_total):
+    """The variance from scaling the first-phase cells up to the whole stratum (simple random sampling)."""
+    n = len(known) + len(rest)
+    if scale <= 1 or n < 2:
+        return 0.0
+    sizes = np.array([u for _, u in rest], dtype=float)
+    ratio = rest_total / sizes.sum() if len(rest) else 0.0
+    values = np.concatenate([np.array(known, dtype=float), sizes * ratio])
+    population = scale * n
+    return float(population**2 * (1 - 1 / scale) * values.var(ddof=1) / n)
+
+
+@dataclass(frozen=True)
+class _Count:
+    """A cell count: exact, estimated with a margin (twice the standard error), or a lower bound."""
+
+    value: int
+    lower_bound: bool
+    margin: int = 0
 
 
 @dataclass
@@ -860,27 +925,29 @@ def _first_layer_cell_count(net, domain_rows, cap):
 
     Returns
     -------
-    (int, bool)
-        The count and ``False`` (it is never only a lower bound).
+    _Count
+        Never only a lower bound; its margin is twice the standard error of
+        the sampled ``N_i``.
     """
     width, n0 = net.architecture.hidden_widths[0], net.architecture.input_dim
     rows = [primitive_integer_row((b, *W)) for W, b in zip(net.weights[0], net.biases[0])]
     if not domain_rows:
         rank = flint.fmpq_mat([list(r[1:]) for r in rows]).rank()
-        return _arrangement_cells_bound(width, rank), False
-    rows = [primitive_integer_row((b, *W)) for W, b in zip(net.weights[0], net.biases[0])]
+        return _Count(_arrangement_cells_bound(width, rank), False)
     rng = np.random.default_rng(0)
-    estimate = 1.0
+    estimate, variance = 1.0, 0.0
     for i in range(1, n0 + 1):
         subsets = math.comb(width, i)
-        tries = min(subsets, _ESTIMATE_SAMPLES)
-        hits = 0
-        for _ in range(tries):
-            chosen = rng.choice(width, i, replace=False)
-            flat = Polyhedron(ieqs=domain_rows, eqns=[rows[j] for j in chosen], ambient_dim=n0)
-            hits += not flat.is_empty()
-        estimate += 2**i * subsets * hits / tries
-    return int(round(estimate)), False
+        if subsets <= _ESTIMATE_SAMPLES:
+            chosen = list(itertools.combinations(range(width), i))
+        else:
+            chosen = [rng.choice(width, i, replace=False) for _ in range(_ESTIMATE_SAMPLES)]
+        hits = sum(not Polyhedron(ieqs=domain_rows, eqns=[rows[j] for j in c], ambient_dim=n0).is_empty() for c in chosen)
+        share = hits / len(chosen)
+        estimate += 2**i * subsets * share
+        if subsets > len(chosen):
+            variance += (2**i * subsets) ** 2 * share * (1 - share) / len(chosen)
+    return _Count(int(round(estimate)), False, int(2 * math.sqrt(variance)))
 
 
 def _layer_rows(net, layer, prefix):

@@ -67,11 +67,15 @@ class ComplexTooLargeError(LimitExceededError):
     ----------
     estimate : int or None
         The estimated number of cells after the layer that was refused.
+    margin : int
+        The estimate's sampling margin: a limit of ``estimate + margin`` cells
+        lets the layer through.
     """
 
-    def __init__(self, message, estimate=None):
+    def __init__(self, message, estimate=None, margin=0):
         super().__init__(message)
         self.estimate = estimate
+        self.margin = margin
 
 
 class BackendUnavailableError(PolyReluError, ImportError):

@@ -8,7 +8,6 @@ one line on stderr, with the traceback only under ``--debug``.
 import json
 import os
 from fractions import Fraction
-from pathlib import Path
 
 import jsonschema
 import pytest
@@ -256,7 +255,7 @@ def test_ctrl_c_in_process_exits_130_with_one_line(net_file, capsys, monkeypatch
 def test_too_large_complex_names_the_estimate_and_the_options(capsys):
     code, _, err = run(capsys, "complex", "builtin:randn-2-30-30-1", "--max-cells", "100")
     assert code == 1
-    assert "would bring the complex to about" in one_line(err) and "over max_cells=100" in err
+    assert "layer 1 would bring the complex to 1,801 cells" in one_line(err) and "over max_cells=100" in err
     assert "--max-cells" in err and "--domain" in err
 
 

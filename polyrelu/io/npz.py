@@ -24,7 +24,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..atomic import atomic_write
-from ..errors import InvalidNumberError, LimitExceededError, NetworkFormatError, ShapeError, UnsafeFileError
+from ..errors import InvalidNumberError, NetworkFormatError, ShapeError, UnsafeFileError
 from ..network import ReLUNetwork
 from .declared import check_array_size, check_layer_shapes, check_zip_members
 from .limits import DEFAULT_LIMITS, Limits, check_file_size
