@@ -292,6 +292,8 @@ def is_sequence(value) -> bool:
     >>> is_sequence([1, 2]), is_sequence((x for x in "ab")), is_sequence("ab"), is_sequence({1: 2}), is_sequence(3)
     (True, True, False, False, False)
     """
+    if type(value) in (list, tuple, range):  # the common case, without the slower abstract-class checks
+        return True
     if isinstance(value, np.ndarray):
         return value.ndim >= 1
     return not isinstance(value, (str, bytes, Mapping, Set)) and isinstance(value, Iterable)

@@ -484,6 +484,8 @@ class BreakpointComplex:
         return self._classes[self._index(cell, "BreakpointComplex.members")]
 
     def _index(self, cell, caller):
+        if type(cell) is int and 0 <= cell < len(self._classes):  # cheap when it is one: called in loops
+            return cell
         return require_index(cell, len(self._classes), "cell", caller)
 
     def closure(self, cell):

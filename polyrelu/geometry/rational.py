@@ -208,7 +208,8 @@ def to_fraction_vector(values, where="vector", length=None):
     polyrelu.errors.ShapeError: x: expected 3 entries, got 2
     """
     _check_label(where, "to_fraction_vector")
-    length = require_int(length, "length", "to_fraction_vector", minimum=0, optional=True)
+    if length is not None and (type(length) is not int or length < 0):  # checked cheaply: called per point
+        require_int(length, "length", "to_fraction_vector", minimum=0)
     if isinstance(values, np.ndarray):
         if values.ndim != 1:
             raise ShapeError(f"{where}: expected a vector, got an array of shape {values.shape}")
@@ -282,16 +283,19 @@ def to_integer_rows(rows, where="rows"):
         raise ShapeError(f"{where}: expected a sequence of rows (b, a1, ..., ad), got {describe(rows)}")
     out = []
     for i, row in enumerate(rows):
-        if not is_sequence(row):
-            raise ShapeError(f"{where}[{i}]: expected a row (b, a1, ..., ad) of integers, got {describe(row)}")
-        row = tuple(row)
+        if type(row) is not tuple:
+            if not is_sequence(row):
+                raise ShapeError(f"{where}[{i}]: expected a row (b, a1, ..., ad) of integers, got {describe(row)}")
+            row = tuple(row)
         if len(row) < 2 or (out and len(row) != len(out[0])):
             wanted = f"{len(out[0])} entries, as rows[0]" if out else "at least 2 entries (b, a1, ..., ad)"
             raise ShapeError(f"{where}[{i}]: expected {wanted}, got {len(row)}")
-        for j, v in enumerate(row):
-            if type(v) is not int and (isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer))):
-                raise InvalidNumberError(f"{where}[{i}][{j}]: {describe(v)} is not an integer")
-        out.append(tuple(int(v) for v in row))
+        if not all(type(v) is int for v in row):  # the LP oracle's hot path has Python ints only
+            for j, v in enumerate(row):
+                if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+                    raise InvalidNumberError(f"{where}[{i}][{j}]: {describe(v)} is not an integer")
+            row = tuple(int(v) for v in row)
+        out.append(row)
     return tuple(out)
 
 
