@@ -17,7 +17,11 @@ from fractions import Fraction
 import numpy as np
 
 from .atomic import atomic_write, check_output_path
+from .checks import require_axes, require_bool, require_instance, require_int, require_real
+from .complex import CanonicalComplex
 from .errors import ShapeError
+from .geometry.rational import to_fraction_vector
+from .network import ReLUNetwork
 
 __all__ = ["Analysis", "analyze", "slice_network", "thinnest_region"]
 
@@ -168,6 +172,7 @@ class Analysis:
 
         if path is not None:
             check_figure_path(path)
+        require_axes(ax, "ax", "Analysis.plot", optional=True)
         n0 = self.network.architecture.input_dim
         if n0 == 2:
             K, W, title = self.complex, self.weights, f"{self.network.name or 'network'}"
@@ -223,6 +228,9 @@ def analyze(network, domain=None, inradius=True, *, max_cells=1_000_000):
     from .identifiability import functional_dimension, identifiability_report, minimality_report
     from .tropical import breakpoint_complex, tropical_weights
 
+    require_instance(network, ReLUNetwork, "network", "analyze")
+    inradius = require_bool(inradius, "inradius", "analyze")
+    require_int(max_cells, "max_cells", "analyze", minimum=1)
     timings = {}
 
     def timed(name, fn):
@@ -281,7 +289,8 @@ def thinnest_region(complex_, box=None):
 
     from tqdm import tqdm
 
-    K = complex_
+    K = require_instance(complex_, CanonicalComplex, "complex_", "thinnest_region")
+    require_real(box, "box", "thinnest_region", above=0, optional=True)
     n0 = K.network.architecture.input_dim
     best = None
     # a progress bar on a terminal only, and only once the loop has run for a second
@@ -343,11 +352,8 @@ def slice_network(network, origin, u, v):
     >>> flat.weights[0], flat.biases[0], flat([1, 1]) == net([1, 1, 1])
     (((Fraction(1, 1), Fraction(2, 1)),), (Fraction(3, 1),), True)
     """
-    from .geometry.rational import to_fraction_vector
-    from .network import ReLUNetwork
-
-    n0 = network.architecture.input_dim
-    origin, u, v = (to_fraction_vector(p, name, n0) for p, name in ((origin, "origin"), (u, "u"), (v, "v")))
+    n0 = require_instance(network, ReLUNetwork, "network", "slice_network").architecture.input_dim
+    origin, u, v = (to_fraction_vector(p, f"slice_network: {name}", n0) for p, name in ((origin, "origin"), (u, "u"), (v, "v")))
     W1, b1 = network.layers[0]
     first_W = [[sum(w * a for w, a in zip(row, u)), sum(w * a for w, a in zip(row, v))] for row in W1]
     first_b = [bi + sum(w * a for w, a in zip(row, origin)) for row, bi in zip(W1, b1)]

@@ -37,9 +37,17 @@ import numpy as np
 from tqdm import tqdm
 
 from .atomic import atomic_write
+from .checks import describe, require_bool, require_choice, require_index, require_instance, require_int, require_str
 from .complex_validation import StoredPolyhedron, check_document, covering_from_signs, lineality_basis, read_document
-from .errors import ComplexTooLargeError, GeometryError, InvalidArgumentError, ShapeError, UsageError
-from .geometry import AffineSubspace, FaceLattice, Feasibility, Polyhedron, default_oracle
+from .errors import (
+    ComplexTooLargeError,
+    GeometryError,
+    InvalidArgumentError,
+    InvalidNumberError,
+    ShapeError,
+    UsageError,
+)
+from .geometry import AffineSubspace, FaceLattice, Feasibility, LPOracle, Polyhedron, default_oracle
 from .geometry.polyhedron import reduce_modulo
 from .geometry.subdivision import Subdivision
 from .geometry.rational import fraction_to_json, primitive_integer_row, row_value, to_fraction, to_fraction_vector
@@ -65,8 +73,17 @@ class Box:
     lower: object
     upper: object
 
+    def __post_init__(self):
+        lo, hi = (_bound(v, name) for v, name in ((self.lower, "lower"), (self.upper, "upper")))
+        if isinstance(lo, tuple) != isinstance(hi, tuple) or (isinstance(lo, tuple) and len(lo) != len(hi)):
+            raise ShapeError(f"Box: lower and upper must both be numbers, or vectors of one length; got {self.lower!r} and {self.upper!r}")
+        for i, (a, b) in enumerate(zip(*((lo, hi) if isinstance(lo, tuple) else ((lo,), (hi,))))):
+            if a >= b:
+                raise GeometryError(f"Box: lower[{i}] = {a} is not below upper[{i}] = {b}; the box would be flat or empty")
+
     def polyhedron(self, dim):
         """The box as a :class:`~polyrelu.geometry.Polyhedron` in ``Q^dim``."""
+        dim = require_int(dim, "dim", "Box.polyhedron", minimum=1)
         lo, hi = (
             to_fraction_vector(v, name, dim) if hasattr(v, "__len__") and not isinstance(v, str) else (to_fraction(v, name),) * dim
             for v, name in ((self.lower, "box lower"), (self.upper, "box upper"))
@@ -81,6 +98,13 @@ class Box:
             rows.append((-lo[i], *unit))
             rows.append((hi[i], *(-u for u in unit)))
         return Polyhedron(ieqs=rows)
+
+
+def _bound(value, name):
+    """A bound of a :class:`Box`: a Fraction, or a tuple of them for a vector."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+        return to_fraction(value, f"Box: {name}")
+    return to_fraction_vector(value, f"Box: {name}")
 
 
 class Cell:
@@ -282,7 +306,9 @@ def canonical_complex(net, domain=None, *, method="lattice", max_cells=1_000_000
     1
     """
     domain, domain_rows = _checked_arguments("canonical_complex", net, domain, method, max_cells)
-    oracle = oracle if oracle is not None else default_oracle
+    oracle = require_instance(oracle, LPOracle, "oracle", "canonical_complex", optional=True) or default_oracle
+    if progress is not None:
+        require_bool(progress, "progress", "canonical_complex")
     bar = tqdm(
         total=net.architecture.num_hidden,
         desc="neurons",
@@ -386,13 +412,10 @@ def estimate_cells(net, domain=None, *, method="lattice", max_cells=1_000_000) -
 
 def _checked_arguments(caller, net, domain, method, max_cells):
     """Validate the common arguments of the constructions; the domain as a polyhedron and its facet rows."""
-    if not isinstance(net, ReLUNetwork):
-        raise InvalidArgumentError(f"{caller} needs a ReLUNetwork, got {type(net).__name__}; load one with load_network")
-    if method not in ("lattice", "lp"):
-        raise UsageError(f"{caller}: method must be 'lattice' or 'lp', not {method!r}")
-    if isinstance(max_cells, bool) or not isinstance(max_cells, (int, np.integer)) or max_cells < 1:
-        raise UsageError(f"{caller}: max_cells must be a positive integer, not {max_cells!r}")
-    domain = _domain_polyhedron(domain, net.architecture.input_dim)
+    require_instance(net, ReLUNetwork, "net", caller)
+    require_choice(method, ("lattice", "lp"), "method", caller)
+    require_int(max_cells, "max_cells", caller, minimum=1)
+    domain = _domain_polyhedron(domain, net.architecture.input_dim, caller)
     return domain, (domain.minimal_h_representation()[0] if domain is not None else ())
 
 
@@ -831,28 +854,58 @@ class _LatticeGenerators:
         return tuple(sorted(vertices)), tuple(sorted(rays)), self.lines
 
 
-def _domain_polyhedron(domain, n0):
+def check_complex_of(complex_, network, domain, caller):
+    """``complex_`` if it is the canonical complex of ``network`` on ``domain`` (None passes).
+
+    For functions that take a network with its domain and, optionally, its
+    complex already computed: a complex of another network, or on another
+    domain, would silently give answers about something else.
+
+    Raises
+    ------
+    InvalidArgumentError
+        Not a :class:`CanonicalComplex`.
+    UsageError
+        The complex of another network, or on another domain.
+    """
+    if require_instance(complex_, CanonicalComplex, "complex_", caller, optional=True) is None:
+        return None
+    if complex_.network != network:
+        raise UsageError(f"{caller}: complex_ is the complex of another network; compute it with canonical_complex(network)")
+    if domain is not None:
+        rows = _domain_polyhedron(domain, network.architecture.input_dim, caller).minimal_h_representation()[0]
+        if rows != complex_._domain_rows:
+            raise UsageError(f"{caller}: complex_ was computed on another domain than domain; pass one of them only")
+    return complex_
+
+
+def _domain_polyhedron(domain, n0, caller=None):
+    """A ``domain`` argument as a full-dimensional polytope in ``Q^n0``, or None for ``R^n0``; messages start with ``caller``."""
+    where = f"{caller}: " if caller else ""
     if domain is None:
         return None
     if isinstance(domain, Box):
         try:
             return domain.polyhedron(n0)
         except ShapeError as exc:
-            raise GeometryError(f"the box domain does not fit the network's input Q^{n0}: {exc}") from None
+            raise GeometryError(f"{where}the box domain does not fit the network's input Q^{n0}: {exc}") from None
     if isinstance(domain, (list, tuple)):
-        domain = Polyhedron(ieqs=domain, ambient_dim=n0)
+        try:
+            domain = Polyhedron(ieqs=domain, ambient_dim=n0)
+        except (ShapeError, InvalidNumberError) as exc:  # named by row: say they are the domain's
+            raise type(exc)(f"{where}domain rows (b, a1, ..., a{n0}): {exc}") from None
     if not isinstance(domain, Polyhedron):
-        raise GeometryError(
-            f"domain must be None, a Box, a Polyhedron or inequality rows (b, a1, ..., an), not {type(domain).__name__}"
+        raise InvalidArgumentError(
+            f"{where}domain must be None, a Box, a Polyhedron or inequality rows (b, a1, ..., an), got {describe(domain)}"
         )
     if domain.ambient_dim != n0:
-        raise GeometryError(f"the domain lives in Q^{domain.ambient_dim} but the network's input is Q^{n0}")
+        raise GeometryError(f"{where}the domain lives in Q^{domain.ambient_dim} but the network's input is Q^{n0}")
     if domain.is_empty():
-        raise GeometryError("the domain is empty")
+        raise GeometryError(f"{where}the domain is empty")
     if not domain.is_bounded():
-        raise GeometryError("the domain is unbounded; pass domain=None for all of R^n0, or a polytope")
+        raise GeometryError(f"{where}the domain is unbounded; pass domain=None for all of R^n0, or a polytope")
     if not domain.is_full_dimensional():
-        raise GeometryError(f"the domain has dimension {domain.dimension()} < {n0}; pass a full-dimensional polytope")
+        raise GeometryError(f"{where}the domain has dimension {domain.dimension()} < {n0}; pass a full-dimensional polytope")
     return domain
 
 
@@ -1139,30 +1192,56 @@ class CanonicalComplex:
 
     def cells(self, dim=None):
         """All cells, or those of dimension ``dim``."""
+        require_int(dim, "dim", "CanonicalComplex.cells", minimum=0, optional=True)
         return tuple(c for c in self._cells if dim is None or c.dimension == dim)
 
     def regions(self):
         """The top-dimensional cells; ``f`` is affine on each."""
         return self.cells(self.network.architecture.input_dim)
 
-    def _cell(self, cell):
-        return self._cells[cell.id if isinstance(cell, Cell) else cell]
+    def cell(self, cell, *, name="cell", caller="CanonicalComplex.cell"):
+        """The :class:`Cell` given as a cell of this complex or as its id, checked.
+
+        Parameters
+        ----------
+        cell : Cell or int
+        name, caller : str
+            The argument and the function that took it, for messages (functions
+            that take a cell of a complex check it here).
+
+        Raises
+        ------
+        InvalidArgumentError
+            Neither a :class:`Cell` nor an integer.
+        UsageError
+            An id out of range, or a cell of another complex (different signs at that id).
+        """
+        require_str(name, "name", "CanonicalComplex.cell")
+        require_str(caller, "caller", "CanonicalComplex.cell")
+        if isinstance(cell, Cell):
+            mine = self._cells[cell.id] if isinstance(cell.id, int) and 0 <= cell.id < len(self._cells) else None
+            if mine is None or (mine.signs, mine.domain_signs) != (cell.signs, cell.domain_signs):
+                raise UsageError(f"{caller}: {name} {cell!r} is not a cell of this complex")
+            return mine
+        if not isinstance(cell, (int, np.integer)) or isinstance(cell, bool):
+            raise InvalidArgumentError(f"{caller}: {name} must be a Cell of this complex or its id, got {describe(cell)}")
+        return self._cells[require_index(cell, len(self._cells), name, caller)]
 
     def faces(self, cell):
         """Every cell ``τ ≤ cell`` (including ``cell``)."""
-        return tuple(self._cells[i] for i in self.lattice.faces(self._cell(cell).id))
+        return tuple(self._cells[i] for i in self.lattice.faces(self.cell(cell, caller="CanonicalComplex.faces").id))
 
     def cofaces(self, cell):
         """Every cell ``σ ≥ cell`` (including ``cell``)."""
-        return tuple(self._cells[i] for i in self.lattice.cofaces(self._cell(cell).id))
+        return tuple(self._cells[i] for i in self.lattice.cofaces(self.cell(cell, caller="CanonicalComplex.cofaces").id))
 
     def star(self, cell):
         """The closed star of ``cell``: all faces of all its cofaces."""
-        return tuple(self._cells[i] for i in self.lattice.star(self._cell(cell).id))
+        return tuple(self._cells[i] for i in self.lattice.star(self.cell(cell, caller="CanonicalComplex.star").id))
 
     def affine_map(self, cell):
         """The exact affine map ``(A, c)`` of ``f`` on the closure of ``cell``."""
-        return self.network.affine_map(self._cell(cell).signs)
+        return self.network.affine_map(self.cell(cell, caller="CanonicalComplex.affine_map").signs)
 
     def locate(self, x):
         """The cell whose relative interior contains ``x`` (exact).
@@ -1189,8 +1268,10 @@ class CanonicalComplex:
         never changes sign.
         """
         widths = self.network.architecture.hidden_widths
+        caller = "CanonicalComplex.bent_hypersurface"
+        layer, index = require_int(layer, "layer", caller), require_int(index, "index", caller)
         if not (1 <= layer <= len(widths)) or not (0 <= index < widths[layer - 1]):
-            raise ShapeError(f"no hidden neuron ({layer}, {index}); the hidden widths are {widths}")
+            raise ShapeError(f"{caller}: no hidden neuron (layer, index) = ({layer}, {index}); the hidden widths are {widths}")
         k = sum(widths[: layer - 1]) + index
         n0 = self.network.architecture.input_dim
         members = set()

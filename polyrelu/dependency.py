@@ -23,9 +23,13 @@ import json
 from dataclasses import dataclass
 
 from .atomic import atomic_write, check_output_path
-from .errors import GraphError, GraphFormatError, NetworkFormatError
+from .checks import describe, require_igraph, require_instance, require_path
+from .complex import check_complex_of
+from .errors import GraphError, GraphFormatError, NetworkFormatError, UsageError
 from .graphs import igraph_to_networkx, longest_layered_chain, longest_path_layers, read_graphml, write_graphml
-from .io.limits import DEFAULT_LIMITS, read_json
+from .io.limits import DEFAULT_LIMITS, Limits, read_json
+from .network import ReLUNetwork
+from .tropical import BreakpointComplex
 
 __all__ = [
     "CandidateHypersurface",
@@ -175,7 +179,7 @@ def candidate_hypersurfaces(breakpoints):
     >>> C.unresolved, sorted(x.bending is not None for x in C.crossings)  # the axes cross straight
     ((), [False, True, True, True, True])
     """
-    B = breakpoints
+    B = require_instance(breakpoints, BreakpointComplex, "breakpoints", "candidate_hypersurfaces")
     n0 = B.input_dim
     facets = B.breakpoint_facets()
     is_facet = set(facets)
@@ -353,6 +357,7 @@ class DependencyGraph:
 
     def is_isomorphic(self, other):
         """Whether the two graphs are isomorphic as DAGs with layers (neuron labels ignored)."""
+        require_instance(other, DependencyGraph, "other", "DependencyGraph.is_isomorphic")
         if self.graph.vcount() != other.graph.vcount() or self.graph.ecount() != other.graph.ecount():
             return False
         if not (self.is_dag() and other.is_dag()):
@@ -408,8 +413,10 @@ class DependencyGraph:
         GraphFormatError
             Not a polyrelu dependency graph, another version, or malformed.
         """
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise GraphFormatError(f"not a {FORMAT} document (format = {data.get('format') if isinstance(data, dict) else type(data).__name__!r})")
+        if not isinstance(data, dict):
+            raise GraphFormatError(f"DependencyGraph.from_json: data must be a {FORMAT} document (a dict), got {describe(data)}")
+        if data.get("format") != FORMAT:
+            raise GraphFormatError(f"not a {FORMAT} document (format = {data.get('format')!r})")
         if data.get("version") != VERSION:
             raise GraphFormatError(f"{FORMAT} version {data.get('version')!r} is not supported; this polyrelu reads {VERSION}")
         try:
@@ -457,6 +464,8 @@ class DependencyGraph:
         LimitExceededError
             The file is over a limit of ``limits``.
         """
+        require_path(path, "path", "DependencyGraph.read_json")
+        require_instance(limits, Limits, "limits", "DependencyGraph.read_json")
         try:
             data = read_json(path, limits)
         except NetworkFormatError as exc:
@@ -534,6 +543,13 @@ def dependency_graph(breakpoints, candidates=None):
     >>> G.layer_sizes(), G.neuron_edges() == parameter_dependency_graph(net).neuron_edges()
     ((3, 2), True)
     """
+    require_instance(breakpoints, BreakpointComplex, "breakpoints", "dependency_graph")
+    if require_instance(candidates, CandidateHypersurfaces, "candidates", "dependency_graph", optional=True) is not None:
+        if candidates.breakpoints is not breakpoints:
+            raise UsageError(
+                "dependency_graph: candidates were grouped from another breakpoint complex; "
+                "compute them with polyrelu.candidate_hypersurfaces(breakpoints)"
+            )
     C = candidates if candidates is not None else candidate_hypersurfaces(breakpoints)
     edges = {}
     for x in C.crossings:
@@ -580,6 +596,8 @@ def parameter_dependency_graph(network, domain=None, complex_=None):
     from .complex import canonical_complex
     from .tropical import bent_hypersurfaces, tropical_weights
 
+    require_instance(network, ReLUNetwork, "network", "parameter_dependency_graph")
+    check_complex_of(complex_, network, domain, "parameter_dependency_graph")
     K = complex_ if complex_ is not None else canonical_complex(network, domain)
     weighted = tropical_weights(K)
     W = weighted.weights()
@@ -695,7 +713,7 @@ class DepthHierarchy:
         candidates : CandidateHypersurfaces
             The grouping the graph was built from (``DependencyGraph.candidates``).
         """
-        B = candidates.breakpoints
+        B = require_instance(candidates, CandidateHypersurfaces, "candidates", "DepthHierarchy.verify").breakpoints
         is_facet = set(B.breakpoint_facets())
         failures = []
         for u, v, cell in self.certificate:
@@ -755,7 +773,13 @@ def depth_hierarchy(graph, layer="layer"):
     >>> H.lower_bound, H.verdict, [z for z in H.neurons]
     (3, 'depth attained', [(1, 0), (2, 0), (3, 0)])
     """
+    require_igraph(graph, "graph", "depth_hierarchy", also=(DependencyGraph,))
     if isinstance(graph, DependencyGraph):
+        if not (isinstance(layer, str) and layer == "layer"):
+            raise UsageError(
+                f"depth_hierarchy: layer is for a bare igraph graph; a DependencyGraph is layered by longest paths, "
+                f"leave layer out (got {describe(layer)})"
+            )
         # the longest-path layering for both kinds: a parameter graph's true layers may leave a layer
         # empty (a stably active one), and the chain is about what the bending relation certifies
         g, depth = graph.graph, graph.network_depth

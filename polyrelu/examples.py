@@ -20,8 +20,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from .errors import GeometryError
-from .network import Architecture, ReLUNetwork
+from .checks import require_architecture, require_instance, require_int
+from .errors import GeometryError, ShapeError, UsageError
+from .geometry.rational import to_fraction, to_fraction_vector
+from .network import ReLUNetwork
 
 __all__ = [
     "bent_line_network",
@@ -71,6 +73,7 @@ def seeded_gaussian_network(widths):
     >>> net.name, float(net.weights[0][0][0])
     ('seed-0 randn 2→8→8→1', 1.764052345967664)
     """
+    widths = require_architecture(widths, "widths", "seeded_gaussian_network").widths
     state = np.random.get_state()
     np.random.seed(0)
     try:
@@ -142,7 +145,11 @@ def generic_network(architecture, seed=0, max_attempts=100, bits=16):
     from .complex import canonical_complex
     from .genericity import genericity
 
-    arch = architecture if isinstance(architecture, Architecture) else Architecture(architecture)
+    caller = "generic_network"
+    arch = require_architecture(architecture, "architecture", caller)
+    seed = require_int(seed, "seed", caller, minimum=0)
+    max_attempts = require_int(max_attempts, "max_attempts", caller, minimum=1)
+    bits = require_int(bits, "bits", caller, minimum=0)
     rng = np.random.default_rng(seed)
     failures = {}
     for attempt in range(max_attempts):
@@ -420,6 +427,23 @@ def with_neuron(network, layer, row, bias, outgoing):
     >>> with_neuron(bent_line_network(), 1, [1, 1], 0, [0]).architecture.widths
     (2, 3, 1, 1)
     """
+    return _with_neuron(network, layer, row, bias, outgoing, "with_neuron")
+
+
+def _hidden_layer(network, layer, caller, name="layer"):
+    """``layer`` as a hidden layer number ``1 .. L`` of ``network`` (both checked)."""
+    depth = require_instance(network, ReLUNetwork, "network", caller).architecture.depth
+    if not depth:
+        raise UsageError(f"{caller}: the network has no hidden layer")
+    return require_int(layer, name, caller, minimum=1, maximum=depth)
+
+
+def _with_neuron(network, layer, row, bias, outgoing, caller):
+    layer = _hidden_layer(network, layer, caller)
+    widths = network.architecture.widths
+    row = to_fraction_vector(row, f"{caller}: row", widths[layer - 1])
+    bias = to_fraction(bias, f"{caller}: bias")
+    outgoing = to_fraction_vector(outgoing, f"{caller}: outgoing", widths[layer + 1])
     Ws = [list(map(list, W)) for W in network.weights]
     bs = [list(b) for b in network.biases]
     Ws[layer - 1].append(list(row))
@@ -444,10 +468,11 @@ def with_dead_neuron(network, layer, outgoing=None):
     >>> bool(same_function(net, dead)), identifiability_report(dead).verdict
     (True, 'not identifiable')
     """
+    layer = _hidden_layer(network, layer, "with_dead_neuron")
     width = network.architecture.widths[layer - 1]
     row = [0] * width if layer == 1 else [-1] * width
     out = outgoing if outgoing is not None else [1] * network.architecture.widths[layer + 1]
-    return with_neuron(network, layer, row, -1, out)
+    return _with_neuron(network, layer, row, -1, out, "with_dead_neuron")
 
 
 def with_invisible_neuron(network, layer, row, bias):
@@ -462,7 +487,8 @@ def with_invisible_neuron(network, layer, row, bias):
     >>> bool(same_function(net, with_invisible_neuron(net, 1, [1, -3], "1/5")))
     True
     """
-    return with_neuron(network, layer, row, bias, [0] * network.architecture.widths[layer + 1])
+    layer = _hidden_layer(network, layer, "with_invisible_neuron")
+    return _with_neuron(network, layer, row, bias, [0] * network.architecture.widths[layer + 1], "with_invisible_neuron")
 
 
 def with_twin_neuron(network, layer, index, ratio=2, share="1/2"):
@@ -481,11 +507,12 @@ def with_twin_neuron(network, layer, index, ratio=2, share="1/2"):
     >>> bool(same_function(net, twin)), minimality_report(twin).verdict
     (True, 'not minimal')
     """
-    from fractions import Fraction
-
-    ratio, share = Fraction(ratio), Fraction(share)
+    caller = "with_twin_neuron"
+    layer = _hidden_layer(network, layer, caller)
+    index = require_int(index, "index", caller, minimum=0, maximum=network.architecture.widths[layer] - 1)
+    ratio, share = to_fraction(ratio, f"{caller}: ratio"), to_fraction(share, f"{caller}: share")
     if ratio <= 0:
-        raise GeometryError(f"the twin's ratio must be positive, not {ratio}")
+        raise GeometryError(f"{caller}: the twin's ratio must be positive, not {ratio}")
     W, b = network.layers[layer - 1]
     W_next = network.layers[layer][0]
     kept = [w * (1 - share) for w in (row[index] for row in W_next)]
@@ -514,11 +541,11 @@ def with_stably_active_layer(network, after, shift=1):
     >>> deep.architecture.widths, bool(same_function(net, deep))
     ((2, 3, 3, 2, 1), True)
     """
-    from fractions import Fraction
-
-    shift = Fraction(shift)
+    caller = "with_stably_active_layer"
+    after = _hidden_layer(network, after, caller, "after")
+    shift = to_fraction(shift, f"{caller}: shift")
     if shift <= 0:
-        raise GeometryError(f"the shift must be positive to keep the layer active, not {shift}")
+        raise GeometryError(f"{caller}: the shift must be positive to keep the layer active, not {shift}")
     n = network.architecture.widths[after]
     Ws = [list(map(list, W)) for W in network.weights]
     bs = [list(b) for b in network.biases]
@@ -563,11 +590,16 @@ def bottleneck_flip(network):
     first neuron ``relu(w' t + b') = w' t + b'`` absorbs the affine term: its
     output weight grows by ``v w / w'``, the output bias by ``v (b - w b' / w')``.
     """
-    from fractions import Fraction
-
+    widths = require_instance(network, ReLUNetwork, "network", "bottleneck_flip").architecture.widths
+    if len(widths) != 5 or widths[2:] != (1, 2, 1):
+        raise ShapeError(
+            f"bottleneck_flip: network must have the architecture n0→n1→1→2→1 of bottleneck_network(), not {'→'.join(map(str, widths))}"
+        )
     Ws = [list(map(list, W)) for W in network.weights]
     bs = [list(b) for b in network.biases]
     (w_on,), (w,) = Ws[2]
+    if not w_on:
+        raise GeometryError("bottleneck_flip: network's first post-bottleneck neuron has weight 0; it cannot absorb the flip")
     b_on, b = bs[2]
     v = Ws[3][0][1]
     Ws[2][1] = [-w]
@@ -597,9 +629,7 @@ def free_weight_network(t=-1):
     >>> bool(same_function(a, b)), equivalent(a, b), minimality_report(a).removals
     (True, False, ())
     """
-    from fractions import Fraction
-
-    t = Fraction(t)
+    t = to_fraction(t, "free_weight_network: t")
     if t >= 0:
         raise GeometryError(f"t must be negative (for t > 0 the weight switches z on where x2 < -1), not {t}")
     return ReLUNetwork(

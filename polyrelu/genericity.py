@@ -21,7 +21,9 @@ the domain's facets are not bent hypersurfaces.
 
 from dataclasses import dataclass
 
-from .tropical import bent_hypersurfaces, tropical_weights
+from .checks import require_instance
+from .complex import CanonicalComplex
+from .tropical import bent_hypersurfaces, require_hypersurfaces, require_weighted, tropical_weights
 
 __all__ = ["ConditionResult", "GenericityReport", "genericity"]
 
@@ -103,7 +105,9 @@ def genericity(complex_, weighted=None, hypersurfaces=None):
     >>> [c.holds for c in report.conditions], report.no_cancellation.witnesses[0][0]
     ([True, False, True, True], (1, 2))
     """
-    K = complex_
+    K = require_instance(complex_, CanonicalComplex, "complex_", "genericity")
+    require_weighted(weighted, K, "weighted", "genericity", optional=True)
+    require_hypersurfaces(hypersurfaces, K, "hypersurfaces", "genericity")
     arch = K.network.architecture
     n0 = arch.input_dim
     neurons = arch.hidden_neurons()

@@ -32,8 +32,11 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from .checks import require_architecture, require_bool, require_choice, require_instance, require_int, require_real, require_sequence
+from .complex import check_complex_of
 from .errors import GeometryError
-from .geometry.rational import reduced_echelon
+from .geometry.rational import reduced_echelon, to_fraction_vector
+from .network import ReLUNetwork
 
 __all__ = [
     "FunctionalDimension",
@@ -144,6 +147,9 @@ def functional_dimension(network, domain=None, complex_=None, kernel=True):
     """
     from .complex import canonical_complex
 
+    require_instance(network, ReLUNetwork, "network", "functional_dimension")
+    kernel = require_bool(kernel, "kernel", "functional_dimension")
+    check_complex_of(complex_, network, domain, "functional_dimension")
     K = complex_ if complex_ is not None else canonical_complex(network, domain)
     patterns = [r.signs for r in K.regions()]
     return _certified_rank(network, patterns, kernel)
@@ -173,6 +179,11 @@ def batch_functional_dimension(network, points, kernel=False):
     >>> batch_functional_dimension(net, [[1, 1], [-1, 1], [1, -1], [-1, -1]]).rank
     7
     """
+    caller = "batch_functional_dimension"
+    require_instance(network, ReLUNetwork, "network", caller)
+    kernel = require_bool(kernel, "kernel", caller)
+    n0 = network.architecture.input_dim
+    points = [to_fraction_vector(x, f"{caller}: points[{k}]", n0) for k, x in enumerate(require_sequence(points, "points", caller))]
     patterns = []
     for k, x in enumerate(points):
         signs = network.signs(x)
@@ -195,6 +206,9 @@ def float_functional_dimension(network, domain=None, complex_=None, rtol=None):
     """
     from .complex import canonical_complex
 
+    require_instance(network, ReLUNetwork, "network", "float_functional_dimension")
+    rtol = require_real(rtol, "rtol", "float_functional_dimension", minimum=0, optional=True)
+    check_complex_of(complex_, network, domain, "float_functional_dimension")
     K = complex_ if complex_ is not None else canonical_complex(network, domain)
     patterns = [r.signs for r in K.regions()]
     layers = [np.array([[1.0] + [0.0] * len(W[0])] + [[float(bi), *map(float, row)] for row, bi in zip(W, b)])
@@ -218,7 +232,7 @@ def scaling_directions(network):
     column (the derivative at ``λ = 1`` of scaling it by ``λ``). Coordinates in
     the order of :meth:`~polyrelu.network.ReLUNetwork.parameters`.
     """
-    arch = network.architecture
+    arch = require_instance(network, ReLUNetwork, "network", "scaling_directions").architecture
     offsets = _offsets(arch.widths)
     out = []
     for l, n in enumerate(arch.hidden_widths, start=1):
@@ -590,6 +604,8 @@ def minimality_report(network, domain=None, *, max_cells=1_000_000):
 
     from tqdm import tqdm
 
+    require_instance(network, ReLUNetwork, "network", "minimality_report")
+    require_int(max_cells, "max_cells", "minimality_report", minimum=1)
     arch = network.architecture
     K = canonical_complex(network, domain, max_cells=max_cells)
     removals = []
@@ -655,8 +671,6 @@ def _affine_relation(network, K, layer, index):
 
 def _absorbed(network, layer, index, alpha, beta):
     """The network without ``(layer, index)``, its output ``Σ α_i a_i + β`` taken up by the next layer."""
-    from .network import ReLUNetwork
-
     Ws = [list(map(list, W)) for W in network.weights]
     bs = [list(b) for b in network.biases]
     for row, bias_index in zip(Ws[layer], range(len(bs[layer]))):
@@ -684,8 +698,6 @@ def _positive_ratio(row, other):
 
 def _without(network, layer, index, twin, ratio):
     """The network without neuron ``(layer, index)``; its outgoing column goes, times ``ratio``, to ``twin``."""
-    from .network import ReLUNetwork
-
     Ws = [list(map(list, W)) for W in network.weights]
     bs = [list(b) for b in network.biases]
     if twin is not None:
@@ -789,6 +801,8 @@ def identifiability_report(network, domain=None, *, max_cells=1_000_000):
     from .genericity import genericity
     from .symmetry import equivalent, same_function
 
+    require_instance(network, ReLUNetwork, "network", "identifiability_report")
+    require_int(max_cells, "max_cells", "identifiability_report", minimum=1)
     arch = network.architecture
     K = canonical_complex(network, domain, max_cells=max_cells)
     generic = genericity(K)
@@ -860,9 +874,12 @@ def architecture_survey(architecture, samples=20, seed=0, kind="gaussian"):
     """
     from .complex import canonical_complex
     from .genericity import genericity
-    from .network import Architecture, ReLUNetwork
 
-    arch = architecture if isinstance(architecture, Architecture) else Architecture(architecture)
+    caller = "architecture_survey"
+    arch = require_architecture(architecture, "architecture", caller)
+    samples = require_int(samples, "samples", caller, minimum=1)
+    seed = require_int(seed, "seed", caller, minimum=0)
+    require_choice(kind, ("gaussian", "integer"), "kind", caller)
     generic = full = theorem = 0
     ranks = []
     for k in range(samples):
@@ -887,8 +904,6 @@ def _second_parameter(network, K, kernel, domain, same_function, equivalent):
     twins: move outgoing weight from one to the other), then steps ``θ + t·k``
     along the exact kernel directions beyond scaling.
     """
-    from .network import ReLUNetwork
-
     def attempts():
         arch = network.architecture
         signs = [r.signs for r in K.regions()]

@@ -19,8 +19,9 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .errors import ShapeError
-from .geometry.rational import primitive_integer_row, to_fraction_matrix, to_fraction_vector
+from .checks import describe, require_architecture, require_choice, require_int, require_sequence, require_str
+from .errors import InvalidNumberError, ShapeError
+from .geometry.rational import primitive_integer_row, to_fraction, to_fraction_matrix, to_fraction_vector
 
 __all__ = ["Architecture", "ReLUNetwork"]
 
@@ -59,18 +60,15 @@ class Architecture:
     widths: tuple
 
     def __post_init__(self):
-        try:
-            widths = tuple(self.widths)
-        except TypeError:
-            raise ShapeError(f"architecture: expected a sequence of widths, got {self.widths!r}") from None
+        widths = tuple(require_sequence(self.widths, "widths", "Architecture"))
         if len(widths) < 2:
-            raise ShapeError(f"architecture {widths}: needs at least an input and an output width")
+            raise ShapeError(f"widths {widths}: an architecture needs at least an input and an output width")
         for i, w in enumerate(widths):
             if isinstance(w, bool) or not isinstance(w, (int, np.integer)):
-                raise ShapeError(f"architecture {widths}: width {i} is {w!r}, not an integer")
+                raise ShapeError(f"widths {widths}: width {i} is {w!r}, not an integer")
             if w < 1:
                 what = "input" if i == 0 else "output" if i == len(widths) - 1 else f"hidden layer {i}"
-                raise ShapeError(f"architecture {widths}: the {what} is empty (width {w})")
+                raise ShapeError(f"widths {widths}: the {what} is empty (width {w})")
         object.__setattr__(self, "widths", tuple(int(w) for w in widths))
 
     def __str__(self):
@@ -124,14 +122,17 @@ class Architecture:
         >>> Architecture((2, 2, 1, 1)).split_hidden("+-0")
         (('+', '-'), ('0',))
         """
-        values = tuple(values)
-        if len(values) != self.num_hidden:
-            raise ShapeError(f"expected {self.num_hidden} entries, one per hidden neuron; got {len(values)}")
+        values = tuple(values if isinstance(values, str) else require_sequence(values, "values", "Architecture.split_hidden"))
+        self._check_hidden_length(values, "values")
         out, start = [], 0
         for n in self.hidden_widths:
             out.append(values[start : start + n])
             start += n
         return tuple(out)
+
+    def _check_hidden_length(self, values, name):
+        if len(values) != self.num_hidden:
+            raise ShapeError(f"{name}: expected {self.num_hidden} entries, one per hidden neuron; got {len(values)}")
 
     def hidden_neurons(self):
         """All hidden neurons ``(layer, index)`` in sign-vector order."""
@@ -146,14 +147,18 @@ def _split_homogeneous(Z):
     return tuple(tuple(r[1:]) for r in rows), tuple(r[0] for r in rows)
 
 
-def _pattern(pattern, architecture):
+def _pattern(pattern, architecture, caller):
     """Active flags per hidden layer from a sign vector, bools or a ``"+-0"`` string."""
     if isinstance(pattern, str):
         if any(ch not in "+-0" for ch in pattern):
             raise ShapeError(f"pattern {pattern!r}: use only the characters '+', '-' and '0'")
         flags = [ch == "+" for ch in pattern]
     else:
-        flags = [v if isinstance(v, bool) else bool(v > 0) for v in pattern]
+        flags = [
+            v if isinstance(v, (bool, np.bool_)) else (v if type(v) is int else to_fraction(v, f"pattern[{i}]")) > 0
+            for i, v in enumerate(require_sequence(pattern, "pattern", caller))
+        ]
+    architecture._check_hidden_length(flags, "pattern")
     return architecture.split_hidden(flags)
 
 
@@ -192,12 +197,15 @@ class ReLUNetwork:
     """
 
     def __init__(self, weights, biases, *, name=None):
-        weights = list(weights) if not isinstance(weights, np.ndarray) else [weights]
-        biases = list(biases) if not isinstance(biases, np.ndarray) else [biases]
+        weights = [weights] if isinstance(weights, np.ndarray) else require_sequence(weights, "weights", "ReLUNetwork")
+        biases = [biases] if isinstance(biases, np.ndarray) else require_sequence(biases, "biases", "ReLUNetwork")
+        require_str(name, "name", "ReLUNetwork", optional=True)
         if not weights:
-            raise ShapeError("a network needs at least one (output) layer")
+            raise ShapeError("weights: a network needs at least one (output) layer, got no weight matrix")
         if len(weights) != len(biases):
-            raise ShapeError(f"{len(weights)} weight matrices but {len(biases)} bias vectors")
+            raise ShapeError(
+                f"{len(weights)} weight matrices but {len(biases)} bias vectors; weights and biases need one entry per layer"
+            )
         Ws, bs = [], []
         prev = None
         for l, (W, b) in enumerate(zip(weights, biases), start=1):
@@ -224,8 +232,14 @@ class ReLUNetwork:
     @classmethod
     def from_layers(cls, layers, *, name=None):
         """Build from a sequence of ``(W, b)`` pairs."""
-        layers = list(layers)
-        return cls([W for W, _ in layers], [b for _, b in layers], name=name)
+        layers = require_sequence(layers, "layers", "ReLUNetwork.from_layers")
+        for l, layer in enumerate(layers):
+            if isinstance(layer, (str, bytes)) or not isinstance(layer, (tuple, list)) or len(layer) != 2:
+                raise ShapeError(f"ReLUNetwork.from_layers: layers[{l}] must be a pair (W, b), got {describe(layer)}")
+        try:
+            return cls([W for W, _ in layers], [b for _, b in layers], name=name)
+        except (ShapeError, InvalidNumberError) as exc:  # named by layer: say where the layers came from
+            raise type(exc)(f"ReLUNetwork.from_layers: layers: {exc}") from None
 
     @classmethod
     def from_parameters(cls, architecture, parameters, *, name=None):
@@ -237,7 +251,7 @@ class ReLUNetwork:
         >>> ReLUNetwork.from_parameters(net.architecture, net.parameters()) == net
         True
         """
-        arch = architecture if isinstance(architecture, Architecture) else Architecture(architecture)
+        arch = require_architecture(architecture, "architecture", "ReLUNetwork.from_parameters")
         theta = to_fraction_vector(parameters, "parameters", arch.num_parameters)
         Ws, bs, pos = [], [], 0
         for p, n in zip(arch.widths, arch.widths[1:]):
@@ -270,14 +284,15 @@ class ReLUNetwork:
         >>> ReLUNetwork.random((2, 3, 1), kind="gaussian").parameters()[0]
         Fraction(4529908614923329, 36028797018963968)
         """
-        arch = architecture if isinstance(architecture, Architecture) else Architecture(architecture)
+        arch = require_architecture(architecture, "architecture", "ReLUNetwork.random")
+        seed = require_int(seed, "seed", "ReLUNetwork.random", minimum=0)
+        require_choice(kind, ("integer", "gaussian"), "kind", "ReLUNetwork.random")
+        bound = require_int(bound, "bound", "ReLUNetwork.random", minimum=1)
         rng = np.random.default_rng(seed)
         if kind == "integer":
             theta = rng.integers(-bound, bound, size=arch.num_parameters, endpoint=True).tolist()
-        elif kind == "gaussian":
-            theta = rng.standard_normal(arch.num_parameters).tolist()
         else:
-            raise ValueError(f"kind must be 'integer' or 'gaussian', not {kind!r}")
+            theta = rng.standard_normal(arch.num_parameters).tolist()
         return cls.from_parameters(arch, theta, name=f"random {kind} {arch} seed={seed}")
 
     # -- parameters --------------------------------------------------------------------
@@ -347,14 +362,14 @@ class ReLUNetwork:
         """The sign vector ``s(x)`` in ``{-1, 0, 1}^H`` (DESIGN §2)."""
         return tuple((q > 0) - (q < 0) for z in self._forward(x)[0] for q in z)
 
-    def _pattern_maps(self, pattern):
+    def _pattern_maps(self, pattern, caller):
         """Homogeneous pre-activation maps of every hidden layer and of the last hidden output (flint matrices).
 
         Composed in homogeneous coordinates with flint's rational matrices: the
         map of a layer's output is a ``(1 + n) × (1 + n0)`` matrix whose first
         row is the constant 1 and whose other rows are ``(g_i, G_i)``.
         """
-        flags = _pattern(pattern, self.architecture)
+        flags = _pattern(pattern, self.architecture, caller)
         n0 = self.architecture.input_dim
         A = flint.fmpq_mat(n0 + 1, n0 + 1, [int(i == j) for i in range(n0 + 1) for j in range(n0 + 1)])
         maps = []
@@ -384,7 +399,7 @@ class ReLUNetwork:
             Per hidden layer, a pair ``(G, g)`` with ``z_l(x) = G x + g`` on the
             closure of the pattern's cell (only earlier layers' flags matter).
         """
-        return tuple(_split_homogeneous(Z) for Z in self._pattern_maps(pattern)[0])
+        return tuple(_split_homogeneous(Z) for Z in self._pattern_maps(pattern, "ReLUNetwork.pre_activation_maps")[0])
 
     def affine_map(self, pattern):
         """The affine map ``f(x) = A x + c`` on the cell of an activation pattern.
@@ -395,7 +410,7 @@ class ReLUNetwork:
             ``m × n0``.
         c : tuple of Fraction
         """
-        return _split_homogeneous(self._homogeneous_layers()[-1] * self._pattern_maps(pattern)[1])
+        return _split_homogeneous(self._homogeneous_layers()[-1] * self._pattern_maps(pattern, "ReLUNetwork.affine_map")[1])
 
     def pre_activation_rows(self, pattern):
         """Primitive integer rows ``(g, G_1, ..., G_n0)`` of every hidden pre-activation on a pattern.
@@ -413,7 +428,7 @@ class ReLUNetwork:
         >>> deep.pre_activation_rows("+++")      # x/3 + 1, x/15 + 7/10, 7x/15 + 39/10
         ((3, 1), (21, 2), (117, 14))
         """
-        flags = [f for layer in _pattern(pattern, self.architecture) for f in layer]
+        flags = [f for layer in _pattern(pattern, self.architecture, "ReLUNetwork.pre_activation_rows") for f in layer]
         n0 = self.architecture.input_dim
         A = flint.fmpz_mat(n0 + 1, n0 + 1, [int(i == j) for i in range(n0 + 1) for j in range(n0 + 1)])
         rows, k = [], 0

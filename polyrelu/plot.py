@@ -8,13 +8,17 @@ up to the final conversion of clipped vertices to floats for drawing.
 """
 
 import math
-import os
 from fractions import Fraction
 from pathlib import Path
 
 from .atomic import atomic_write, check_output_path
-from .errors import GeometryError, OutputPathError
+from .checks import describe, is_sequence, require_axes, require_bool, require_instance, require_path, require_sequence, require_str
+from .complex import CanonicalComplex
+from .dependency import DependencyGraph
+from .errors import GeometryError, InvalidArgumentError, OutputPathError, UsageError
 from .geometry import Polyhedron
+from .geometry.rational import to_fraction
+from .tropical import require_weighted
 
 __all__ = ["plot_complex", "plot_dependency_graph", "check_figure_path", "save_figure"]
 
@@ -30,7 +34,7 @@ def _clip_box(K, margin):
     lo = [min(v[i] for v in vertices) for i in range(2)]
     hi = [max(v[i] for v in vertices) for i in range(2)]
     span = max(max(h - l for l, h in zip(lo, hi)), Fraction(2))
-    pad = span * Fraction(margin) if K.domain is None else Fraction(0)
+    pad = span * margin if K.domain is None else Fraction(0)
     return [(pad - lo[0], 1, 0), (pad - lo[1], 0, 1), (hi[0] + pad, -1, 0), (hi[1] + pad, 0, -1)]
 
 
@@ -79,14 +83,27 @@ def plot_complex(complex_, weights=None, ax=None, margin="1/2", window=None, tit
 
     from .tropical import tropical_weights
 
-    K = complex_
+    caller = "plot_complex"
+    K = require_instance(complex_, CanonicalComplex, "complex_", caller)
+    require_weighted(weights, K, "weights", caller, optional=True)
+    require_axes(ax, "ax", caller, optional=True)
+    margin = to_fraction(margin, f"{caller}: margin")
+    if margin < 0:
+        raise UsageError(f"{caller}: margin must be >= 0, not {margin}")
+    if window is not None:
+        if not is_sequence(window) or len(window := list(window)) != 2:
+            raise InvalidArgumentError(f"{caller}: window must be a pair (lo, hi), got {describe(window)}")
+        window = [to_fraction(v, f"{caller}: window[{i}]") for i, v in enumerate(window)]
+        if window[0] >= window[1]:
+            raise UsageError(f"{caller}: window = ({window[0]}, {window[1]}) is empty; give lo < hi")
+    require_str(title, "title", caller, optional=True)
     if K.network.architecture.input_dim != 2:
         raise GeometryError(f"plot_complex draws networks with 2 inputs; this one has {K.network.architecture.input_dim}")
     W = weights if weights is not None else tropical_weights(K)
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 6))
     if window is not None:
-        lo, hi = (Fraction(v) for v in window)
+        lo, hi = window
         box = [(-lo, 1, 0), (-lo, 0, 1), (hi, -1, 0), (hi, 0, -1)]
     else:
         box = _clip_box(K, margin)
@@ -151,6 +168,11 @@ def plot_dependency_graph(graph, ax=None, highlight_chain=True, title=None):
 
     from .dependency import depth_hierarchy
 
+    caller = "plot_dependency_graph"
+    require_instance(graph, DependencyGraph, "graph", caller)
+    require_axes(ax, "ax", caller, optional=True)
+    highlight_chain = require_bool(highlight_chain, "highlight_chain", caller)
+    require_str(title, "title", caller, optional=True)
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 4))
     g = graph.graph
@@ -226,7 +248,11 @@ def check_figure_path(path, inputs=()) -> str:
     ...
     polyrelu.errors.OutputPathError: complex.jpg: a figure is written as .png, .svg or .pdf (or PNG with no suffix), not '.jpg'; rename the file
     """
-    suffix = Path(path).suffix.lower() if isinstance(path, (str, os.PathLike)) else ""
+    require_path(path, "path", "check_figure_path")
+    for source in require_sequence(inputs, "inputs", "check_figure_path"):
+        if source is not None:
+            require_path(source, "inputs", "check_figure_path")
+    suffix = Path(path).suffix.lower()
     if suffix not in _FIGURE_FORMATS:
         raise OutputPathError(
             f"{path}: a figure is written as .png, .svg or .pdf (or PNG with no suffix), not {suffix!r}; rename the file"
@@ -250,6 +276,7 @@ def save_figure(ax, path):
     """
     import matplotlib.pyplot as plt
 
+    require_axes(ax, "ax", "save_figure")
     try:
         image_format = check_figure_path(path)
         with atomic_write(path, "wb") as fh:

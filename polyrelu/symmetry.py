@@ -16,6 +16,7 @@ import itertools
 import math
 import numbers
 
+from .checks import describe, is_sequence, require_instance, require_int, require_sequence
 from .errors import ShapeError, SymmetryError
 from .geometry.rational import to_fraction
 from .network import ReLUNetwork
@@ -23,17 +24,19 @@ from .network import ReLUNetwork
 __all__ = ["scale", "permute", "canonical_form", "equivalent", "difference_network", "same_function", "FunctionComparison"]
 
 
-def _check_layers(net, values, what):
+def _check_layers(net, values, name, caller):
+    """``values`` as one list per hidden layer of ``net``, one entry per neuron; else a ShapeError naming ``name``."""
     widths = net.architecture.hidden_widths
-    try:
-        values = [list(v) for v in values]
-    except TypeError:
-        raise ShapeError(f"{what}: expected one sequence per hidden layer ({len(widths)} in all)") from None
+    values = require_sequence(values, name, caller)
     if len(values) != len(widths):
-        raise ShapeError(f"{what}: expected one entry per hidden layer ({len(widths)}), got {len(values)}")
+        raise ShapeError(f"{caller}: {name}: expected one entry per hidden layer ({len(widths)}), got {len(values)}")
+    for l, v in enumerate(values):
+        if not is_sequence(v):
+            raise ShapeError(f"{caller}: {name}[{l}] is {describe(v)}; expected one sequence per hidden layer ({len(widths)} in all)")
+    values = [list(v) for v in values]
     for l, (v, n) in enumerate(zip(values, widths), start=1):
         if len(v) != n:
-            raise ShapeError(f"{what}: hidden layer {l} has {n} neurons, got {len(v)} entries")
+            raise ShapeError(f"{caller}: {name}: hidden layer {l} has {n} neurons, got {len(v)} entries")
     return values
 
 
@@ -64,14 +67,16 @@ def scale(net, factors):
     >>> scaled([1, -2]) == net([1, -2]), scaled == net
     (True, False)
     """
-    factors = _check_layers(net, factors, "scale factors")
+    require_instance(net, ReLUNetwork, "net", "scale")
+    factors = _check_layers(net, factors, "factors", "scale")
     Ws = [list(list(r) for r in W) for W in net.weights]
     bs = [list(b) for b in net.biases]
     for l, layer in enumerate(factors):
         for i, lam in enumerate(layer):
-            lam = to_fraction(lam, f"scale factor [{l}][{i}]")
+            where = f"scale: factors[{l}][{i}] (the scale factor of neuron ({l + 1}, {i}))"
+            lam = to_fraction(lam, where)
             if lam <= 0:
-                raise SymmetryError(f"scale factor for neuron ({l + 1}, {i}) is {lam}; it must be positive")
+                raise SymmetryError(f"{where} is {lam}; it must be positive")
             Ws[l][i] = [v * lam for v in Ws[l][i]]
             bs[l][i] *= lam
             for row in Ws[l + 1]:
@@ -101,7 +106,8 @@ def permute(net, permutations):
     >>> swapped.weights[0][0] == net.weights[0][2], swapped([1, 5]) == net([1, 5])
     (True, True)
     """
-    permutations = _check_layers(net, permutations, "permutations")
+    require_instance(net, ReLUNetwork, "net", "permute")
+    permutations = _check_layers(net, permutations, "permutations", "permute")
     Ws = [list(W) for W in net.weights]
     bs = [list(b) for b in net.biases]
     for l, perm in enumerate(permutations):
@@ -265,6 +271,8 @@ def canonical_form(net, max_tie_orders=100_000):
     >>> canon.weights[0], canon.biases[0], canon.weights[1]
     (((Fraction(0, 1), Fraction(-1, 1)), (Fraction(1, 1), Fraction(0, 1))), (Fraction(1, 1), Fraction(2, 1)), ((Fraction(3, 1), Fraction(2, 1)),))
     """
+    require_instance(net, ReLUNetwork, "net", "canonical_form")
+    max_tie_orders = require_int(max_tie_orders, "max_tie_orders", "canonical_form", minimum=1)
     Ws = [[list(r) for r in W] for W in net.weights]
     bs = [list(b) for b in net.biases]
     depth = net.architecture.depth
@@ -326,6 +334,8 @@ def equivalent(a, b):
     >>> equivalent(net, ReLUNetwork.from_parameters(net.architecture, theta))
     False
     """
+    require_instance(a, ReLUNetwork, "a", "equivalent")
+    require_instance(b, ReLUNetwork, "b", "equivalent")
     if a.architecture != b.architecture:
         return False
     return canonical_form(a) == canonical_form(b)
@@ -353,10 +363,12 @@ def difference_network(a, b):
     >>> d.architecture.widths, d([3]), d([-1])
     ((1, 2, 3, 1), (Fraction(0, 1),), (Fraction(0, 1),))
     """
+    require_instance(a, ReLUNetwork, "a", "difference_network")
+    require_instance(b, ReLUNetwork, "b", "difference_network")
     if a.architecture.input_dim != b.architecture.input_dim:
-        raise ShapeError(f"input widths differ: {a.architecture.input_dim} and {b.architecture.input_dim}")
+        raise ShapeError(f"input widths differ: {a.architecture.input_dim} (a) and {b.architecture.input_dim} (b)")
     if a.architecture.output_dim != b.architecture.output_dim:
-        raise ShapeError(f"output widths differ: {a.architecture.output_dim} and {b.architecture.output_dim}")
+        raise ShapeError(f"output widths differ: {a.architecture.output_dim} (a) and {b.architecture.output_dim} (b)")
     depth = max(a.architecture.depth, b.architecture.depth)
     sides = [_padded_layers(net, depth) for net in (a, b)]
     Ws, bs = [], []
@@ -429,6 +441,8 @@ def same_function(a, b, domain=None):
     """
     from .complex import canonical_complex
 
+    require_instance(a, ReLUNetwork, "a", "same_function")
+    require_instance(b, ReLUNetwork, "b", "same_function")
     K = canonical_complex(difference_network(a, b), domain)
     regions = K.regions()
     for r in regions:

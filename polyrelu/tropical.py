@@ -10,11 +10,14 @@ computes that sum from the weights and normals, exactly.
 """
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from fractions import Fraction
 
-from .errors import GeometryError
+from .checks import describe, require_index, require_instance
+from .complex import CanonicalComplex
+from .errors import GeometryError, InvalidArgumentError, UsageError
 from .geometry.rational import primitive_integer_row
 
 __all__ = [
@@ -117,6 +120,7 @@ class WeightedComplex:
         def q(v):
             return str(fraction_to_json(v))
 
+        B = require_hypersurfaces(hypersurfaces, self.complex, "hypersurfaces", "WeightedComplex.to_json")
         data = self.complex.to_json()
         data["facet_weights"] = [
             {
@@ -129,7 +133,7 @@ class WeightedComplex:
             }
             for _, w in sorted(self._weights.items())
         ]
-        B = hypersurfaces if hypersurfaces is not None else bent_hypersurfaces(self.complex, self)
+        B = B if B is not None else bent_hypersurfaces(self.complex, self)
         data["bent_hypersurfaces"] = [
             {
                 "neuron": list(b.neuron),
@@ -157,9 +161,9 @@ class WeightedComplex:
 
     def weight(self, facet):
         """The :class:`FacetWeight` of a facet (a cell or its id)."""
-        fid = facet if isinstance(facet, int) else facet.id
+        fid = self.complex.cell(facet, name="facet", caller="WeightedComplex.weight").id
         if fid not in self._weights:
-            raise GeometryError(f"cell {fid} is not an interior facet of the complex")
+            raise GeometryError(f"WeightedComplex.weight: facet {fid} is not an interior facet of the complex")
         return self._weights[fid]
 
     def balancing_defect(self, cell):
@@ -175,7 +179,7 @@ class WeightedComplex:
             The cell is not of codimension 2, or lies on a domain's boundary.
         """
         K = self.complex
-        tau = K[cell if isinstance(cell, int) else cell.id]
+        tau = K.cell(cell, caller="WeightedComplex.balancing_defect")
         n0 = K.network.architecture.input_dim
         if tau.dimension != n0 - 2:
             raise GeometryError(f"cell {tau.id} has dimension {tau.dimension}, not n0 - 2 = {n0 - 2}")
@@ -239,7 +243,7 @@ def tropical_weights(complex_):
     >>> W.weight(K.locate(["1/2", 0])).weight
     (Fraction(0, 1),)
     """
-    K = complex_
+    K = require_instance(complex_, CanonicalComplex, "complex_", "tropical_weights")
     net = K.network
     n0 = net.architecture.input_dim
     neurons = net.architecture.hidden_neurons()
@@ -350,7 +354,8 @@ def bent_hypersurfaces(complex_, weighted=None):
     >>> len(B.facets), [(K[t].polyhedron.vertices(), along) for t, along in B.bends]
     (3, [(((Fraction(0, 1), Fraction(1, 1)),), ((1, 0),)), (((Fraction(1, 1), Fraction(0, 1)),), ((1, 1),))])
     """
-    K = complex_
+    K = require_instance(complex_, CanonicalComplex, "complex_", "bent_hypersurfaces")
+    require_weighted(weighted, K, "weighted", "bent_hypersurfaces", optional=True)
     arch = K.network.architecture
     n0 = arch.input_dim
     neurons = arch.hidden_neurons()
@@ -374,6 +379,49 @@ def bent_hypersurfaces(complex_, weighted=None):
                     bends.append((t, along))
         out[layer, index] = BentHypersurface((layer, index), facets, cells, tuple(bends))
     return out
+
+
+def require_weighted(value, complex_, name, caller, *, optional=False):
+    """``value`` if it is the :class:`WeightedComplex` of ``complex_`` (or None when ``optional``).
+
+    Raises
+    ------
+    InvalidArgumentError
+        Not a WeightedComplex.
+    UsageError
+        The weights of another complex.
+    """
+    if require_instance(value, WeightedComplex, name, caller, optional=optional) is not None and value.complex is not complex_:
+        raise UsageError(
+            f"{caller}: {name} holds the weights of another complex; compute them with polyrelu.tropical_weights(complex_)"
+        )
+    return value
+
+
+def require_hypersurfaces(value, complex_, name, caller):
+    """``value`` if it maps every hidden neuron of ``complex_``'s network to a :class:`BentHypersurface` (None passes).
+
+    Raises
+    ------
+    InvalidArgumentError
+        Not a mapping, or a value that is not a BentHypersurface.
+    UsageError
+        The neurons are not those of the network (the hypersurfaces of another network).
+    """
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise InvalidArgumentError(
+            f"{caller}: {name} must be a dict of BentHypersurface by neuron, as polyrelu.bent_hypersurfaces(complex_) "
+            f"returns, got {describe(value)}"
+        )
+    neurons = complex_.network.architecture.hidden_neurons()
+    if set(value) != set(neurons):
+        raise UsageError(f"{caller}: {name} must have one entry per hidden neuron {neurons}; compute it with polyrelu.bent_hypersurfaces(complex_)")
+    odd = [v for v in value.values() if not isinstance(v, BentHypersurface)]
+    if odd:
+        raise InvalidArgumentError(f"{caller}: {name} must map neurons to BentHypersurface, got {describe(odd[0])}")
+    return value
 
 
 def _check_normal(facet, normal):
@@ -433,14 +481,19 @@ class BreakpointComplex:
 
     def members(self, cell):
         """The canonical cells that make up a breakpoint cell."""
-        return self._classes[cell]
+        return self._classes[self._index(cell, "BreakpointComplex.members")]
+
+    def _index(self, cell, caller):
+        if type(cell) is int and 0 <= cell < len(self._classes):  # cheap when it is one: called in loops
+            return cell
+        return require_index(cell, len(self._classes), "cell", caller)
 
     def closure(self, cell):
         """The closed cell as a Polyhedron: the convex hull of its members' generators."""
         from .geometry import Polyhedron
 
         vertices, rays, lines = set(), set(), set()
-        for c in self._classes[cell]:
+        for c in self._classes[self._index(cell, "BreakpointComplex.closure")]:
             v, r, l = self.complex[c].polyhedron.vertices_rays_lines()
             vertices.update(v)
             rays.update(r)
@@ -450,7 +503,10 @@ class BreakpointComplex:
     def weight(self, cell):
         """The weight vector of a breakpoint facet (any member's; they agree)."""
         W = self.weighted.weights()
-        return next(W[c].weight for c in self._classes[cell] if c in W)
+        weights = [W[c].weight for c in self._classes[self._index(cell, "BreakpointComplex.weight")] if c in W]
+        if not weights:
+            raise GeometryError(f"BreakpointComplex.weight: cell {cell} is not an interior facet; only those have a weight")
+        return weights[0]
 
     @property
     def input_dim(self):
@@ -458,7 +514,7 @@ class BreakpointComplex:
 
     def is_interior(self, cell):
         """Whether the cell lies off the domain's boundary (always, on ``R^n0``)."""
-        return all(all(self.complex[c].domain_signs) for c in self._classes[cell])
+        return all(all(self.complex[c].domain_signs) for c in self._classes[self._index(cell, "BreakpointComplex.is_interior")])
 
     def breakpoint_facets(self):
         """The cells of dimension ``n0 - 1`` where ``f`` bends: interior, non-zero weight."""
@@ -477,6 +533,7 @@ class BreakpointComplex:
         facets lie on one hyperplane exactly when their rows are equal.
         """
         n0 = self.input_dim
+        cell = self._index(cell, "BreakpointComplex.hyperplane")
         if self.lattice.dimension(cell) != n0 - 1:
             raise GeometryError(f"breakpoint cell {cell} has dimension {self.lattice.dimension(cell)}, not n0 - 1")
         W = self.weighted.weights()
@@ -494,7 +551,7 @@ class BreakpointComplex:
     def neurons(self, cell):
         """The hidden neurons changing sign across a breakpoint facet: parameter data, for comparisons only."""
         W = self.weighted.weights()
-        return tuple(sorted({z for c in self._classes[cell] if c in W for z in W[c].neurons}))
+        return tuple(sorted({z for c in self._classes[self._index(cell, "BreakpointComplex.neurons")] if c in W for z in W[c].neurons}))
 
     def canonical_form(self):
         """A description that depends on ``f`` only: per cell, its dimension, canonical closure and data.
@@ -557,7 +614,7 @@ def breakpoint_complex(weighted):
     """
     from .geometry import FaceLattice
 
-    W = weighted
+    W = require_instance(weighted, WeightedComplex, "weighted", "breakpoint_complex")
     K = W.complex
     n0 = K.network.architecture.input_dim
     parent = list(range(len(K)))

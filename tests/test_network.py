@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from polyrelu import Architecture, InvalidNumberError, ReLUNetwork, ShapeError
+from polyrelu import Architecture, InvalidArgumentError, InvalidNumberError, ReLUNetwork, ShapeError
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -134,11 +134,16 @@ def test_architecture_depth_zero_and_numpy_widths():
         ((2, "3", 1), "not an integer"),
         ((2, True, 1), "not an integer"),
         ((2, None, 1), "not an integer"),
-        (5, "expected a sequence of widths"),
     ],
 )
 def test_architecture_errors(widths, fragment):
     with pytest.raises(ShapeError, match=re.escape(fragment)):
+        Architecture(widths)
+
+
+@pytest.mark.parametrize("widths", [5, "231", {2: 1}, None])
+def test_architecture_of_a_wrong_type(widths):
+    with pytest.raises(InvalidArgumentError, match="Architecture: widths must be a sequence"):
         Architecture(widths)
 
 

@@ -9,7 +9,8 @@ The empty face is implicit: it is the bottom of every lattice and is not
 stored as a cell.
 """
 
-from ..errors import GeometryError
+from ..checks import describe, is_sequence, require_index, require_int, require_sequence
+from ..errors import GeometryError, InvalidArgumentError
 from ..graphs import igraph_to_networkx
 
 __all__ = ["FaceLattice"]
@@ -49,29 +50,42 @@ class FaceLattice:
     """
 
     def __init__(self, dimensions, covers, data=None):
-        self._dims = tuple(int(d) for d in dimensions)
+        dimensions = require_sequence(dimensions, "dimensions", "FaceLattice")
+        self._dims = tuple(
+            d if type(d) is int else require_int(d, f"dimensions[{k}]", "FaceLattice") for k, d in enumerate(dimensions)
+        )
         n = len(self._dims)
         if any(d < 0 for d in self._dims):
-            raise GeometryError("cell dimensions must be non-negative (the empty face is implicit)")
+            raise GeometryError("FaceLattice: cell dimensions must be non-negative (the empty face is implicit)")
         self._down = [[] for _ in range(n)]
         self._up = [[] for _ in range(n)]
         seen = set()
-        for i, j in covers:
+        # a set of pairs is a relation too: its order does not matter here
+        pairs = list(covers) if isinstance(covers, (set, frozenset)) else require_sequence(covers, "covers", "FaceLattice")
+        for k, pair in enumerate(pairs):
+            if type(pair) is not tuple and not (is_sequence(pair) and len(pair) == 2):
+                raise InvalidArgumentError(f"FaceLattice: covers[{k}] must be a pair (i, j) of cell indices, got {describe(pair)}")
+            if len(pair) != 2:
+                raise InvalidArgumentError(f"FaceLattice: covers[{k}] must be a pair (i, j) of cell indices, got {len(pair)} entries")
+            i, j = pair
+            if type(i) is not int or type(j) is not int:
+                i, j = (require_int(v, f"covers[{k}]", "FaceLattice") for v in pair)
             if not (0 <= i < n and 0 <= j < n):
-                raise GeometryError(f"covering pair ({i}, {j}) names a cell outside 0..{n - 1}")
+                raise GeometryError(f"FaceLattice: covers[{k}] = ({i}, {j}) names a cell outside 0..{n - 1}")
             if self._dims[j] != self._dims[i] + 1:
                 raise GeometryError(
-                    f"covering pair ({i}, {j}) is not graded: dimensions {self._dims[i]} and {self._dims[j]}"
+                    f"FaceLattice: covers[{k}] = ({i}, {j}) is not graded: dimensions {self._dims[i]} and {self._dims[j]}"
                 )
             if (i, j) in seen:
-                raise GeometryError(f"covering pair ({i}, {j}) is repeated")
+                raise GeometryError(f"FaceLattice: covers[{k}] = ({i}, {j}) is repeated")
             seen.add((i, j))
             self._down[j].append(i)
             self._up[i].append(j)
         self._down = tuple(tuple(sorted(c)) for c in self._down)
         self._up = tuple(tuple(sorted(c)) for c in self._up)
+        data = require_sequence(data, "data", "FaceLattice", optional=True)
         if data is not None and len(data) != n:
-            raise GeometryError(f"data has {len(data)} entries for {n} cells")
+            raise GeometryError(f"FaceLattice: data has {len(data)} entries for {n} cells")
         self._data = tuple(data) if data is not None else (None,) * n
 
     def __len__(self):
@@ -94,14 +108,21 @@ class FaceLattice:
         """The dimension of ``cell``, or of the whole lattice (its largest cell) when omitted."""
         if cell is None:
             return max(self._dims, default=-1)
-        return self._dims[cell]
+        return self._dims[self._index(cell, "FaceLattice.dimension")]
+
+    def _index(self, cell, caller):
+        """``cell`` checked to be a cell index (cheap when it is one: these are called in inner loops)."""
+        if type(cell) is int and 0 <= cell < len(self._dims):
+            return cell
+        return require_index(cell, len(self._dims), "cell", caller)
 
     def data(self, cell):
         """The payload stored with ``cell``."""
-        return self._data[cell]
+        return self._data[self._index(cell, "FaceLattice.data")]
 
     def cells(self, dim=None):
         """All cell indices, or those of dimension ``dim``."""
+        require_int(dim, "dim", "FaceLattice.cells", minimum=0, optional=True)
         return tuple(i for i, d in enumerate(self._dims) if dim is None or d == dim)
 
     def maximal_cells(self):
@@ -114,11 +135,11 @@ class FaceLattice:
 
     def facets(self, cell):
         """The cells covered by ``cell`` (its faces of one dimension less)."""
-        return self._down[cell]
+        return self._down[self._index(cell, "FaceLattice.facets")]
 
     def cofacets(self, cell):
         """The cells covering ``cell``."""
-        return self._up[cell]
+        return self._up[self._index(cell, "FaceLattice.cofacets")]
 
     def _closure(self, cell, step):
         seen = {cell}
@@ -132,14 +153,15 @@ class FaceLattice:
 
     def faces(self, cell):
         """Every cell ``τ <= cell``, including ``cell`` itself."""
-        return self._closure(cell, self._down)
+        return self._closure(self._index(cell, "FaceLattice.faces"), self._down)
 
     def cofaces(self, cell):
         """Every cell ``σ >= cell``, including ``cell`` itself."""
-        return self._closure(cell, self._up)
+        return self._closure(self._index(cell, "FaceLattice.cofaces"), self._up)
 
     def star(self, cell):
         """The closed star: every face of every coface of ``cell``."""
+        cell = self._index(cell, "FaceLattice.star")
         return tuple(sorted({f for c in self.cofaces(cell) for f in self.faces(c)}))
 
     def f_vector(self):

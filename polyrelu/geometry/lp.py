@@ -36,8 +36,10 @@ from fractions import Fraction
 
 import flint
 
+from ..checks import require_choice
+from ..errors import ShapeError, UsageError
 from ._cdd import cdd, cdd_gmp
-from .rational import row_value
+from .rational import row_value, to_integer_rows
 
 __all__ = ["Feasibility", "FeasibilityCertificate", "LPOracle", "default_oracle"]
 
@@ -90,7 +92,15 @@ class FeasibilityCertificate:
         answer found by the exact LP without multipliers, returns ``True`` only
         if multipliers are present, so tests can insist on certificates.
         """
-        rows = [tuple(r) for r in rows]
+        rows = to_integer_rows(rows, "FeasibilityCertificate.verify: rows")
+        if not rows:
+            raise ShapeError("FeasibilityCertificate.verify: rows is empty; give the rows the certificate was made for")
+        if self.point is not None and len(self.point) != len(rows[0]) - 1:
+            raise ShapeError(
+                f"FeasibilityCertificate.verify: rows live in Q^{len(rows[0]) - 1}, the certificate's point in Q^{len(self.point)}"
+            )
+        if self.multipliers and max(self.multipliers) >= len(rows):
+            return False  # the multipliers name rows that are not there: not the rows it was made for
         if self.status is Feasibility.INTERIOR:
             x = self.point
             return all(
@@ -140,9 +150,7 @@ class LPOracle:
     """
 
     def __init__(self, method="certified"):
-        if method not in ("certified", "exact"):
-            raise ValueError(f"method must be 'certified' or 'exact', not {method!r}")
-        self.method = method
+        self.method = require_choice(method, ("certified", "exact"), "method", "LPOracle")
         self.stats = Counter()
 
     def decide(self, rows):
@@ -159,9 +167,9 @@ class LPOracle:
         -------
         FeasibilityCertificate
         """
-        rows = [tuple(r) for r in rows]
+        rows = to_integer_rows(rows, "LPOracle.decide: rows")
         if not rows:
-            raise ValueError("decide() needs at least one row to know the dimension")
+            raise UsageError("LPOracle.decide: rows is empty; it needs at least one row to know the dimension")
         live = []
         for i, r in enumerate(rows):
             if any(r[1:]):

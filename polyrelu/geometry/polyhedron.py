@@ -16,11 +16,12 @@ from fractions import Fraction
 
 import flint
 
+from ..checks import require_instance, require_int
 from ..errors import GeometryError, ShapeError
 from ._cdd import cdd, cdd_gmp
 from .lattice import FaceLattice
-from .lp import Feasibility, default_oracle
-from .rational import primitive_integer_row, row_value, to_fraction_matrix, to_fraction_vector
+from .lp import Feasibility, LPOracle, default_oracle
+from .rational import primitive_integer_row, row_value, to_fraction_matrix, to_fraction_vector, to_integer_rows
 
 __all__ = ["Polyhedron", "AffineSubspace", "reduce_modulo"]
 
@@ -57,23 +58,39 @@ class AffineSubspace:
     @classmethod
     def from_equations(cls, equations, ambient_dim):
         """Solve integer equation rows ``(c, e)`` (``c + e·x = 0``) exactly; ``None`` if inconsistent."""
-        return _affine_subspace([tuple(e) for e in equations], ambient_dim)
+        ambient_dim = require_int(ambient_dim, "ambient_dim", "AffineSubspace.from_equations", minimum=1)
+        equations = to_integer_rows(equations, "AffineSubspace.from_equations: equations")
+        if equations and len(equations[0]) != ambient_dim + 1:
+            raise ShapeError(
+                f"AffineSubspace.from_equations: equations have {len(equations[0])} entries, "
+                f"expected ambient_dim + 1 = {ambient_dim + 1}"
+            )
+        return _affine_subspace(list(equations), ambient_dim)
 
     def restrict(self, row):
         """An affine row ``(b, a)`` on ``Q^d`` in the subspace's coordinates ``u``, as a primitive integer row."""
-        return _restrict(row, self)
+        return _restrict(to_fraction_vector(row, "AffineSubspace.restrict: row", len(self.point) + 1), self)
 
     def coordinates(self, x):
         """The coordinates ``u`` of a point ``x`` of the subspace (``lift(u) == x``).
 
         The basis comes from the reduced row echelon form, so ``u`` is read off
         the free (non-pivot) coordinates of ``x``.
+
+        Raises
+        ------
+        GeometryError
+            ``x`` is not on the subspace.
         """
+        x = to_fraction_vector(x, "AffineSubspace.coordinates: x", len(self.point))
+        if not all(row_value(e, x) == 0 for e in self.equations):
+            raise GeometryError(f"AffineSubspace.coordinates: x = {tuple(map(str, x))} is not on the subspace")
         pivots = {next(i for i in range(1, len(e)) if e[i]) - 1 for e in self.equations}
         return tuple(x[i] for i in range(len(self.point)) if i not in pivots)
 
     def lift(self, u):
         """The point ``point + sum_j u_j basis[j]`` for coordinates ``u``."""
+        u = to_fraction_vector(u, "AffineSubspace.lift: u", len(self.basis))
         return tuple(
             p + sum((uj * b[i] for uj, b in zip(u, self.basis)), Fraction(0)) for i, p in enumerate(self.point)
         )
@@ -157,19 +174,20 @@ class Polyhedron:
     """
 
     def __init__(self, ieqs=None, eqns=None, *, vertices=None, rays=None, lines=None, ambient_dim=None, oracle=None):
-        self._oracle = oracle if oracle is not None else default_oracle
+        self._oracle = require_instance(oracle, LPOracle, "oracle", "Polyhedron", optional=True) or default_oracle
+        require_int(ambient_dim, "ambient_dim", "Polyhedron", minimum=1, optional=True)
+        given = {"ieqs": ieqs, "eqns": eqns, "vertices": vertices, "rays": rays, "lines": lines}
+        matrices = {name: to_fraction_matrix(value if value is not None else [], name) for name, value in given.items()}
         h_given = ieqs is not None or eqns is not None
         v_given = vertices is not None or rays is not None or lines is not None
         if h_given and v_given:
-            raise GeometryError("give either an H-representation (ieqs, eqns) or a V-representation, not both")
+            raise GeometryError("give either an H-representation (ieqs, eqns) or a V-representation (vertices, rays, lines), not both")
         self._ieqs = self._eqns = None
         self._vrep = None
         self._decomposition = None
         self._minimal_h = None
         if v_given:
-            vert = to_fraction_matrix(vertices if vertices is not None else [], "vertices")
-            ray = to_fraction_matrix(rays if rays is not None else [], "rays")
-            line = to_fraction_matrix(lines if lines is not None else [], "lines")
+            vert, ray, line = matrices["vertices"], matrices["rays"], matrices["lines"]
             d = self._ambient_dim_of([vert, ray, line], ambient_dim, offset=0)
             if not vert and (ray or line):
                 vert = ((Fraction(0),) * d,)
@@ -177,8 +195,7 @@ class Polyhedron:
             self._generators = (vert, ray, line)
             self._ieqs, self._eqns = self._h_from_generators()
         else:
-            ineq = to_fraction_matrix(ieqs if ieqs is not None else [], "ieqs")
-            eq = to_fraction_matrix(eqns if eqns is not None else [], "eqns")
+            ineq, eq = matrices["ieqs"], matrices["eqns"]
             self._d = self._ambient_dim_of([ineq, eq], ambient_dim, offset=1)
             self._ieqs = tuple(primitive_integer_row(r) for r in ineq)
             self._eqns = tuple(primitive_integer_row(r) for r in eq)
@@ -207,7 +224,8 @@ class Polyhedron:
         if not lengths:
             raise GeometryError("cannot tell the ambient dimension: pass ambient_dim=")
         if len(lengths) > 1:
-            raise ShapeError(f"rows and vectors disagree on the ambient dimension: {sorted(lengths)}")
+            given = "" if ambient_dim is None else f" (with ambient_dim={ambient_dim})"
+            raise ShapeError(f"rows and vectors disagree on the ambient dimension{given}: {sorted(lengths)}")
         d = lengths.pop()
         if d < 1:
             raise GeometryError(f"the ambient dimension must be at least 1, got {d}")

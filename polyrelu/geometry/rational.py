@@ -18,7 +18,8 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from ..errors import InvalidNumberError, LimitExceededError, ShapeError
+from ..checks import describe, is_sequence, require_int
+from ..errors import InvalidArgumentError, InvalidNumberError, LimitExceededError, ShapeError
 
 __all__ = [
     "to_fraction",
@@ -27,6 +28,7 @@ __all__ = [
     "int_text",
     "to_fraction_vector",
     "to_fraction_matrix",
+    "to_integer_rows",
     "primitive_integer_row",
     "integer_vector",
     "fraction_to_json",
@@ -66,6 +68,8 @@ def to_fraction(value, where="value"):
     ...
     polyrelu.errors.InvalidNumberError: W1[0][1]: nan is not a finite number
     """
+    if type(where) is not str:
+        raise InvalidArgumentError(f"to_fraction: where must be a string (a label for messages), got {describe(where)}")
     if isinstance(value, (bool, np.bool_)) or value is None:
         raise InvalidNumberError(f"{where}: {value!r} is not a number")
     if isinstance(value, Fraction):
@@ -85,7 +89,7 @@ def to_fraction(value, where="value"):
         return parse_number(value, where)
     if isinstance(value, numbers.Rational):
         return Fraction(value.numerator, value.denominator)
-    raise InvalidNumberError(f"{where}: {value!r} of type {type(value).__name__} is not a real number")
+    raise InvalidNumberError(f"{where}: {describe(value)} is not a real number")
 
 
 # Bounds on number literals, checked before any digit is converted: "1e-999999999"
@@ -203,12 +207,15 @@ def to_fraction_vector(values, where="vector", length=None):
     ...
     polyrelu.errors.ShapeError: x: expected 3 entries, got 2
     """
+    _check_label(where, "to_fraction_vector")
+    if length is not None and (type(length) is not int or length < 0):  # checked cheaply: called per point
+        require_int(length, "length", "to_fraction_vector", minimum=0)
     if isinstance(values, np.ndarray):
         if values.ndim != 1:
             raise ShapeError(f"{where}: expected a vector, got an array of shape {values.shape}")
         values = values.tolist()
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise ShapeError(f"{where}: expected a sequence of numbers, got {type(values).__name__}")
+    if not is_sequence(values):
+        raise ShapeError(f"{where}: expected a sequence of numbers, got {describe(values)}")
     values = list(values)
     if length is not None and len(values) != length:
         raise ShapeError(f"{where}: expected {length} entries, got {len(values)}")
@@ -222,12 +229,17 @@ def to_fraction_matrix(rows, where="matrix", shape=None):
     A matrix with no rows is returned as ``()`` (its column count is then
     only checked by the caller).
     """
+    _check_label(where, "to_fraction_matrix")
+    if shape is not None:
+        if not is_sequence(shape) or len(shape := tuple(shape)) != 2:
+            raise InvalidArgumentError(f"to_fraction_matrix: shape must be a pair (rows, columns), got {describe(shape)}")
+        shape = tuple(require_int(n, "shape", "to_fraction_matrix", minimum=0, optional=True) for n in shape)
     if isinstance(rows, np.ndarray):
         if rows.ndim != 2:
             raise ShapeError(f"{where}: expected a matrix, got an array of shape {rows.shape}")
         rows = rows.tolist()
-    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
-        raise ShapeError(f"{where}: expected a matrix (list of rows), got {type(rows).__name__}")
+    if not is_sequence(rows):
+        raise ShapeError(f"{where}: expected a matrix (list of rows), got {describe(rows)}")
     rows = list(rows)
     n_rows, n_cols = shape if shape is not None else (None, None)
     if n_rows is not None and len(rows) != n_rows:
@@ -243,6 +255,55 @@ def to_fraction_matrix(rows, where="matrix", shape=None):
     return tuple(out)
 
 
+def to_integer_rows(rows, where="rows"):
+    """Affine integer rows ``(b, a_1, ..., a_d)`` (``d >= 1``, one length for all) as a tuple of int tuples.
+
+    Python and NumPy integers are accepted; a bool, a float (even ``2.0``) or
+    a Fraction is not: callers that take integer rows compute with them as
+    integers.
+
+    Raises
+    ------
+    ShapeError
+        Not a sequence of sequences, rows of different lengths, or shorter than 2.
+    InvalidNumberError
+        An entry that is not an integer (named by position).
+
+    Examples
+    --------
+    >>> to_integer_rows([(1, 2, 3), [0, -1, 1]])
+    ((1, 2, 3), (0, -1, 1))
+    >>> to_integer_rows([(1, 0.5)])
+    Traceback (most recent call last):
+    ...
+    polyrelu.errors.InvalidNumberError: rows[0][1]: float 0.5 is not an integer
+    """
+    _check_label(where, "to_integer_rows")
+    if not is_sequence(rows):
+        raise ShapeError(f"{where}: expected a sequence of rows (b, a1, ..., ad), got {describe(rows)}")
+    out = []
+    for i, row in enumerate(rows):
+        if type(row) is not tuple:
+            if not is_sequence(row):
+                raise ShapeError(f"{where}[{i}]: expected a row (b, a1, ..., ad) of integers, got {describe(row)}")
+            row = tuple(row)
+        if len(row) < 2 or (out and len(row) != len(out[0])):
+            wanted = f"{len(out[0])} entries, as rows[0]" if out else "at least 2 entries (b, a1, ..., ad)"
+            raise ShapeError(f"{where}[{i}]: expected {wanted}, got {len(row)}")
+        if not all(type(v) is int for v in row):  # the LP oracle's hot path has Python ints only
+            for j, v in enumerate(row):
+                if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+                    raise InvalidNumberError(f"{where}[{i}][{j}]: {describe(v)} is not an integer")
+            row = tuple(int(v) for v in row)
+        out.append(row)
+    return tuple(out)
+
+
+def _check_label(where, caller):
+    if type(where) is not str:
+        raise InvalidArgumentError(f"{caller}: where must be a string (a label for messages), got {describe(where)}")
+
+
 def primitive_integer_row(row):
     """Scale a rational row by a positive factor to coprime integers.
 
@@ -253,10 +314,14 @@ def primitive_integer_row(row):
     >>> primitive_integer_row([Fraction(1, 2), Fraction(-3, 4), 0])
     (2, -3, 0)
     """
+    if type(row) is not tuple:
+        if not is_sequence(row):
+            raise ShapeError(f"primitive_integer_row: row must be a sequence of numbers, got {describe(row)}")
+        row = tuple(row)
     if all(type(v) is int for v in row):  # the hot path: integer rows need only a gcd
         g = math.gcd(*row)
-        return tuple(v // g for v in row) if g > 1 else tuple(row)
-    row = [Fraction(v) for v in row]
+        return tuple(v // g for v in row) if g > 1 else row
+    row = [v if type(v) is Fraction else to_fraction(v, f"row[{i}]") for i, v in enumerate(row)]
     lcm = 1
     for v in row:
         lcm = lcm * v.denominator // math.gcd(lcm, v.denominator)
@@ -291,7 +356,7 @@ def fraction_to_json(value):
     >>> fraction_to_json(Fraction(4, 2)), fraction_to_json(Fraction(-1, 3))
     (2, '-1/3')
     """
-    value = Fraction(value)
+    value = to_fraction(value)
     if value.denominator == 1:
         # json.dumps cannot write an int of more than 4,300 digits: long integers become strings
         return value.numerator if value.numerator.bit_length() < 13_000 else int_text(value.numerator)

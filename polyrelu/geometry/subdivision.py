@@ -23,7 +23,9 @@ Nothing here knows about neural networks: callers supply the values.
 import math
 from dataclasses import dataclass, field
 
-from .rational import primitive_integer_row
+from ..checks import describe, is_sequence, require_index, require_int, require_sequence
+from ..errors import GeometryError, InvalidArgumentError, ShapeError
+from .rational import primitive_integer_row, to_fraction_matrix, to_integer_rows
 
 __all__ = ["Subdivision"]
 
@@ -35,6 +37,28 @@ class _SubCell:
     facets: list
     vmask: int  # bit i set: vertex i is a face of the cell
     signs: list = field(default_factory=list)
+
+
+def _checked_faces(faces, n_vertices, caller):
+    """The faces of :meth:`Subdivision.from_polytope` as ``(dim, vertex indices, facet indices)``, checked.
+
+    The first ``n_vertices`` faces are the vertices, in order; a face's facets
+    are earlier faces.
+    """
+    faces = require_sequence(faces, "faces", caller)
+    if len(faces) < n_vertices:
+        raise ShapeError(f"{caller}: faces has {len(faces)} entries; the {n_vertices} vertices come first")
+    out = []
+    for k, face in enumerate(faces):
+        if not is_sequence(face) or len(face := list(face)) != 3:
+            raise InvalidArgumentError(f"{caller}: faces[{k}] must be (dimension, vertex indices, facet indices), got {describe(face)}")
+        dim = require_int(face[0], f"faces[{k}] dimension", caller, minimum=0)
+        vertices = [require_index(i, n_vertices, f"faces[{k}] vertex", caller, what="vertex") for i in require_sequence(face[1], f"faces[{k}]", caller)]
+        facets = [require_index(f, k, f"faces[{k}] facet", caller, what="face") for f in require_sequence(face[2], f"faces[{k}]", caller)]
+        if k < n_vertices and (dim, vertices, facets) != (0, [k], []):
+            raise GeometryError(f"{caller}: faces[{k}] must be vertex {k}, (0, [{k}], []): the vertices come first, in order")
+        out.append((dim, vertices, facets))
+    return out
 
 
 class Subdivision:
@@ -64,7 +88,7 @@ class Subdivision:
     """
 
     def __init__(self, d):
-        self.d = d
+        self.d = require_int(d, "d", "Subdivision", minimum=1)
         self.cells = []
         self.vertices = []
         self.vertex_cell = []
@@ -90,6 +114,11 @@ class Subdivision:
             Every non-empty face: ``(dimension, vertex indices, facet face indices)``;
             the 0-dimensional faces must come first, in the order of ``vertices``.
         """
+        caller = "Subdivision.from_polytope"
+        vertices = to_fraction_matrix(vertices, f"{caller}: vertices")
+        if not vertices or not vertices[0]:
+            raise ShapeError(f"{caller}: vertices is empty; a polytope has at least one vertex in Q^d, d >= 1")
+        faces = _checked_faces(faces, len(vertices), caller)
         d = len(vertices[0])
         S = cls(d)
         for v in vertices:
@@ -122,8 +151,14 @@ class Subdivision:
         from fractions import Fraction
         from itertools import product
 
+        caller = "Subdivision.from_arrangement"
+        rows = to_integer_rows(rows, f"{caller}: rows")
         d = len(rows)
+        if not d or len(rows[0]) != d + 1:
+            raise ShapeError(f"{caller}: rows must be d rows (b, a_1, ..., a_d) in Q^d, got {d} rows of {len(rows[0]) if d else 0} entries")
         A = flint.fmpq_mat(d, d, [v for r in rows for v in r[1:]])
+        if A.rank() < d:
+            raise GeometryError(f"{caller}: the linear parts of rows are not linearly independent")
         inv = A.inv()
         point = [-sum(Fraction(int(inv[i, j].p), int(inv[i, j].q)) * rows[j][0] for j in range(d)) for i in range(d)]
         S = cls(d)
@@ -179,6 +214,11 @@ class Subdivision:
         Every cell's ``signs`` gets one more entry. New vertices are appended
         to :attr:`vertices`; the function vanishes on them.
         """
+        values = require_sequence(values, "values", "Subdivision.cut")
+        if len(values) != len(self.vertices):
+            raise ShapeError(f"Subdivision.cut: values has {len(values)} entries for {len(self.vertices)} vertices")
+        if not all(type(v) is int for v in values):
+            values = [require_int(v, f"values[{i}]", "Subdivision.cut") for i, v in enumerate(values)]
         pos = neg = 0
         for i, v in enumerate(values):
             if v > 0:
@@ -233,7 +273,10 @@ class Subdivision:
                 facet = self.cells[f]
                 sign = facet.signs[-1]
                 if sign == 0:  # impossible for an affine function: the facet would bound a one-sided cell
-                    raise RuntimeError(f"cut: cell {cid} has both signs but its facet {f} lies on the zero set")
+                    raise GeometryError(
+                        f"Subdivision.cut: cell {cid} has both signs but its facet {f} lies on the zero set: "
+                        "values are not those of a function affine on every cell"
+                    )
                 (plus_facets if sign > 0 else minus_facets).append(f)
                 if facet.vmask & keep[0]:
                     vanishing.update(g for g in facet.facets if g not in pieces and self.cells[g].signs[-1] == 0)
@@ -279,6 +322,7 @@ class Subdivision:
         >>> sum(1 for c in Q.finite_cells() if Q.cells[c].signs[0] == 1)
         3
         """
+        cid = require_index(cid, len(self.cells), "cid", "Subdivision.closure")
         members, stack = {cid}, [cid]
         while stack:
             for f in self.cells[stack.pop()].facets:
@@ -312,6 +356,8 @@ class Subdivision:
 
     def cell_vertices(self, cid):
         """The vertex indices (finite and ideal) of a cell's closure."""
+        if type(cid) is not int or not 0 <= cid < len(self.cells):  # called in inner loops: checked cheaply
+            cid = require_index(cid, len(self.cells), "cid", "Subdivision.cell_vertices")
         mask = self.cells[cid].vmask
         out = []
         while mask:

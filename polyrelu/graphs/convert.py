@@ -5,6 +5,8 @@ igraph's own ``to_networkx`` adds an ``_igraph_index`` node attribute and
 trip gives back exactly the attributes the graph had.
 """
 
+from ..checks import require_igraph, require_instance
+
 __all__ = ["igraph_to_networkx", "networkx_to_igraph"]
 
 
@@ -24,6 +26,7 @@ def igraph_to_networkx(graph):
     """
     import networkx as nx
 
+    require_igraph(graph, "graph", "igraph_to_networkx")
     if graph.has_multiple():
         out = nx.MultiDiGraph() if graph.is_directed() else nx.MultiGraph()
     else:
@@ -48,7 +51,9 @@ def networkx_to_igraph(graph):
     [0, 1]
     """
     import igraph
+    import networkx as nx
 
+    require_instance(graph, nx.Graph, "graph", "networkx_to_igraph")
     nodes = list(graph.nodes)
     index = {v: i for i, v in enumerate(nodes)}
     g = igraph.Graph(n=len(nodes), directed=graph.is_directed())

@@ -11,6 +11,7 @@ Nothing here knows about neural networks: any igraph DAG works, with the layer
 taken from a vertex attribute or from the longest-path layering.
 """
 
+from ..checks import describe, require_igraph, require_sequence
 from ..errors import GraphError
 
 __all__ = [
@@ -38,6 +39,7 @@ def topological_order(graph):
     """
     import heapq
 
+    require_igraph(graph, "graph", "topological_order")
     if not graph.is_directed():
         raise GraphError("the graph is undirected; layerings need a directed acyclic graph")
     indegree = graph.indegree()
@@ -101,6 +103,7 @@ def longest_path_layers(graph):
     >>> longest_path_layers(g)
     [1, 2, 3, 1]
     """
+    require_igraph(graph, "graph", "longest_path_layers")
     layers = [1] * graph.vcount()
     successors = graph.get_adjlist(mode="out")
     for v in topological_order(graph):
@@ -120,6 +123,7 @@ def longest_path(graph):
     >>> longest_path(igraph.Graph(directed=True))
     []
     """
+    require_igraph(graph, "graph", "longest_path")
     return _best_chain(graph, lambda u, v: True)
 
 
@@ -161,7 +165,7 @@ def longest_layered_chain(graph, layer="layer"):
     >>> longest_layered_chain(g)
     [1, 3, 2]
     """
-    layers = _layers_of(graph, layer)
+    layers = _layers_of(graph, layer, "longest_layered_chain")
     if not is_layering(graph, layers):
         bad = next(e.tuple for e in graph.es if layers[e.source] >= layers[e.target])
         raise GraphError(f"edge {bad[0]} → {bad[1]} does not go up in layer ({layers[bad[0]]} → {layers[bad[1]]})")
@@ -177,21 +181,24 @@ def is_layering(graph, layer="layer"):
     >>> is_layering(igraph.Graph(n=2, edges=[(0, 1)], directed=True), [1, 1])
     False
     """
-    layers = _layers_of(graph, layer)
+    layers = _layers_of(graph, layer, "is_layering")
     return all(layers[e.source] < layers[e.target] for e in graph.es)
 
 
-def _layers_of(graph, layer):
+def _layers_of(graph, layer, caller):
+    """The layer of every vertex: ``layer`` is a vertex attribute's name or the layers themselves (checked)."""
+    require_igraph(graph, "graph", caller)
     if isinstance(layer, str):
         if layer not in graph.vs.attributes():
-            raise GraphError(f"the graph has no vertex attribute {layer!r}; pass the layers or set it")
+            raise GraphError(f"{caller}: the graph has no vertex attribute layer={layer!r}; pass the layers or set it")
         layers = graph.vs[layer]
     else:
-        layers = list(layer)
+        layers = require_sequence(layer, "layer", caller)
     if len(layers) != graph.vcount():
-        raise GraphError(f"{len(layers)} layers given for {graph.vcount()} vertices")
-    if any(not isinstance(l, int) or isinstance(l, bool) for l in layers):
-        raise GraphError(f"layers must be integers, not {sorted({type(l).__name__ for l in layers})}")
+        raise GraphError(f"{caller}: {len(layers)} layers given for {graph.vcount()} vertices (layer={describe(layer)})")
+    odd = [l for l in layers if not isinstance(l, int) or isinstance(l, bool)]
+    if odd:
+        raise GraphError(f"{caller}: layer: the layers must be integers, got {describe(odd[0])}")
     return layers
 
 

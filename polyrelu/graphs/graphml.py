@@ -15,6 +15,7 @@ import json
 import xml.etree.ElementTree as ET
 
 from ..atomic import atomic_write, check_output_path
+from ..checks import require_igraph, require_path
 from ..errors import GraphFormatError
 
 __all__ = ["write_graphml", "read_graphml"]
@@ -55,6 +56,7 @@ def write_graphml(graph, path):
     >>> h.vs["layer"], h.vs["facets"], h.es["witness"], h.is_directed()
     ([1, 2], [[3, 4], [5]], [7], True)
     """
+    require_igraph(graph, "graph", "write_graphml")
     check_output_path(path)
     ET.register_namespace("", _NS)
     root = ET.Element(f"{{{_NS}}}graphml")
@@ -111,6 +113,7 @@ def read_graphml(path):
     """
     import igraph
 
+    require_path(path, "path", "read_graphml")
     try:
         root = ET.parse(path).getroot()
     except (ET.ParseError, OSError) as exc:

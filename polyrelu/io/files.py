@@ -9,11 +9,11 @@ PyTorch file) and refuses what it cannot read exactly, with a
 :func:`save_network` checks the target first and writes atomically.
 """
 
-import os
 from pathlib import Path
 
 from ..atomic import check_output_path
-from ..errors import InvalidArgumentError, NetworkFormatError
+from ..checks import require_bool, require_instance, require_path
+from ..errors import NetworkFormatError
 from ..network import ReLUNetwork
 from .limits import DEFAULT_LIMITS, Limits
 from .network_json import read_network_json, write_network_json
@@ -81,12 +81,9 @@ def load_network(path, *, trust_pickle: bool = False, limits: Limits = DEFAULT_L
     network_from_torch : convert a live PyTorch model.
     network_from_dict : read a parsed network JSON object.
     """
-    if not isinstance(path, (str, os.PathLike)) or (isinstance(path, str) and not path.strip()):
-        raise InvalidArgumentError(f"load_network: expected a file name, got {path!r}")
-    if not isinstance(trust_pickle, bool):
-        raise InvalidArgumentError(f"load_network: trust_pickle must be True or False, not {trust_pickle!r}")
-    if not isinstance(limits, Limits):
-        raise InvalidArgumentError(f"load_network: limits must be a Limits, not {type(limits).__name__}")
+    require_path(path, "path", "load_network")
+    require_bool(trust_pickle, "trust_pickle", "load_network")
+    require_instance(limits, Limits, "limits", "load_network")
     path = Path(path)
     if not path.exists():
         raise NetworkFormatError(f"{path}: no such file")
@@ -124,8 +121,8 @@ def save_network(net: ReLUNetwork, path) -> None:
     ...     sorted(os.listdir(tmp))
     ['net.npz']
     """
-    if not isinstance(net, ReLUNetwork):
-        raise InvalidArgumentError(f"save_network: expected a ReLUNetwork, got {type(net).__name__}")
+    require_instance(net, ReLUNetwork, "net", "save_network")
+    require_path(path, "path", "save_network")
     target = check_output_path(path, suffixes=(".json", ".npz"))
     if target.suffix.lower() == ".json":
         write_network_json(net, target)

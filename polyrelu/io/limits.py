@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InvalidArgumentError, InvalidNumberError, LimitExceededError, NetworkFormatError
+from ..checks import require_instance, require_int, require_path, require_str
+from ..errors import InvalidNumberError, LimitExceededError, NetworkFormatError
 from ..geometry.rational import parse_int
 
 __all__ = ["Limits", "DEFAULT_LIMITS", "read_json", "parse_json", "json_depth", "check_file_size"]
@@ -57,8 +58,7 @@ class Limits:
 
     def __post_init__(self):
         for name, value in vars(self).items():
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidArgumentError(f"Limits.{name} must be a positive integer, not {value!r}")
+            object.__setattr__(self, name, require_int(value, name, "Limits", minimum=1))
 
 
 DEFAULT_LIMITS = Limits()
@@ -75,6 +75,7 @@ def json_depth(text):
     >>> json_depth('{"a": [[1, "]]]"], {}]}')
     3
     """
+    require_str(text, "text", "json_depth")
     skeleton = _STRING.sub("", text)
     skeleton = re.sub(r"[^\[\]{}]+", "", skeleton)
     if not skeleton:
@@ -98,7 +99,7 @@ def parse_json(text, source, limits=DEFAULT_LIMITS):
     Raises
     ------
     NetworkFormatError
-        Invalid JSON (with line and column).
+        Invalid JSON (with line and column), or a key that appears twice in one object.
     LimitExceededError
         Nesting deeper than ``limits.max_depth``, or an integer literal with
         too many digits.
@@ -112,6 +113,9 @@ def parse_json(text, source, limits=DEFAULT_LIMITS):
     ...
     polyrelu.errors.LimitExceededError: deep.json: JSON nested 100 levels deep, over the limit of 64; if the file is trusted, pass limits=Limits(max_depth=...)
     """
+    require_str(text, "text", "parse_json")
+    require_str(source, "source", "parse_json")
+    require_instance(limits, Limits, "limits", "parse_json")
     depth = json_depth(text)
     if depth > limits.max_depth:
         raise LimitExceededError(
@@ -119,11 +123,28 @@ def parse_json(text, source, limits=DEFAULT_LIMITS):
             "if the file is trusted, pass limits=Limits(max_depth=...)"
         )
     try:
-        return json.loads(text, parse_int=lambda s: parse_int(s, f"{source}: integer"), parse_float=lambda s: _float(s, source))
+        return json.loads(
+            text,
+            parse_int=lambda s: parse_int(s, f"{source}: integer"),
+            parse_float=lambda s: _float(s, source),
+            object_pairs_hook=lambda pairs: _unique_keys(pairs, source),
+        )
     except json.JSONDecodeError as exc:
         raise NetworkFormatError(f"{source}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:  # only if max_depth was raised past the interpreter's stack
         raise LimitExceededError(f"{source}: JSON nested too deeply for this interpreter") from None
+
+
+def _unique_keys(pairs, source):
+    """An object's pairs as a dict, refused when a key repeats: JSON readers differ on which one they keep."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise NetworkFormatError(
+            f"{source}: the key {twice!r} appears twice in one object; JSON readers differ on which one they keep"
+        )
+    return obj
 
 
 def _float(literal, source):
@@ -152,7 +173,8 @@ def read_json(path, limits=DEFAULT_LIMITS):
     LimitExceededError
         Larger than ``limits.max_file_bytes``, nested too deeply, a number too long.
     """
-    path = Path(path)
+    path = Path(require_path(path, "path", "read_json"))
+    require_instance(limits, Limits, "limits", "read_json")
     check_file_size(path, limits)
     try:
         text = path.read_text(encoding="utf-8")
@@ -165,7 +187,8 @@ def read_json(path, limits=DEFAULT_LIMITS):
 
 def check_file_size(path, limits=DEFAULT_LIMITS):
     """Refuse a missing file, a non-file, or one over ``limits.max_file_bytes``; return its size."""
-    path = Path(path)
+    path = Path(require_path(path, "path", "check_file_size"))
+    require_instance(limits, Limits, "limits", "check_file_size")
     if not path.is_file():
         raise NetworkFormatError(f"{path}: no such file" if not path.exists() else f"{path}: not a regular file")
     size = os.path.getsize(path)

@@ -14,7 +14,8 @@ digits, bounded digits and exponents).
 import json
 
 from ..atomic import atomic_write
-from ..errors import InvalidArgumentError, InvalidNumberError, LimitExceededError, NetworkFormatError, ShapeError
+from ..checks import require_instance, require_str
+from ..errors import InvalidNumberError, LimitExceededError, NetworkFormatError, ShapeError
 from ..geometry.rational import fraction_to_json
 from ..network import ReLUNetwork
 from .declared import check_layer_shapes
@@ -57,8 +58,7 @@ def network_to_dict(net: ReLUNetwork) -> dict:
     --------
     network_from_dict : the inverse.
     """
-    if not isinstance(net, ReLUNetwork):
-        raise InvalidArgumentError(f"network_to_dict: expected a ReLUNetwork, got {type(net).__name__}")
+    require_instance(net, ReLUNetwork, "net", "network_to_dict")
     return {
         "format": NETWORK_FORMAT,
         "version": NETWORK_VERSION,
@@ -119,10 +119,8 @@ def network_from_dict(obj, *, source: str = "network", limits: Limits = DEFAULT_
     network_to_dict : the inverse.
     read_network_json : the same from a file, its size and nesting checked before parsing.
     """
-    if not isinstance(source, str):
-        raise InvalidArgumentError(f"network_from_dict: source must be a string, not {type(source).__name__}")
-    if not isinstance(limits, Limits):
-        raise InvalidArgumentError(f"network_from_dict: limits must be a Limits, not {type(limits).__name__}")
+    require_str(source, "source", "network_from_dict")
+    require_instance(limits, Limits, "limits", "network_from_dict")
     if not isinstance(obj, dict):
         raise NetworkFormatError(f"{source}: expected a JSON object, got {type(obj).__name__}")
     fmt = obj.get("format")
@@ -142,6 +140,9 @@ def network_from_dict(obj, *, source: str = "network", limits: Limits = DEFAULT_
     name = obj.get("name")
     if name is not None and not isinstance(name, str):
         raise NetworkFormatError(f"{source}: 'name' must be a string, not {type(name).__name__}")
+    if name is not None and not name.isprintable() and any(0xD800 <= ord(ch) <= 0xDFFF for ch in name):
+        # a lone surrogate ("\ud800" in the JSON) is not text: it cannot be printed or written as UTF-8
+        raise NetworkFormatError(f"{source}: 'name' {name!r} holds a lone surrogate, which is not text; fix the name")
     layers = obj.get("layers")
     if not isinstance(layers, list) or not layers:
         raise NetworkFormatError(f"{source}: 'layers' must be a non-empty list of {{'weights', 'biases'}} objects")

@@ -71,6 +71,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..checks import describe, require_instance
 from ..errors import (
     InvalidArgumentError,
     InvalidNumberError,
@@ -170,15 +171,12 @@ def network_from_torch(model, *, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork
     read_torch : the same from a file written by ``torch.save``.
     """
     torch = _import_torch()
-    if not isinstance(limits, Limits):
-        raise InvalidArgumentError(f"network_from_torch: limits must be a Limits, not {type(limits).__name__}")
+    require_instance(limits, Limits, "limits", "network_from_torch")
     if isinstance(model, torch.nn.Module):
         return _network_from_module(model, "model", limits)
     if isinstance(model, Mapping):
         return _network_from_state_dict(model, "state dict", limits)
-    raise InvalidArgumentError(
-        f"network_from_torch: expected a torch.nn.Module or a state dict, got {type(model).__name__}"
-    )
+    raise InvalidArgumentError(f"network_from_torch: model must be a torch.nn.Module or a state dict, got {describe(model)}")
 
 
 def read_torch(path, *, trust_pickle: bool = False, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
