@@ -33,6 +33,7 @@ __all__ = [
     "require_int",
     "require_real",
     "require_bool",
+    "require_callable",
     "require_str",
     "require_choice",
     "require_path",
@@ -236,6 +237,21 @@ def require_bool(value, name: str, caller: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         _fail_type(caller, name, "True or False", value)
     return bool(value)
+
+
+def require_callable(value, name: str, caller: str):
+    """``value`` if it can be called (a function, a lambda, a model), else InvalidArgumentError.
+
+    Examples
+    --------
+    >>> require_callable("f", "oracle", "recover_network")
+    Traceback (most recent call last):
+    ...
+    polyrelu.errors.InvalidArgumentError: recover_network: oracle must be a callable x -> f(x), got str 'f'
+    """
+    if not callable(value):
+        _fail_type(caller, name, "a callable x -> f(x)", value)
+    return value
 
 
 def require_str(value, name: str, caller: str, *, optional: bool = False):

@@ -25,6 +25,7 @@ import functools
 import itertools
 import json
 import math
+import os
 import sys
 import time
 from collections import defaultdict
@@ -36,10 +37,11 @@ import flint
 import numpy as np
 from tqdm import tqdm
 
-from .atomic import atomic_write
-from .checks import describe, require_bool, require_choice, require_index, require_instance, require_int, require_str
+from .atomic import atomic_write, check_output_path
+from .checks import describe, require_bool, require_choice, require_index, require_instance, require_int, require_path, require_str
 from .complex_validation import StoredPolyhedron, check_document, covering_from_signs, lineality_basis, read_document
 from .errors import (
+    ComplexFormatError,
     ComplexTooLargeError,
     GeometryError,
     InvalidArgumentError,
@@ -51,7 +53,7 @@ from .geometry import AffineSubspace, FaceLattice, Feasibility, LPOracle, Polyhe
 from .geometry.polyhedron import reduce_modulo
 from .geometry.subdivision import Subdivision
 from .geometry.rational import fraction_to_json, primitive_integer_row, row_value, to_fraction, to_fraction_vector
-from .io import DEFAULT_LIMITS, network_to_dict
+from .io import DEFAULT_LIMITS, Limits, network_to_dict
 from .network import ReLUNetwork
 
 __all__ = ["Box", "Cell", "CanonicalComplex", "CellEstimate", "canonical_complex", "estimate_cells"]
@@ -415,7 +417,7 @@ def _checked_arguments(caller, net, domain, method, max_cells):
     require_instance(net, ReLUNetwork, "net", caller)
     require_choice(method, ("lattice", "lp"), "method", caller)
     require_int(max_cells, "max_cells", caller, minimum=1)
-    domain = _domain_polyhedron(domain, net.architecture.input_dim, caller)
+    domain = domain_polyhedron(domain, net.architecture.input_dim, caller)
     return domain, (domain.minimal_h_representation()[0] if domain is not None else ())
 
 
@@ -873,13 +875,13 @@ def check_complex_of(complex_, network, domain, caller):
     if complex_.network != network:
         raise UsageError(f"{caller}: complex_ is the complex of another network; compute it with canonical_complex(network)")
     if domain is not None:
-        rows = _domain_polyhedron(domain, network.architecture.input_dim, caller).minimal_h_representation()[0]
+        rows = domain_polyhedron(domain, network.architecture.input_dim, caller).minimal_h_representation()[0]
         if rows != complex_._domain_rows:
             raise UsageError(f"{caller}: complex_ was computed on another domain than domain; pass one of them only")
     return complex_
 
 
-def _domain_polyhedron(domain, n0, caller=None):
+def domain_polyhedron(domain, n0, caller=None):
     """A ``domain`` argument as a full-dimensional polytope in ``Q^n0``, or None for ``R^n0``; messages start with ``caller``."""
     where = f"{caller}: " if caller else ""
     if domain is None:
@@ -1345,6 +1347,7 @@ class CanonicalComplex:
 
     def write_json(self, path):
         """Write :meth:`to_json` to ``path`` (atomically: a failure leaves any previous file as it was)."""
+        check_output_path(require_path(path, "path", "CanonicalComplex.write_json"))
         data = self.to_json()
         with atomic_write(path) as fh:
             json.dump(data, fh)
@@ -1409,6 +1412,14 @@ class CanonicalComplex:
         >>> CanonicalComplex.from_json(data, trusted=True) == K
         False
         """
+        caller = "CanonicalComplex.from_json"
+        require_instance(data, (dict, str, os.PathLike), "data", caller)
+        require_bool(trusted, "trusted", caller)
+        require_instance(limits, Limits, "limits", caller)
+        if isinstance(data, (str, os.PathLike)) and not str(data).lstrip().startswith(("{", "[")) and not os.path.isfile(data):
+            raise ComplexFormatError(
+                f"{caller}: data: no such file {str(data)[:200]!r}; pass the document, its JSON text or the path of a file"
+            )
         document = read_document(data, limits)
         if not trusted:
             check_document(document)

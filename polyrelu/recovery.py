@@ -28,11 +28,15 @@ from fractions import Fraction
 
 import flint
 import numpy as np
+from tqdm import tqdm
 
-from .complex import Box
-from .errors import ComplexTooLargeError, PolyReluError, RecoveryError, UsageError
+from .checks import require_bool, require_callable, require_instance, require_int, require_real, require_sequence
+from .complex import Box, domain_polyhedron, canonical_complex
+from .errors import ComplexTooLargeError, GeometryError, PolyReluError, RecoveryError, ShapeError, UsageError
 from .geometry import Polyhedron
-from .geometry.rational import fmpq_matrix, fraction_rows, primitive_integer_row, reduced_echelon, row_value, to_fraction
+from .geometry.rational import fmpq_matrix, fraction_rows, primitive_integer_row, reduced_echelon, row_value, to_fraction, to_fraction_vector
+from .network import ReLUNetwork
+from .symmetry import canonical_form
 
 __all__ = [
     "RecoveryResult",
@@ -303,7 +307,8 @@ def network_oracle(net, float_output=False):
     >>> f((3, 1)), network_oracle(ReLUNetwork([[[1, -1]], [[2]]], [[0], [1]]), float_output=True)((3, 1))
     ((Fraction(5, 1),), (5.0,))
     """
-    if float_output:
+    require_instance(net, ReLUNetwork, "net", "network_oracle")
+    if require_bool(float_output, "float_output", "network_oracle"):
         return lambda x: tuple(float(v) for v in net(x))
     return lambda x: net(x)
 
@@ -448,15 +453,29 @@ def line_kinks(oracle, point, direction, *, domain=None, float_oracle=False):
     >>> line_kinks(network_oracle(net), (0, 0), (1, 1))
     [Fraction(0, 1), Fraction(1, 1)]
     """
+    point, direction = _line_arguments("line_kinks", oracle, point, direction, float_oracle)
     numerics = _Float(1e-9, 1 << 24) if float_oracle else _Exact()
-    point = tuple(to_fraction(v, "point") for v in point)
-    direction = tuple(to_fraction(v, "direction") for v in direction)
     queries = _Queries(oracle, len(point), numerics, math.inf)
     rows = _domain_rows(domain, len(point))
     try:
         return [t for t, *_ in _line_kinks(queries, point, direction, rows, numerics)]
     except _Failure as exc:
         raise RecoveryError(str(exc)) from None
+
+
+def _line_arguments(caller, oracle, point, direction, float_oracle):
+    """The checked arguments of a search along one line: exact point and non-zero direction of one length."""
+    require_callable(oracle, "oracle", caller)
+    require_bool(float_oracle, "float_oracle", caller)
+    point = to_fraction_vector(require_sequence(point, "point", caller), f"{caller}: point")
+    direction = to_fraction_vector(require_sequence(direction, "direction", caller), f"{caller}: direction")
+    if len(point) != len(direction):
+        raise ShapeError(f"{caller}: point has {len(point)} coordinates but direction has {len(direction)}; give both in Q^n0")
+    if not point:
+        raise ShapeError(f"{caller}: point is empty; give one coordinate per input")
+    if not any(direction):
+        raise UsageError(f"{caller}: direction is zero; give a non-zero direction")
+    return point, direction
 
 
 # ---------------------------------------------------------------------------- local data at a kink
@@ -570,9 +589,8 @@ def kink_data(oracle, point, direction, *, float_oracle=False):
     >>> k.row, k.jump
     ((1, 1, -2), (Fraction(3, 1),))
     """
+    point, step = _line_arguments("kink_data", oracle, point, direction, float_oracle)
     numerics = _Float(1e-9, 1 << 24) if float_oracle else _Exact()
-    point = tuple(to_fraction(v, "point") for v in point)
-    step = tuple(to_fraction(v, "direction") for v in direction)
     queries = _Queries(oracle, len(point), numerics, math.inf)
     kink = _kink_at(queries, point, step, len(point), numerics)
     if kink is None:
@@ -623,9 +641,8 @@ def _is_kink_along(queries, point, row, numerics, radius=None):
 
 
 def _domain_rows(domain, n0):
-    from .complex import _domain_polyhedron
 
-    poly = _domain_polyhedron(domain, n0)
+    poly = domain_polyhedron(domain, n0)
     return None if poly is None else tuple(tuple(r) for r in poly.inequalities)
 
 
@@ -693,8 +710,6 @@ class _Partial:
         neuron is ``Σ w_i relu(z_i) + b`` and the features are ``relu(z_i)``
         and ``1`` only (fewer unknowns than with the ``ẑ_i`` columns).
         """
-        from .complex import canonical_complex
-        from .network import ReLUNetwork
 
         self.oriented = oriented
 
@@ -738,7 +753,6 @@ class _Partial:
 
     def locate(self, x):
         """The region whose interior holds ``x``, or None (on a known hypersurface or outside the domain)."""
-        from .errors import GeometryError
 
         try:
             cell = self.complex.locate(x)
@@ -2084,21 +2098,24 @@ def _solve_rows(ieqs, eqns, strict, nvars, homogeneous=False):
     return t if satisfies(t) else None
 
 
-def _check_options(tolerance, float_oracle, max_seconds, max_cells, checks):
-    """:class:`~polyrelu.errors.UsageError` for a tolerance, time budget, cell bound or check count that is not a usable value."""
-    def positive(value):
-        return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) and 0 < value < math.inf
-
+def _check_arguments(oracle, input_dim, max_queries, lines, seed, float_oracle, tolerance, max_rounds, checks, max_seconds, max_cells, progress):
+    """The arguments of :func:`recover_network`: wrong types are InvalidArgumentError, unusable values UsageError."""
+    caller = "recover_network"
+    require_callable(oracle, "oracle", caller)
+    require_int(input_dim, "input_dim", caller, minimum=1)
+    for name, value in (("max_queries", max_queries), ("max_rounds", max_rounds), ("checks", checks), ("max_cells", max_cells)):
+        require_int(value, name, caller, minimum=1)
+    require_int(lines, "lines", caller, minimum=1, optional=True)
+    require_int(seed, "seed", caller, minimum=0)
+    require_bool(float_oracle, "float_oracle", caller)
+    if progress is not None:
+        require_bool(progress, "progress", caller)
+    require_real(max_seconds, "max_seconds", caller, above=0, optional=True)
     if tolerance is not None:
         if not float_oracle:
-            raise UsageError("tolerance applies to float oracles (float_oracle=True); exact recovery compares exactly")
-        if not (positive(tolerance) and tolerance < 1):
-            raise UsageError(f"tolerance must be a number in (0, 1), such as 1e-9 or 1e-4, not {tolerance!r}")
-    if max_seconds is not None and not positive(max_seconds):
-        raise UsageError(f"max_seconds must be a positive number of seconds (or None for no limit), not {max_seconds!r}")
-    for name, value in (("max_cells", max_cells), ("checks", checks)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise UsageError(f"{name} must be a positive integer, not {value!r}")
+            raise UsageError(f"{caller}: tolerance applies to float oracles (float_oracle=True); exact recovery compares exactly")
+        if require_real(tolerance, "tolerance", caller, above=0) >= 1:
+            raise UsageError(f"{caller}: tolerance must be a number in (0, 1), such as 1e-9 or 1e-4, not {tolerance!r}")
 
 
 def recover_network(
@@ -2249,14 +2266,7 @@ def recover_network(
     point queried, which includes ``n0 + 2`` points in every region of the
     result and the fresh points over ``domain``.
     """
-    from tqdm import tqdm
-
-    from .network import ReLUNetwork
-    from .symmetry import canonical_form
-
-    if isinstance(input_dim, bool) or not isinstance(input_dim, (int, np.integer)) or input_dim < 1:
-        raise RecoveryError(f"input_dim must be a positive integer, not {input_dim!r}")
-    _check_options(tolerance, float_oracle, max_seconds, max_cells, checks)
+    _check_arguments(oracle, input_dim, max_queries, lines, seed, float_oracle, tolerance, max_rounds, checks, max_seconds, max_cells, progress)
     n0 = int(input_dim)
     numerics = _Float(tolerance, 1 << 30) if float_oracle else _Exact()
     domain_rows = _domain_rows(domain, n0)

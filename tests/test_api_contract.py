@@ -53,7 +53,7 @@ from polyrelu import (  # noqa: E402
     symmetry,
     tropical,
 )
-from polyrelu import errors, geometry, graphs, plot  # noqa: E402
+from polyrelu import errors, geometry, graphs, plot, schemas  # noqa: E402
 from polyrelu.checks import describe  # noqa: E402
 from polyrelu.geometry import AffineSubspace, Subdivision  # noqa: E402
 
@@ -67,14 +67,6 @@ MODULES = ["polyrelu", *re.findall(r"^::: (\S+)", (REPOSITORY / "docs" / "api.md
 
 # Under way elsewhere: these are validated after the recovery/complex-JSON work lands. Their entries
 # below are ready: once the work lands, check each entry against the new signature and remove it from here.
-PENDING = {
-    "polyrelu.recovery.recover_network",
-    "polyrelu.recovery.network_oracle",
-    "polyrelu.recovery.line_kinks",
-    "polyrelu.recovery.kink_data",
-    "polyrelu.complex.CanonicalComplex.from_json",
-    "polyrelu.complex.CanonicalComplex.write_json",
-}
 
 _RESULT = "a result the package builds and returns; its constructor is not meant to be called by users"
 EXEMPT = {
@@ -102,6 +94,7 @@ EXEMPT = {
     ),
     "polyrelu.dependency.DepthHierarchy": _RESULT,
     "polyrelu.recovery.RecoveryResult": _RESULT,
+    "polyrelu.complex.CellEstimate": _RESULT,
     "polyrelu.recovery.Kink": _RESULT,
     "polyrelu.analysis.Analysis": "built by analyze",
     "polyrelu.geometry.lp.Feasibility": "an enumeration; its members are used, never constructed",
@@ -413,7 +406,7 @@ API = {
     "polyrelu.complex.CanonicalComplex.write_json": lambda fx: (fx.K.write_json, dict(path=(fx.tmp / "complex.json", PATH))),
     "polyrelu.complex.CanonicalComplex.from_json": lambda fx: (
         complex_module.CanonicalComplex.from_json,
-        dict(data=(fx.K.to_json(), JSON_DATA)),
+        dict(data=(fx.K.to_json(), JSON_DATA), trusted=(False, FLAG), limits=(io.DEFAULT_LIMITS, LIMITS)),
     ),
     "polyrelu.complex.Box": lambda fx: (
         Box,
@@ -727,7 +720,15 @@ API = {
     "polyrelu.graphs.graphml.read_graphml": lambda fx: (graphs.read_graphml, dict(path=(fx.tmp / "graph.graphml", PATH))),
     "polyrelu.graphs.convert.igraph_to_networkx": lambda fx: (graphs.igraph_to_networkx, dict(graph=(fx.ig, IGRAPH))),
     "polyrelu.graphs.convert.networkx_to_igraph": lambda fx: (graphs.networkx_to_igraph, dict(graph=(fx.nx, NXGRAPH))),
-    # -- polyrelu.recovery (PENDING)
+    # -- polyrelu.schemas
+    "polyrelu.schemas.schema": lambda fx: (schemas.schema, dict(name=("complex", CHOICE))),
+    "polyrelu.schemas.validator": lambda fx: (schemas.validator, dict(name=("complex", (*CHOICE, [], {})))),
+    "polyrelu.schemas.validate": lambda fx: (
+        schemas.validate,
+        # any parsed JSON is a document to judge: a wrong one is refused by the schema, not by its type
+        dict(data=(fx.K.to_json(), ()), name=("complex", CHOICE), source=(None, OPTIONAL_TEXT)),
+    ),
+    # -- polyrelu.recovery
     "polyrelu.recovery.network_oracle": lambda fx: (
         recovery.network_oracle,
         dict(net=(fx.net, NETWORK), float_output=(False, FLAG)),
@@ -761,9 +762,11 @@ API = {
             lines=(None, COUNT[1:]),
             seed=(0, NATURAL),
             float_oracle=(False, FLAG),
-            tolerance=(1e-9, (None, object(), "1e-9", [], True, NAN, -1.0)),
+            tolerance=(None, (object(), "1e-9", [], True, NAN, -1.0, 1e-9)),  # exact mode refuses any tolerance
             max_rounds=(6, COUNT),
             checks=(32, COUNT),
+            max_seconds=(None, (object(), "1", [], True, NAN, -1.0, 0)),
+            max_cells=(10**6, COUNT),
             progress=(False, (object(), "no", 1, [])),
         ),
     ),
@@ -784,13 +787,10 @@ def test_every_public_callable_has_an_entry():
     stale = sorted((set(API) | set(EXEMPT)) - public)
     assert not stale, f"entries for names that are not public callables: {stale}"
     assert not set(API) & set(EXEMPT)
-    assert PENDING <= set(API)
 
 
 @pytest.mark.parametrize("name", sorted(API))
 def test_entry_is_a_valid_call(fx, name):
-    if name in PENDING:
-        pytest.skip("validated after the recovery/complex-JSON work lands")
     target, arguments = API[name](fx)
     assert qualified_name(target) == name
     assert sorted(arguments) == sorted(parameters(target)), "the entry must list every parameter"
@@ -799,8 +799,6 @@ def test_entry_is_a_valid_call(fx, name):
 
 @pytest.mark.parametrize("name", sorted(API))
 def test_wrong_arguments_are_refused_by_name(fx, name):
-    if name in PENDING:
-        pytest.skip("validated after the recovery/complex-JSON work lands")
     target, arguments = API[name](fx)
     defaults = {p.name: p.default for p in inspect.signature(target).parameters.values()}
     failures = []

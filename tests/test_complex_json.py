@@ -511,7 +511,7 @@ def test_schema_returns_a_fresh_copy_and_refuses_unknown_names():
     s = schema("complex")
     s["properties"]["format"]["const"] = "something else"
     assert schema("complex")["properties"]["format"]["const"] == "polyrelu.complex"
-    with pytest.raises(UsageError, match="no schema named 'network'"):
+    with pytest.raises(UsageError, match="schema: name must be 'analysis' or 'complex' or 'dependency_graph', not 'network'"):
         schema("network")
     with pytest.raises(UsageError):
         validate({}, "complex.schema.json")

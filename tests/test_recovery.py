@@ -16,6 +16,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from polyrelu import (
+    InvalidArgumentError,
     RecoveryError,
     ReLUNetwork,
     canonical_complex,
@@ -27,6 +28,7 @@ from polyrelu import (
     network_oracle,
     recover_network,
     same_function,
+    UsageError,
 )
 from polyrelu.cli import main
 from polyrelu.examples import generic_network, seeded_gaussian_network, with_dead_neuron, with_stably_active_layer
@@ -257,7 +259,6 @@ def test_input_dimension_one_is_undecided():
         (lambda x: (1.5,), "float_oracle=True"),
         (lambda x: (), "empty"),
         (lambda x: (1,) if x[0] > 0 else (1, 2), "entries"),
-        ("not callable", "callable"),
     ],
 )
 def test_bad_oracles_raise_recovery_errors(oracle, match):
@@ -265,9 +266,12 @@ def test_bad_oracles_raise_recovery_errors(oracle, match):
         recover_network(oracle, 2)
 
 
-def test_bad_input_dimension():
-    with pytest.raises(RecoveryError, match="input_dim"):
+def test_bad_input_dimension_and_oracle_are_usage_errors():
+    # the caller's mistakes, not the oracle's answers
+    with pytest.raises(UsageError, match="recover_network: input_dim must be a positive integer, not 0"):
         recover_network(lambda x: (0,), 0)
+    with pytest.raises(InvalidArgumentError, match="recover_network: oracle must be a callable"):
+        recover_network("not callable", 2)
 
 
 # -- kinks on lines, against the parameters -----------------------------------------------------------

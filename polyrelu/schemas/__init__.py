@@ -27,7 +27,8 @@ from jsonschema.exceptions import best_match
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from ..errors import AnalysisFormatError, ComplexFormatError, GraphFormatError, UsageError
+from ..checks import require_choice, require_str
+from ..errors import AnalysisFormatError, ComplexFormatError, GraphFormatError
 
 __all__ = ["SCHEMA_NAMES", "schema", "validator", "validate"]
 
@@ -41,9 +42,8 @@ _MESSAGE_CHARS = 240
 _ANNOTATIONS = {"description", "title", "$comment", "examples", "default"}
 
 
-def _check_name(name):
-    if name not in SCHEMA_NAMES:
-        raise UsageError(f"no schema named {name!r}; the schemas are {', '.join(SCHEMA_NAMES)}")
+def _check_name(name, caller):
+    require_choice(name, SCHEMA_NAMES, "name", caller)
 
 
 @functools.cache
@@ -75,7 +75,7 @@ def schema(name: str) -> dict:
     >>> schema("analysis")["properties"]["dependency_graph"]
     {'$ref': 'dependency_graph.schema.json'}
     """
-    _check_name(name)
+    _check_name(name, "schema")
     return copy.deepcopy(_load(name))
 
 
@@ -107,7 +107,6 @@ def _inline_local_refs(node, defs):
     return {**target, **rest} if set(rest) <= _ANNOTATIONS else {"allOf": [target], **rest}
 
 
-@functools.cache
 def validator(name: str) -> jsonschema.Draft202012Validator:
     """A :class:`jsonschema.Draft202012Validator` for one document, every ``$ref`` resolved offline.
 
@@ -124,7 +123,12 @@ def validator(name: str) -> jsonschema.Draft202012Validator:
     >>> validator("dependency_graph").is_valid({"format": "polyrelu.dependency_graph"})
     False
     """
-    _check_name(name)
+    _check_name(name, "validator")
+    return _validator(name)
+
+
+@functools.cache
+def _validator(name):
     schema_ = _load(name)
     return jsonschema.Draft202012Validator(_inline_local_refs(schema_, schema_.get("$defs", {})), registry=_registry())
 
@@ -161,7 +165,8 @@ def validate(data, name: str, source: str | None = None) -> None:
     ...
     polyrelu.errors.ComplexFormatError: K.json: at $.cells[0].vertices[0][0]: '1.5.3' does not match ...
     """
-    _check_name(name)
+    _check_name(name, "validate")
+    require_str(source, "source", "validate", optional=True)
     error = best_match(itertools.islice(validator(name).iter_errors(data), 1))
     if error is None:
         return
