@@ -1,4 +1,4 @@
-"""One report of everything polyrelu knows about a network: ``polyrelu analyze`` (DESIGN §6).
+"""One report of everything polyrelu knows about a network: ``polyrelu analyze`` (docs/design.md §6).
 
 :func:`analyze` gathers the canonical complex, the tropical weights, the four
 genericity conditions, the dependency graph and depth bound, the functional

@@ -152,7 +152,7 @@ def _demo():
     breakpoints = breakpoint_complex(weights)
     print(f"  breakpoint complex (f alone): f-vector {breakpoints.f_vector()}, "
           f"Euler characteristic {breakpoints.euler_characteristic()}")
-    print("genericity (DESIGN §4):")
+    print("genericity (docs/design.md §4):")
     for line in str(genericity(K, weighted=weights)).splitlines():
         print(f"  {line}")
     boxed = canonical_complex(net, Box(-2, 2))
@@ -165,7 +165,7 @@ def _demo_dependency(breakpoints):
     from .examples import generic_network
 
     G = dependency_graph(breakpoints)
-    print("\ndependency graph from f alone (DESIGN §5):")
+    print("\ndependency graph from f alone (docs/design.md §5):")
     print(f"  worked example: {len(G)} candidate pieces, {len(G.candidates.unresolved)} unresolved junctions "
           f"(at {', '.join(_vec(breakpoints.closure(u.cell).vertices()[0]) for u in G.candidates.unresolved)}):")
     print("  " + str(depth_hierarchy(G)).replace("\n", "\n  "))

@@ -1,7 +1,7 @@
 """The canonical polyhedral complex of a ReLU network, as an exact face lattice.
 
 The cells are the closures of the non-empty sign classes ``{x : s(x) = s}``
-(DESIGN §2). They are built layer by layer and neuron by neuron: every cell
+(docs/design.md §2). They are built layer by layer and neuron by neuron: every cell
 found so far is a relatively open polyhedron on which the next neuron's
 pre-activation ``h`` is affine, and it is split into the parts where ``h`` is
 positive, negative and zero. Every split is decided exactly:
@@ -1263,7 +1263,7 @@ class CanonicalComplex:
         return self._index[(tuple(domain_signs), self.network.signs(x))]
 
     def bent_hypersurface(self, layer, index):
-        """The cells of the bent hypersurface ``B_{layer,index}`` (DESIGN §2).
+        """The cells of the bent hypersurface ``B_{layer,index}`` (docs/design.md §2).
 
         The facets whose sign at the neuron is ``0`` and whose two regions have
         ``+`` and ``-`` there, with all their faces. Empty for a neuron that

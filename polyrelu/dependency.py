@@ -1,4 +1,4 @@
-"""Candidate bent hypersurfaces, the dependency graph, layers and the depth hierarchy (DESIGN §5).
+"""Candidate bent hypersurfaces, the dependency graph, layers and the depth hierarchy (docs/design.md §5).
 
 From the breakpoint complex of ``f`` alone, these functions rebuild which
 pieces of the bending locus belong to one neuron, which neuron bends along
@@ -136,7 +136,7 @@ class CandidateHypersurfaces:
 
 
 def candidate_hypersurfaces(breakpoints):
-    """Group the breakpoint facets into candidate bent hypersurfaces (DESIGN §5).
+    """Group the breakpoint facets into candidate bent hypersurfaces (docs/design.md §5).
 
     Only function data is used: the breakpoint complex's cells, their
     incidences and the affine hulls of its facets. Around every interior
@@ -277,7 +277,7 @@ def _turn(B, through):
 
 
 class DependencyGraph:
-    """The dependency graph of the candidate bent hypersurfaces, an igraph DAG (DESIGN §5).
+    """The dependency graph of the candidate bent hypersurfaces, an igraph DAG (docs/design.md §5).
 
     Attributes
     ----------
@@ -618,7 +618,7 @@ def parameter_dependency_graph(network, domain=None, complex_=None):
 
 @dataclass(frozen=True)
 class DepthHierarchy:
-    """The longest layer-ordered chain of a dependency graph and what it certifies (DESIGN §5).
+    """The longest layer-ordered chain of a dependency graph and what it certifies (docs/design.md §5).
 
     Attributes
     ----------
@@ -745,7 +745,7 @@ def _count(n, noun, plural=None):
 
 
 def depth_hierarchy(graph, layer="layer"):
-    """The longest layer-ordered chain, its certificate and the depth lower bound (DESIGN §5).
+    """The longest layer-ordered chain, its certificate and the depth lower bound (docs/design.md §5).
 
     Parameters
     ----------

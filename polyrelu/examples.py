@@ -46,7 +46,7 @@ def bent_line_network():
     The two first-layer neurons cut the plane along the axes; the second-layer
     neuron's zero set is a line that bends where it crosses them: the ray
     ``x1 = 1, x2 <= 0``, the segment ``x1 + x2 = 1`` and the ray
-    ``x2 = 1, x1 <= 0`` (the worked example of the seed paper, DESIGN §3).
+    ``x2 = 1, x1 <= 0`` (the worked example of the seed paper, docs/design.md §3).
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""The four genericity conditions of the seed paper, checked exactly (DESIGN §4).
+"""The four genericity conditions of the seed paper, checked exactly (docs/design.md §4).
 
 Each condition is decided on the canonical complex and returns whether it holds
 with exact witnesses: the offending cells, facets, regions or neuron pairs.
@@ -93,7 +93,7 @@ def genericity(complex_, weighted=None, hypersurfaces=None):
     layer has an active neuron in every region") fails for every network whose
     first layer has ``n0`` or fewer neurons, e.g. all of ``(2, 2, 1)``, whose
     generic members are identifiable; the facet form is what the recovery of
-    hypersurfaces from ``f`` needs (DESIGN §5).
+    hypersurfaces from ``f`` needs (docs/design.md §5).
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Functional dimension and minimality of a ReLU network's parameters (DESIGN §6).
+"""Functional dimension and minimality of a ReLU network's parameters (docs/design.md §6).
 
 On a region ``R`` of the canonical complex, ``f(x) = A_R(θ) x + c_R(θ)`` with
 ``A_R``, ``c_R`` polynomial in the parameters ``θ``. The functional dimension at
@@ -109,7 +109,7 @@ class FunctionalDimension:
 
 
 def functional_dimension(network, domain=None, complex_=None, kernel=True):
-    """The exact functional dimension of a network at its parameters (DESIGN §6).
+    """The exact functional dimension of a network at its parameters (docs/design.md §6).
 
     Parameters
     ----------
@@ -565,7 +565,7 @@ class MinimalityReport:
 
 
 def minimality_report(network, domain=None, *, max_cells=1_000_000):
-    """Which hidden neurons can go without changing ``f``, each with an exact proof (DESIGN §6).
+    """Which hidden neurons can go without changing ``f``, each with an exact proof (docs/design.md §6).
 
     Tries, for every hidden neuron, (a) deleting it (dead neurons, neurons
     whose outgoing weights vanish, neurons invisible on the domain), (b) letting
@@ -759,7 +759,7 @@ class IdentifiabilityReport:
 
 
 def identifiability_report(network, domain=None, *, max_cells=1_000_000):
-    """Is ``θ`` determined by ``f`` up to permutations and positive scalings? With the evidence (DESIGN §6).
+    """Is ``θ`` determined by ``f`` up to permutations and positive scalings? With the evidence (docs/design.md §6).
 
     The verdicts, strongest evidence first:
 

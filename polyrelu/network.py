@@ -1,7 +1,7 @@
 """ReLU networks with exact rational parameters: architecture and evaluation.
 
 A network of architecture ``(n0, n1, ..., nL, m)`` has ``L`` hidden ReLU layers
-and an affine output layer (DESIGN §1). Parameters are exact
+and an affine output layer (docs/design.md §1). Parameters are exact
 :class:`~fractions.Fraction` values: floats are converted exactly (every float
 is a dyadic rational), so every later decision (signs, cells, weights) is made
 over Q. Reading and writing networks (JSON, NumPy ``.npz``, PyTorch) lives
@@ -54,7 +54,7 @@ class Architecture:
     ``D = sum_l n_l (n_{l-1} + 1)`` parameters and ``H = n1 + ... + nL`` hidden
     neurons; the functional dimension never exceeds ``D - H`` (one scaling
     direction per hidden neuron), and the seed paper proves it is attained on
-    an open set when ``n0 >= 2`` and every hidden width is ``>= 2`` (DESIGN §6).
+    an open set when ``n0 >= 2`` and every hidden width is ``>= 2`` (docs/design.md §6).
     """
 
     widths: tuple
@@ -359,7 +359,7 @@ class ReLUNetwork:
         return tuple(Fraction(int(q.p), int(q.q)) for q in out)
 
     def signs(self, x):
-        """The sign vector ``s(x)`` in ``{-1, 0, 1}^H`` (DESIGN §2)."""
+        """The sign vector ``s(x)`` in ``{-1, 0, 1}^H`` (docs/design.md §2)."""
         return tuple((q > 0) - (q < 0) for z in self._forward(x)[0] for q in z)
 
     def _pattern_maps(self, pattern, caller):

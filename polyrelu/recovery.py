@@ -1,6 +1,6 @@
 """Recovery of a network's parameters from function values alone.
 
-The constructive side of identifiability (DESIGN §5, §6): given only a black
+The constructive side of identifiability (docs/design.md §5, §6): given only a black
 box ``x ↦ f(x)`` and the input dimension, rebuild a network computing ``f``.
 The algorithms here never see parameters; they query the oracle and do exact
 rational arithmetic on the answers.
@@ -9,7 +9,7 @@ rational arithmetic on the answers.
   piecewise linear there, so two one-sided lines meet at the kink.
 - :func:`kink_data`: the affine maps of ``f`` on both sides of a breakpoint,
   the breakpoint facet's hyperplane (primitive integer row) and its tropical
-  weight (DESIGN §3).
+  weight (docs/design.md §3).
 - :func:`recover_network`: layer by layer, from breakpoints on random lines to
   a network, with every neuron's formula solved exactly and the result checked
   against the oracle on every region of its own canonical complex.
@@ -481,7 +481,7 @@ def _line_arguments(caller, oracle, point, direction, float_oracle):
 # ---------------------------------------------------------------------------- local data at a kink
 @dataclasses.dataclass(frozen=True)
 class Kink:
-    """A point on a breakpoint facet of ``f`` with the exact local data there (DESIGN §3).
+    """A point on a breakpoint facet of ``f`` with the exact local data there (docs/design.md §3).
 
     Attributes
     ----------
@@ -1024,7 +1024,7 @@ def _near_boundary(poly, y, distance):
 
 
 def _bends_at(queries, partial, a, b, numerics):
-    """Whether candidate ``a``'s hypersurface bends where it crosses candidate ``b``'s (DESIGN §5).
+    """Whether candidate ``a``'s hypersurface bends where it crosses candidate ``b``'s (docs/design.md §5).
 
     Neurons of one layer cross straight; a deeper one bends at the neurons it
     reads. On each region both cross, ``f`` must bend along ``a``'s hyperplane
@@ -1531,7 +1531,7 @@ class RecoveryResult:
         random points spread over the whole ``domain`` its largest deviation
         is at most ``threshold`` (zero in exact mode).
     network : ReLUNetwork or None
-        The recovered network in canonical form (DESIGN §1); None unless
+        The recovered network in canonical form (docs/design.md §1); None unless
         recovered.
     queries : int
         Distinct points at which the oracle was evaluated.

@@ -2,7 +2,7 @@
 
 Permuting the neurons of a hidden layer, or scaling neuron ``(l, i)`` by
 ``λ > 0`` (its incoming row and bias times ``λ``, its outgoing column divided
-by ``λ``), never changes the function (DESIGN §1). This module applies these
+by ``λ``), never changes the function (docs/design.md §1). This module applies these
 actions exactly and decides whether two networks differ only by them, through
 a canonical representative of each orbit. :func:`same_function` decides the
 weaker question, whether two networks (of any architectures with the same
@@ -157,7 +157,7 @@ def _normalize_layer(Ws, bs, l, live):
 
     Each live neuron is scaled so that the first non-zero entry of its
     incoming row ``(Wl[i], bl[i])`` outside the columns of neurons that are
-    not live is ``±1`` (with every neuron live, the rule of DESIGN §1). The
+    not live is ``±1`` (with every neuron live, the rule of docs/design.md §1). The
     scales of neurons that are not live are fixed by :func:`_fix_not_live`
     once every layer is ordered.
     """
@@ -242,7 +242,7 @@ def canonical_form(net, max_tie_orders=100_000):
 
     Layer by layer from the input, each hidden neuron is scaled so that its
     incoming row ``(Wl[i], bl[i])`` has first non-zero entry ``±1``, then the
-    layer's neurons are sorted lexicographically by that row (DESIGN §1). Neurons with equal rows (twins) can be ordered in several
+    layer's neurons are sorted lexicographically by that row (docs/design.md §1). Neurons with equal rows (twins) can be ordered in several
     ways; the one giving the lexicographically smallest parameter vector is
     chosen, so the result depends on the orbit only.
 

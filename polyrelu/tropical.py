@@ -1,7 +1,7 @@
 """Tropical weights of the canonical complex: how much ``f`` bends on every facet.
 
 For a facet ``σ`` between regions ``R-`` and ``R+``, continuity of ``f`` forces the
-jump of its Jacobian to be rank one, ``J(R+) - J(R-) = w(σ) ⊗ ν`` (DESIGN §3),
+jump of its Jacobian to be rank one, ``J(R+) - J(R-) = w(σ) ⊗ ν`` (docs/design.md §3),
 with ``ν`` the primitive integer normal of the facet's affine hull pointing
 from ``R-`` into ``R+``. The weight ``w(σ) ∈ Q^m`` is exact; ``w(σ)·|ν|`` is the
 Euclidean weight (a float, for display). Around every codimension-2 cell the
@@ -212,7 +212,7 @@ class WeightedComplex:
 
 
 def tropical_weights(complex_):
-    """The exact weight of every interior facet of a canonical complex (DESIGN §3).
+    """The exact weight of every interior facet of a canonical complex (docs/design.md §3).
 
     Parameters
     ----------
@@ -303,7 +303,7 @@ def _side(region, normal, facet):
 
 @dataclass(frozen=True)
 class BentHypersurface:
-    """The bent hypersurface ``B_z`` of one hidden neuron (DESIGN §2).
+    """The bent hypersurface ``B_z`` of one hidden neuron (docs/design.md §2).
 
     Attributes
     ----------
@@ -448,7 +448,7 @@ def _line(K, facet, weights):
 
 
 class BreakpointComplex:
-    """The weighted complex of ``f`` alone (DESIGN §5), built by :func:`breakpoint_complex`.
+    """The weighted complex of ``f`` alone (docs/design.md §5), built by :func:`breakpoint_complex`.
 
     Its cells are classes of cells of the canonical complex: regions joined
     across facets where ``f`` does not bend, and the pieces of the bending
@@ -584,7 +584,7 @@ class BreakpointComplex:
 
 
 def breakpoint_complex(weighted):
-    """The breakpoint complex of ``f`` from a weighted canonical complex (DESIGN §5).
+    """The breakpoint complex of ``f`` from a weighted canonical complex (docs/design.md §5).
 
     Regions are joined across facets of weight zero (``f`` keeps its affine map
     there). Then, from high dimension to low, a cell ``τ`` joins those of its

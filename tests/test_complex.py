@@ -1,4 +1,4 @@
-"""Tests of the canonical polyhedral complex (DESIGN §2, §8; issue 3).
+"""Tests of the canonical polyhedral complex (docs/design.md §2, §8).
 
 Everything here is checked against mathematics computed independently of
 ``polyrelu.complex``: pre-activation formulas and network values are

@@ -1,4 +1,4 @@
-"""Candidate hypersurfaces, dependency graph, layers and depth hierarchy (DESIGN §5, issue 5).
+"""Candidate hypersurfaces, dependency graph, layers and depth hierarchy (docs/design.md §5).
 
 The function-side graph (built from the breakpoint complex, i.e. from f alone) is compared with the
 parameter-side truth: neurons, their layers, the bending relation read off the canonical complex, and

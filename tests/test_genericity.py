@@ -1,4 +1,4 @@
-"""The four genericity conditions (DESIGN §4): each flagged with the right witness, generic networks pass."""
+"""The four genericity conditions (docs/design.md §4): each flagged with the right witness, generic networks pass."""
 
 import pytest
 

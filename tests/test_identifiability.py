@@ -1,4 +1,4 @@
-"""Functional dimension (DESIGN §6): exact rank of the parameter Jacobian, its bound and its kernel."""
+"""Functional dimension (docs/design.md §6): exact rank of the parameter Jacobian, its bound and its kernel."""
 
 import math
 from fractions import Fraction

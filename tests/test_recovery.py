@@ -1,4 +1,4 @@
-"""Recovery of networks from function values (issue 7).
+"""Recovery of networks from function values (docs/design.md §6, docs/recovery.md).
 
 The oracle is always a closure over exact evaluation; the recovered network is
 compared with the original exactly (trivial equivalence, and the same function

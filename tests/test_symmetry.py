@@ -1,7 +1,7 @@
 """Tests of polyrelu.symmetry: scalings, permutations, canonical forms, trivial equivalence.
 
 The function is checked with an independent naive ``Fraction`` forward pass; the
-actions are checked entry by entry against their definition (DESIGN §1).
+actions are checked entry by entry against their definition (docs/design.md §1).
 """
 
 import re
@@ -137,7 +137,7 @@ def live_columns(net):
 @SETTINGS
 @given(net=networks())
 def test_canonical_form_is_normalized_and_sorted(net):
-    """DESIGN §1: first non-zero incoming entry ±1, then rows sorted, layer by layer.
+    """docs/design.md §1: first non-zero incoming entry ±1, then rows sorted, layer by layer.
 
     Columns of neurons whose pre-activation is identically zero carry no
     information about the scale and are skipped by the pivot rule.

@@ -1,4 +1,4 @@
-"""Tropical weights of facets: exact values, balancing, invariance (DESIGN §3)."""
+"""Tropical weights of facets: exact values, balancing, invariance (docs/design.md §3)."""
 
 import math
 from fractions import Fraction as F
@@ -217,7 +217,7 @@ def test_bent_hypersurface_moves_under_a_perturbation():
     }
 
 
-# -- the breakpoint complex (DESIGN §5) -------------------------------------------------------------
+# -- the breakpoint complex (docs/design.md §5) -------------------------------------------------------------
 from polyrelu.tropical import breakpoint_complex  # noqa: E402
 
 

@@ -178,7 +178,7 @@ class FaceLattice:
         Notes
         -----
         For a polytope, or a complex covering a polytope, this is 1; for a
-        complex of closed cells covering ``R^n`` it is ``(-1)^n`` (DESIGN §2).
+        complex of closed cells covering ``R^n`` it is ``(-1)^n`` (docs/design.md §2).
         """
         return sum((-1) ** d for d in self._dims)
 

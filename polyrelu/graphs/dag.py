@@ -1,6 +1,6 @@
 """Longest paths, layerings and layer-ordered chains in directed acyclic igraph graphs.
 
-The depth-hierarchy checker of polyrelu (DESIGN §5) needs two things from a
+The depth-hierarchy checker of polyrelu (docs/design.md §5) needs two things from a
 DAG: the *longest-path layering*, where a vertex's layer is one more than the
 number of edges of the longest directed path ending in it, and the longest
 *layer-ordered chain*: a directed path ``v1 → … → vk`` whose vertices have
