@@ -75,7 +75,7 @@ def main(argv=None):
                 verdict = f"built, {true:,} cells"
                 t_build = time.perf_counter() - start
             except ComplexTooLargeError as exc:
-                verdict = f"refused after {time.perf_counter() - start:.2f} s (about {exc.estimate:,})"
+                verdict = f"refused after {time.perf_counter() - start:.2f} s (counted to {exc.estimate:,})"
         if true is not None:
             ratio = estimate / true
             ratios.append(ratio)
