@@ -9,14 +9,13 @@ nothing). :func:`slice_network` restricts a network to a plane, which is how
 3-D inputs are drawn.
 """
 
-import json
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
 
-from .atomic import atomic_write, check_output_path
+from .atomic import write_json
 from .checks import require_axes, require_bool, require_instance, require_int, require_real
 from .complex import CanonicalComplex
 from .errors import ShapeError
@@ -138,10 +137,7 @@ class Analysis:
         OutputPathError
             ``path`` cannot be written (checked before anything is computed).
         """
-        check_output_path(path)
-        data = self.to_json()
-        with atomic_write(path) as fh:
-            json.dump(data, fh, indent=1, allow_nan=False)
+        write_json(path, self.to_json, indent=1)
 
     def plot(self, path=None, ax=None):
         """Draw the complex (2-D inputs; 3-D inputs as the slice ``x3 = 0``), hypersurfaces coloured by layer.

@@ -14,13 +14,14 @@ Nothing here knows about networks.
 """
 
 import contextlib
+import json
 import os
 import tempfile
 from pathlib import Path
 
 from .errors import InvalidArgumentError, OutputPathError
 
-__all__ = ["atomic_write", "check_output_path"]
+__all__ = ["atomic_write", "check_output_path", "write_json"]
 
 
 def check_output_path(path, *, suffixes=None, inputs=()):
@@ -160,3 +161,38 @@ def _mode_for(target):
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
+
+
+def write_json(path, produce, *, indent=None):
+    """Check ``path``, then write the JSON document ``produce()`` there atomically.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    produce : callable
+        Returns the document; called only once the path is known to be
+        writable, so a bad path costs nothing.
+    indent : int, optional
+        As in :func:`json.dump`.
+
+    Raises
+    ------
+    OutputPathError
+        ``path`` cannot be written (see :func:`check_output_path`).
+    ValueError
+        The document holds NaN or an infinity, which JSON cannot represent
+        (a bug in the caller: documents are built from exact numbers).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     write_json(os.path.join(tmp, "a.json"), lambda: {"a": [1, "1/2"]})
+    ...     open(os.path.join(tmp, "a.json")).read().splitlines()
+    ['{"a": [1, "1/2"]}']
+    """
+    check_output_path(path)
+    data = produce()
+    with atomic_write(path) as fh:
+        json.dump(data, fh, indent=indent, allow_nan=False)
+        fh.write("\n")

@@ -27,7 +27,6 @@ terminated (``SIGTERM``). Every failure is one line on stderr,
 import argparse
 import contextlib
 import inspect
-import json
 import os
 import signal
 import sys
@@ -37,7 +36,7 @@ import traceback
 from fractions import Fraction
 
 from . import __version__
-from .atomic import atomic_write, check_output_path
+from .atomic import check_output_path, write_json
 from .complex import Box, canonical_complex
 from .errors import (
     ComplexTooLargeError,
@@ -268,9 +267,7 @@ def _weights_command(args):
         print(f"({layer}, {index})  {len(b.facets):>9}  {visible:>7}  {len(b.bends):>5}  {'; '.join(shown) or '-'}")
     print(genericity(K, weighted=W, hypersurfaces=B))
     if args.output:
-        with atomic_write(args.output) as fh:
-            json.dump(W.to_json(B), fh)
-            fh.write("\n")
+        write_json(args.output, lambda: W.to_json(B))
         print(f"written           {args.output}")
 
 

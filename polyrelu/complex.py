@@ -23,7 +23,6 @@ the sign vectors: ``τ ≤ σ`` exactly when ``s(τ)_k ∈ {s(σ)_k, 0}`` for ev
 
 import functools
 import itertools
-import json
 import math
 import os
 import sys
@@ -37,7 +36,7 @@ import flint
 import numpy as np
 from tqdm import tqdm
 
-from .atomic import atomic_write, check_output_path
+from .atomic import write_json
 from .checks import describe, require_bool, require_choice, require_index, require_instance, require_int, require_path, require_str
 from .complex_validation import StoredPolyhedron, check_document, covering_from_signs, lineality_basis, read_document
 from .errors import (
@@ -1347,11 +1346,7 @@ class CanonicalComplex:
 
     def write_json(self, path):
         """Write :meth:`to_json` to ``path`` (atomically: a failure leaves any previous file as it was)."""
-        check_output_path(require_path(path, "path", "CanonicalComplex.write_json"))
-        data = self.to_json()
-        with atomic_write(path) as fh:
-            json.dump(data, fh)
-            fh.write("\n")
+        write_json(require_path(path, "path", "CanonicalComplex.write_json"), self.to_json)
 
     @classmethod
     def from_json(cls, data, *, trusted=False, limits=DEFAULT_LIMITS):

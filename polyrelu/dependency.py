@@ -19,10 +19,9 @@ The graph algorithms themselves (layerings, chains, GraphML) live in
 :mod:`polyrelu.graphs` and work on any igraph DAG.
 """
 
-import json
 from dataclasses import dataclass
 
-from .atomic import atomic_write, check_output_path
+from .atomic import write_json
 from .checks import describe, require_igraph, require_instance, require_path
 from .complex import check_complex_of
 from .errors import GraphError, GraphFormatError, NetworkFormatError, UsageError
@@ -448,10 +447,7 @@ class DependencyGraph:
         OutputPathError
             ``path`` cannot be written (checked before anything is computed).
         """
-        check_output_path(path)
-        data = self.to_json()
-        with atomic_write(path) as fh:
-            json.dump(data, fh, indent=1)
+        write_json(path, self.to_json, indent=1)
 
     @classmethod
     def read_json(cls, path, limits=DEFAULT_LIMITS):

@@ -11,9 +11,8 @@ number goes through :func:`~polyrelu.geometry.rational.to_fraction` (ASCII
 digits, bounded digits and exponents).
 """
 
-import json
 
-from ..atomic import atomic_write
+from ..atomic import write_json
 from ..checks import require_instance, require_str
 from ..errors import InvalidNumberError, LimitExceededError, NetworkFormatError, ShapeError
 from ..geometry.rational import fraction_to_json
@@ -194,6 +193,4 @@ def write_network_json(net: ReLUNetwork, path) -> None:
     data = network_to_dict(net)
     if net.name:
         data["name"] = str(net.name)
-    text = json.dumps(data, indent=1) + "\n"
-    with atomic_write(path, "w") as fh:
-        fh.write(text)
+    write_json(path, lambda: data, indent=1)
