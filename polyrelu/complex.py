@@ -22,8 +22,6 @@ the sign vectors: ``τ ≤ σ`` exactly when ``s(τ)_k ∈ {s(σ)_k, 0}`` for ev
 """
 
 import functools
-import itertools
-import math
 import os
 import sys
 import time
@@ -41,7 +39,6 @@ from .checks import describe, require_bool, require_choice, require_index, requi
 from .complex_validation import StoredPolyhedron, check_document, covering_from_signs, lineality_basis, read_document
 from .errors import (
     ComplexFormatError,
-    ComplexTooLargeError,
     GeometryError,
     InvalidArgumentError,
     InvalidNumberError,
@@ -54,6 +51,7 @@ from .geometry.subdivision import Subdivision
 from .geometry.rational import fraction_to_json, primitive_integer_row, row_value, to_fraction, to_fraction_vector
 from .io import DEFAULT_LIMITS, Limits, network_to_dict
 from .network import ReLUNetwork
+from .size_guard import CellSample, Estimated, SizeGuard, arrangement_cells_bound, check_next_layer, first_layer_cell_count
 
 __all__ = ["Box", "Cell", "CanonicalComplex", "CellEstimate", "canonical_complex", "estimate_cells"]
 
@@ -255,13 +253,6 @@ class _Splitter:
         return _OpenCell(cell.signs + (s,), cell.equations, cell.strict + (signed,), cell.hull, point, restricted)
 
 
-def _arrangement_cells_bound(k, d):
-    """Number of cells of all dimensions of ``k`` affine hyperplanes in general position in ``R^d``."""
-    return sum(
-        math.comb(k, d - j) * sum(math.comb(k - (d - j), i) for i in range(j + 1)) for j in range(d + 1) if d - j <= k
-    )
-
-
 def canonical_complex(net, domain=None, *, method="lattice", max_cells=1_000_000, oracle=None, progress=None):
     """The canonical polyhedral complex of ``net`` on ``R^n0`` or a polytope domain.
 
@@ -321,7 +312,7 @@ def canonical_complex(net, domain=None, *, method="lattice", max_cells=1_000_000
     start = time.perf_counter()
     try:
         build = _lattice_cells if method == "lattice" else _lp_cells
-        records = build(net, domain, domain_rows, oracle, _SizeGuard(max_cells), bar)
+        records = build(net, domain, domain_rows, oracle, SizeGuard(max_cells), bar)
     finally:
         bar.close()
     elapsed = time.perf_counter() - start
@@ -405,8 +396,8 @@ def estimate_cells(net, domain=None, *, method="lattice", max_cells=1_000_000) -
     build = _lattice_cells if method == "lattice" else _lp_cells
     bar = tqdm(disable=True)
     try:
-        build(net, domain, domain_rows, default_oracle, _SizeGuard(max_cells, stop_at=net.architecture.depth), bar)
-    except _Estimated as done:
+        build(net, domain, domain_rows, default_oracle, SizeGuard(max_cells, stop_at=net.architecture.depth), bar)
+    except Estimated as done:
         return CellEstimate(done.count.value, done.count.lower_bound, done.count.margin)
     raise RuntimeError("estimate_cells: the construction never reached its last layer")
 
@@ -418,169 +409,6 @@ def _checked_arguments(caller, net, domain, method, max_cells):
     require_int(max_cells, "max_cells", caller, minimum=1)
     domain = domain_polyhedron(domain, net.architecture.input_dim, caller)
     return domain, (domain.minimal_h_representation()[0] if domain is not None else ())
-
-
-# Cells sampled per dimension when the size of the next layer's complex is estimated.
-_ESTIMATE_SAMPLES = 24
-
-
-def _too_large(layer, count, cells, max_cells):
-    if count.lower_bound:
-        about = f"at least {count.value:,} cells"
-    elif count.margin:
-        about = f"about {count.value:,} cells (up to {count.value + count.margin:,} within the sampling error)"
-    else:
-        about = f"{count.value:,} cells"
-    return ComplexTooLargeError(
-        f"layer {layer} would bring the complex to {about} (now {cells:,}), over max_cells={max_cells:,}; "
-        "pass a larger max_cells (--max-cells) or a smaller domain",
-        count.value,
-        0 if count.lower_bound else count.margin,
-    )
-
-
-class _Estimated(Exception):
-    """Stops a construction at the layer a :class:`_SizeGuard` was asked to estimate."""
-
-    def __init__(self, count):
-        super().__init__(count)
-        self.count = count
-
-
-class _SizeGuard:
-    """Before each layer: could the complex grow past ``max_cells``?
-
-    ``check`` gets a cheap upper bound and a callable computing the sampled
-    estimate (a :class:`_Count`); the estimate is computed only when the bound
-    exceeds the limit, and the layer is refused when the estimate plus its
-    margin does: a sampling error must not let a layer far over the limit
-    through. A guard made with ``stop_at`` computes the estimate at that
-    layer whatever the bound, and stops the construction there (see
-    :func:`estimate_cells`).
-    """
-
-    def __init__(self, max_cells, stop_at=None):
-        self.max_cells = max_cells
-        self.stop_at = stop_at
-
-    def check(self, layer, cells, bound, estimate):
-        if layer == self.stop_at:
-            raise _Estimated(estimate(10 * self.max_cells))
-        if bound <= self.max_cells:
-            return
-        count = estimate(self.max_cells)
-        if count.value + count.margin > self.max_cells:
-            raise _too_large(layer, count, cells, self.max_cells)
-
-
-class _CellSample:
-    """A two-phase sample of the current cells, to estimate how many cells a cut makes inside them.
-
-    Every cell of the next complex lies in the relative interior of exactly
-    one current cell, so the total is a sum over current cells, estimated
-    stratum by stratum (``strata`` maps keys whose first entry is the
-    dimension to lists of cells; points are never cut).
-
-    Counts are right-skewed (a few large cells take dozens of hypersurfaces),
-    so each stratum is sampled in two phases. First, up to
-    ``8 * _ESTIMATE_SAMPLES`` cells get a cheap ``size(cell) -> (u, exact)``:
-    an upper bound ``u`` on their count, or the count itself when ``exact``
-    (without ``size``, ``u = 1``). Then (:meth:`estimate`)
-    ``_ESTIMATE_SAMPLES`` of the others are drawn with probability
-    proportional to ``u`` and counted exactly, and ``sum(u) * mean(count / u)``
-    estimates their total: the Hansen-Hurwitz estimator, unbiased, and exact
-    when counts are proportional to ``u``.
-    """
-
-    def __init__(self, strata, size=None, seed=0):
-        self.rng = np.random.default_rng(seed)
-        self.strata = []  # (scale, [exactly known counts], [(cell, u)]) per stratum
-        self.points = 0
-        for key in sorted(strata):
-            cells = strata[key]
-            if key[0] == 0:
-                self.points += len(cells)
-                continue
-            if not cells:
-                continue
-            first = cells
-            if len(cells) > 8 * _ESTIMATE_SAMPLES:
-                first = [cells[i] for i in self.rng.choice(len(cells), 8 * _ESTIMATE_SAMPLES, replace=False)]
-            known, rest = [], []
-            for cell in first:
-                u, exact = size(cell) if size is not None else (1, False)
-                if exact:
-                    known.append(u)
-                else:
-                    rest.append((cell, u))
-            self.strata.append((len(cells) / len(first), known, rest))
-
-    def upper(self):
-        """The first phase's estimate of an upper bound on the count (no cell is counted)."""
-        return self.points + sum(scale * (sum(known) + sum(u for _, u in rest)) for scale, known, rest in self.strata)
-
-    def estimate(self, count_inside, max_cells):
-        """The estimated count (:class:`_Count`).
-
-        ``count_inside(cell, cap)`` counts exactly what the cut makes inside
-        ``cell``, and may stop at ``cap``. Counting stops once the estimate is
-        sure to exceed ``max_cells``: it is then returned as a lower bound.
-
-        The margin is twice the estimated standard error: of the second phase
-        (the spread of ``count / probability`` over the draws) and of the first
-        (the spread, over the first-phase cells, of their counts, known or
-        predicted as ``u`` times the stratum's mean ratio of count to ``u``).
-        """
-        total, variance = float(self.points), 0.0
-        counts = {}
-        for scale, known, rest in self.strata:
-            if len(rest) <= _ESTIMATE_SAMPLES:
-                draws = [(i, 1.0) for i in range(len(rest))]
-            else:
-                weights = np.array([u for _, u in rest], dtype=float)
-                picked = self.rng.choice(len(rest), _ESTIMATE_SAMPLES, p=weights / weights.sum())
-                draws = [(i, weights.sum() / (weights[i] * _ESTIMATE_SAMPLES)) for i in picked]
-            budget = (max_cells - total) / scale - sum(known)  # what this stratum may add before the limit is passed
-            partial = 0.0
-            for i, factor in draws:
-                if i not in counts:  # a cell drawn twice is counted once
-                    counts[i] = count_inside(rest[i][0], math.ceil((budget - partial) / factor) + 1)
-                partial += factor * counts[i]
-                if partial > budget:
-                    return _Count(int(total + scale * (sum(known) + partial)), True)
-            variance += scale**2 * _draw_variance(draws, counts) + _first_phase_variance(scale, known, rest, partial)
-            counts.clear()
-            total += scale * (sum(known) + partial)
-        return _Count(int(round(total)), False, int(2 * math.sqrt(variance)))
-
-
-def _draw_variance(draws, counts):
-    """The variance of the Hansen-Hurwitz total over ``draws`` (zero when every cell was counted)."""
-    if len(draws) < 2 or all(factor == 1.0 for _, factor in draws):
-        return 0.0
-    values = np.array([factor * counts[i] * len(draws) for i, factor in draws])
-    return float(values.var(ddof=1) / len(draws))
-
-
-def _first_phase_variance(scale, known, rest, rest_total):
-    """The variance from scaling the first-phase cells up to the whole stratum (simple random sampling)."""
-    n = len(known) + len(rest)
-    if scale <= 1 or n < 2:
-        return 0.0
-    sizes = np.array([u for _, u in rest], dtype=float)
-    ratio = rest_total / sizes.sum() if len(rest) else 0.0
-    values = np.concatenate([np.array(known, dtype=float), sizes * ratio])
-    population = scale * n
-    return float(population**2 * (1 - 1 / scale) * values.var(ddof=1) / n)
-
-
-@dataclass(frozen=True)
-class _Count:
-    """A cell count: exact, estimated with a margin (twice the standard error), or a lower bound."""
-
-    value: int
-    lower_bound: bool
-    margin: int = 0
 
 
 @dataclass
@@ -623,13 +451,13 @@ def _lp_cells(net, domain, domain_rows, oracle, guard, bar):
 
         def estimate(cap):
             if l == 1:
-                return _first_layer_cell_count(net, domain_rows, cap)
+                return first_layer_cell_count(net, domain_rows, cap)
             by_dim = defaultdict(list)
             for cell in cells:
                 by_dim[cell.hull.dimension,].append(cell)
-            return _CellSample(by_dim).estimate(count_inside, cap)
+            return CellSample(by_dim).estimate(count_inside, cap)
 
-        guard.check(l, len(cells), len(cells) * _arrangement_cells_bound(width + len(domain_rows) * (l == 1), n0), estimate)
+        guard.check(l, len(cells), len(cells) * arrangement_cells_bound(width + len(domain_rows) * (l == 1), n0), estimate)
         for i in range(width):
             new_cells = []
             for cell in cells:
@@ -694,8 +522,8 @@ def _lattice_cells(net, domain, domain_rows, oracle, guard, bar):
         basis = None
         if arch.depth:
             guard.check(
-                1, 0, _arrangement_cells_bound(arch.hidden_widths[0] + len(domain_rows), n0),
-                functools.partial(_first_layer_cell_count, net, domain_rows),
+                1, 0, arrangement_cells_bound(arch.hidden_widths[0] + len(domain_rows), n0),
+                functools.partial(first_layer_cell_count, net, domain_rows),
             )
         subdivision, seed_signs = _polytope_seed(domain, domain_rows)
         evaluate = _IntegerNetwork(net)
@@ -705,7 +533,7 @@ def _lattice_cells(net, domain, domain_rows, oracle, guard, bar):
             return _constant_network_cells(net, n0, lines)
         r = len(independent)
         # before the seed, which alone has 3^r cells
-        guard.check(1, 0, _arrangement_cells_bound(arch.hidden_widths[0], r), functools.partial(_first_layer_cell_count, net, ()))
+        guard.check(1, 0, arrangement_cells_bound(arch.hidden_widths[0], r), functools.partial(first_layer_cell_count, net, ()))
         W1r = [tuple(sum((w * b[m] for m, w in enumerate(row)), Fraction(0)) for b in basis) for row in W1]
         evaluate = _IntegerNetwork(ReLUNetwork((W1r,) + net.weights[1:], net.biases))
         subdivision = Subdivision.from_arrangement([primitive_integer_row((b1[i], *W1r[i])) for i in independent])
@@ -723,7 +551,7 @@ def _lattice_cells(net, domain, domain_rows, oracle, guard, bar):
             current_layer = layer_of[k]
             if current_layer > 1:
                 neurons = [j for j in order if layer_of[j] == current_layer]
-                _check_next_layer(guard, subdivision, values, evaluate, neurons, current_layer)
+                check_next_layer(guard, subdivision, values, evaluate, neurons, current_layer)
         subdivision.cut([v[k] for v in values])
         bar.update(1)
     if domain is None and arch.depth and len(subdivision.finite_cells()) == 0:
@@ -908,100 +736,6 @@ def domain_polyhedron(domain, n0, caller=None):
     if not domain.is_full_dimensional():
         raise GeometryError(f"{where}the domain has dimension {domain.dimension()} < {n0}; pass a full-dimensional polytope")
     return domain
-
-
-def _check_next_layer(guard, subdivision, values, evaluate, neurons, layer):
-    """Ask the guard whether the layer's cuts may bring the subdivision past its limit.
-
-    Every neuron of the layer is affine on every current cell, so what the
-    layer makes inside a cell is an arrangement of at most ``len(neurons)``
-    hyperplanes: the arrangement bound settles small cases at once, otherwise
-    the cut is counted exactly inside a sample of cells
-    (:class:`_CellSample`), on a copy of each sampled cell's closure.
-    """
-    finite = subdivision.finite_cells()
-    by_dim = defaultdict(list)
-    for c in finite:
-        by_dim[subdivision.cells[c].dim,].append(c)
-    bound = sum(len(cells) * _arrangement_cells_bound(len(neurons), dim) for (dim,), cells in by_dim.items())
-
-    def size(cid):
-        # hyperplanes crossing the cell: both signs at its vertices; one splits it in three
-        positive = negative = 0
-        for i in subdivision.cell_vertices(cid):
-            for bit, k in enumerate(neurons):
-                v = values[i][k]
-                if v > 0:
-                    positive |= 1 << bit
-                elif v < 0:
-                    negative |= 1 << bit
-        crossing = bin(positive & negative).count("1")
-        if crossing <= 1:
-            return 1 + 2 * crossing, True
-        return _arrangement_cells_bound(crossing, subdivision.cells[cid].dim), False
-
-    def count_inside(cid, cap):
-        local, vertex_map = subdivision.closure(cid)
-        local_values = [values[i] for i in vertex_map]
-        inside = 1
-        for k in neurons:
-            if len(local_values) < len(local.vertices):
-                local_values.extend(evaluate(local.vertices[len(local_values):]))
-            local.cut([v[k] for v in local_values])
-            inside = sum(1 for c in local.finite_cells() if local.cells[c].signs[0] == 1)
-            if inside >= cap:
-                break
-        return inside
-
-    sample = None
-
-    def estimate(cap):
-        return sample.estimate(count_inside, cap)
-
-    if bound > guard.max_cells or layer == guard.stop_at:
-        sample = _CellSample(by_dim, size)
-        # the first phase alone clears most layers far below the limit: skip the exact counts then
-        bound = min(bound, 2 * sample.upper())
-    guard.check(layer, len(finite), bound, estimate)
-
-
-def _first_layer_cell_count(net, domain_rows, cap):
-    """The first layer's arrangement: its cell count on ``R^n0``, estimated inside a polytope domain.
-
-    For hyperplanes in general position, the arrangement cut out of a convex
-    set has ``sum_i 2^i N_i`` relatively open cells, ``N_i`` being the number
-    of ``i``-element subsets of hyperplanes whose intersection meets the set
-    (``N_0 = 1``). On ``R^n0``, ``N_i = C(width, i)`` up to the rank of ``W1``
-    (:func:`_arrangement_cells_bound`, exact for hyperplanes in general
-    position). Inside a polytope, ``N_i`` is estimated from random subsets,
-    each decided by an exact emptiness test; the polytope's own faces add a
-    few cells more. ``cap`` is unused: the count costs the same either way.
-
-    Returns
-    -------
-    _Count
-        Never only a lower bound; its margin is twice the standard error of
-        the sampled ``N_i``.
-    """
-    width, n0 = net.architecture.hidden_widths[0], net.architecture.input_dim
-    rows = [primitive_integer_row((b, *W)) for W, b in zip(net.weights[0], net.biases[0])]
-    if not domain_rows:
-        rank = flint.fmpq_mat([list(r[1:]) for r in rows]).rank()
-        return _Count(_arrangement_cells_bound(width, rank), False)
-    rng = np.random.default_rng(0)
-    estimate, variance = 1.0, 0.0
-    for i in range(1, n0 + 1):
-        subsets = math.comb(width, i)
-        if subsets <= _ESTIMATE_SAMPLES:
-            chosen = list(itertools.combinations(range(width), i))
-        else:
-            chosen = [rng.choice(width, i, replace=False) for _ in range(_ESTIMATE_SAMPLES)]
-        hits = sum(not Polyhedron(ieqs=domain_rows, eqns=[rows[j] for j in c], ambient_dim=n0).is_empty() for c in chosen)
-        share = hits / len(chosen)
-        estimate += 2**i * subsets * share
-        if subsets > len(chosen):
-            variance += (2**i * subsets) ** 2 * share * (1 - share) / len(chosen)
-    return _Count(int(round(estimate)), False, int(2 * math.sqrt(variance)))
 
 
 def _layer_rows(net, layer, prefix):
