@@ -536,7 +536,7 @@ def main(argv=None):
     rc.add_argument("--max-cells", type=int, default=1_000_000, metavar="N",
                     help="answer undecided when a complex recovery builds would have more than N cells (default 1,000,000)")
     rc.add_argument("--seed", type=int, default=0, help="seed of the random search lines and check points (default 0)")
-    sv = sub.add_parser("survey", help="over random parameters: % generic, % rank D - H, % identifiable (depth × width)")
+    sv = sub.add_parser("survey", help="over random parameters: %% generic, %% rank D - H, %% identifiable (depth × width)")
     sv.add_argument("--input", type=int, default=2, help="input width n0 (default 2)")
     sv.add_argument("--depths", default="1,2,3", type=_positive_list, help="numbers of hidden layers, e.g. 1,2,3")
     sv.add_argument("--widths", default="2,3,4", type=_positive_list, help="hidden widths, e.g. 2,3,4")

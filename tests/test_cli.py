@@ -358,3 +358,11 @@ def test_info_on_thirteen_twin_neurons_reports_without_the_canonical_form(tmp_pa
     assert main(["info", str(path)]) == 0
     out = capsys.readouterr().out
     assert "2→13→1" in out and "canonical form      not computed: hidden layer 1 has 13 twin neurons" in out
+
+
+@pytest.mark.parametrize("command", [[], ["demo"], ["info"], ["complex"], ["weights"], ["graph"], ["analyze"], ["recover"], ["survey"]])
+def test_help_of_every_command(capsys, command):
+    # a '%' in a help string made `polyrelu --help` an internal error (exit 70)
+    assert main([*command, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: polyrelu")
