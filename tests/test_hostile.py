@@ -77,6 +77,16 @@ def test_the_corpus_covers_every_family(corpus):
     assert markers(directory) == []
 
 
+def side_effects(where, case, peak, directory):
+    """What a hostile file must never cause, whatever the outcome: memory beyond the bomb bound, code run."""
+    found = []
+    if case.bomb and peak > BOMB_BYTES:
+        found.append(f"{where}: {peak:,} bytes traced while refusing a bomb")
+    if markers(directory):
+        found.append(f"{where}: code from the file ran: {markers(directory)}")
+    return found
+
+
 def test_load_network_refuses_each_case_with_its_error_or_loads_it(corpus):
     directory, cases = corpus
     failures = []
@@ -87,10 +97,7 @@ def test_load_network_refuses_each_case_with_its_error_or_loads_it(corpus):
             failures.append(f"{case.name}: expected {getattr(case.load_error, '__name__', 'a network')}, got {got or result!r}: {result}")
         elif got is not None and str(directory) not in str(result) and case.name not in str(result):
             failures.append(f"{case.name}: the message does not name the file: {result}")
-        if case.bomb and peak > BOMB_BYTES:
-            failures.append(f"{case.name}: {peak:,} bytes traced while refusing a bomb")
-        if markers(directory):
-            failures.append(f"{case.name}: code from the file ran: {markers(directory)}")
+        failures += side_effects(case.name, case, peak, directory)
     assert not failures, "\n".join(failures)
 
 
@@ -118,10 +125,7 @@ def test_every_command_on_every_case(corpus, tmp_path, capsys, command):
             failures.append(f"{where}: expected one line 'polyrelu: error: ...' on stderr, got {lines}")
         if code != 0 and output.exists():
             failures.append(f"{where}: an output file was written by a failed command")
-        if case.bomb and peak > BOMB_BYTES:
-            failures.append(f"{where}: {peak:,} bytes traced while refusing a bomb")
-        if markers(directory):
-            failures.append(f"{where}: code from the file ran: {markers(directory)}")
+        failures += side_effects(where, case, peak, directory)
     assert not failures, "\n".join(failures)
 
 
