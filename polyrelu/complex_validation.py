@@ -366,19 +366,18 @@ def _rational(text):
 
 
 def _integers(values, length, where):
-    if len(values) != length:
-        raise _Refusal(where, f"has {len(values)} entries; expected {length}")
-    try:
-        return tuple(map(_integer, values))
-    except LimitExceededError as exc:
-        raise LimitExceededError(f"{where}: {exc}") from None
+    return _converted(values, length, where, _integer)
 
 
 def _rationals(values, length, where):
+    return _converted(values, length, where, _rational)
+
+
+def _converted(values, length, where, convert):
     if len(values) != length:
         raise _Refusal(where, f"has {len(values)} entries; expected {length}")
     try:
-        return tuple(map(_rational, values))
+        return tuple(map(convert, values))
     except ValueError as exc:
         if isinstance(exc, LimitExceededError):
             raise LimitExceededError(f"{where}: {exc}") from None

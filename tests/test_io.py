@@ -6,7 +6,6 @@ Hostile files (pickles that run code, forged headers, decompression bombs)
 are all built inside the tests; none is committed.
 """
 
-import io
 import json
 import os
 import pickle
@@ -18,6 +17,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+
+from hostile.make_corpus import npy_bytes
+from hostile.strategies import replace_at
 
 from polyrelu import (
     InvalidArgumentError,
@@ -661,16 +663,6 @@ JSON_VALUES = st.recursive(
 )
 
 
-def replace_at(obj, path, value):
-    """A copy of a JSON object with the value at ``path`` (keys and indices) replaced."""
-    if not path:
-        return value
-    head, *rest = path
-    copy = list(obj) if isinstance(obj, list) else dict(obj)
-    copy[head] = replace_at(obj[head], rest, value)
-    return copy
-
-
 def json_paths(obj, prefix=()):
     yield prefix
     if isinstance(obj, dict):
@@ -704,15 +696,6 @@ def test_any_json_value_anywhere_gives_a_network_or_a_polyrelu_error(where, valu
 
 
 # -- hostile input: .npz --------------------------------------------------------------------
-def npy_bytes(array, **header):
-    """An .npy member: the array's real header with ``header`` fields forged, then the array's data."""
-    fields = np.lib.format.header_data_from_array_1_0(array)
-    fields.update(header)
-    out = io.BytesIO()
-    np.lib.format.write_array_header_1_0(out, fields)
-    return out.getvalue() + array.tobytes()
-
-
 def zip_archive(path, members, compression=zipfile.ZIP_STORED):
     with zipfile.ZipFile(path, "w", compression=compression) as archive:
         for name, data in members.items():

@@ -49,7 +49,7 @@ from polyrelu import (
     UnsafeFileError,
 )
 
-__all__ = ["COMMANDS", "MARKER_PREFIX", "RECOVER_QUERIES", "RECOVER_RESULT", "Case", "command_line", "make_corpus", "markers"]
+__all__ = ["COMMANDS", "MARKER_PREFIX", "RECOVER_QUERIES", "RECOVER_RESULT", "Case", "command_line", "make_corpus", "markers", "npy_bytes"]
 
 # The commands that read a network, in the order they are run.
 COMMANDS = ("info", "complex", "weights", "graph", "analyze", "recover")
@@ -200,7 +200,7 @@ def _json_cases():
 
 
 # -- NumPy archives -------------------------------------------------------------------------------
-def _npy(array, **header):
+def npy_bytes(array, **header):
     """An .npy member: the array's own header with ``header`` fields forged, then the array's bytes."""
     fields = np.lib.format.header_data_from_array_1_0(array)
     fields.update(header)
@@ -211,10 +211,10 @@ def _npy(array, **header):
 
 def _good_members():
     return {
-        "W1.npy": _npy(np.array([[1.0, 2.0], [3.0, -4.0]])),
-        "b1.npy": _npy(np.array([0.0, 1.0])),
-        "W2.npy": _npy(np.array([[1.0, -1.0]])),
-        "b2.npy": _npy(np.array([0.5])),
+        "W1.npy": npy_bytes(np.array([[1.0, 2.0], [3.0, -4.0]])),
+        "b1.npy": npy_bytes(np.array([0.0, 1.0])),
+        "W2.npy": npy_bytes(np.array([[1.0, -1.0]])),
+        "b2.npy": npy_bytes(np.array([0.5])),
     }
 
 
@@ -235,19 +235,19 @@ def _npz_cases(directory):
     marker = directory / f"{MARKER_PREFIX}npz-object"
     pickled = io.BytesIO()
     np.lib.format.write_array(pickled, np.array([[_OpensAFile(marker)]], dtype=object), allow_pickle=True)
-    archive("forged-header.npz", {"W1.npy": _npy(np.ones(4), shape=(10**9,))})
-    archive("header-size-mismatch.npz", {"W1.npy": _npy(np.ones((2, 2)), shape=(2, 3))})
-    archive("bomb.npz", {"W1.npy": _npy(np.zeros((2048, 2048)))}, compression=zipfile.ZIP_DEFLATED)
+    archive("forged-header.npz", {"W1.npy": npy_bytes(np.ones(4), shape=(10**9,))})
+    archive("header-size-mismatch.npz", {"W1.npy": npy_bytes(np.ones((2, 2)), shape=(2, 3))})
+    archive("bomb.npz", {"W1.npy": npy_bytes(np.zeros((2048, 2048)))}, compression=zipfile.ZIP_DEFLATED)
     archive("object-array.npz", {"W1.npy": pickled.getvalue()})
     archive("member-without-suffix.npz", {"W1": _good_members()["W1.npy"]}, drop=("W1.npy",))
-    archive("foreign-member.npz", {"foo.npy": _npy(np.zeros(1))})
+    archive("foreign-member.npz", {"foo.npy": npy_bytes(np.zeros(1))})
     archive("missing-member.npz", drop=("b2.npy",))
     archive("far-index.npz", {"W999999999.npy": _good_members()["W2.npy"]})
-    archive("complex-dtype.npz", {"W1.npy": _npy(np.ones((2, 2), dtype=complex))})
-    archive("bool-dtype.npz", {"W1.npy": _npy(np.ones((2, 2), dtype=bool))})
-    archive("structured-dtype.npz", {"W1.npy": _npy(np.zeros((2, 2), dtype=[("a", "<f8")]))})
-    archive("nan-entry.npz", {"b1.npy": _npy(np.array([0.0, np.nan]))})
-    archive("longdouble.npz", {"W1.npy": _npy(np.array([[1, 2], [3, -4]], dtype=np.longdouble) / 3)})
+    archive("complex-dtype.npz", {"W1.npy": npy_bytes(np.ones((2, 2), dtype=complex))})
+    archive("bool-dtype.npz", {"W1.npy": npy_bytes(np.ones((2, 2), dtype=bool))})
+    archive("structured-dtype.npz", {"W1.npy": npy_bytes(np.zeros((2, 2), dtype=[("a", "<f8")]))})
+    archive("nan-entry.npz", {"b1.npy": npy_bytes(np.array([0.0, np.nan]))})
+    archive("longdouble.npz", {"W1.npy": npy_bytes(np.array([[1, 2], [3, -4]], dtype=np.longdouble) / 3)})
     archive("npy-version-3.npz", {"W1.npy": b"\x93NUMPY\x03\x00" + _good_members()["W1.npy"][8:]})
     np.save(directory / "single-array.npy", np.ones((2, 2)))
     os.replace(directory / "single-array.npy", directory / "single-array.npz")

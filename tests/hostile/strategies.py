@@ -31,6 +31,7 @@ __all__ = [
     "state_dict_specs",
     "build_state_dict",
     "state_dict_reference",
+    "replace_at",
 ]
 
 # -- JSON --------------------------------------------------------------------------------------------
@@ -78,12 +79,13 @@ def _paths(obj, prefix=()):
             yield from _paths(value, (*prefix, i))
 
 
-def _replaced(obj, path, value):
+def replace_at(obj, path, value):
+    """A copy of a JSON object with the value at ``path`` (keys and indices) replaced."""
     if not path:
         return value
     head, *rest = path
     copy = dict(obj) if isinstance(obj, dict) else list(obj)
-    copy[head] = _replaced(obj[head], rest, value)
+    copy[head] = replace_at(obj[head], rest, value)
     return copy
 
 
@@ -95,18 +97,18 @@ def _damaged_object(draw, obj):
     for key in path:
         target = target[key]
     if kind == "replace":
-        return _replaced(obj, path, draw(JSON_VALUES | NUMBERS))
+        return replace_at(obj, path, draw(JSON_VALUES | NUMBERS))
     if kind == "drop" and isinstance(target, (dict, list)) and target:
         keys = list(target) if isinstance(target, dict) else list(range(len(target)))
         key = draw(st.sampled_from(keys))
         copy = dict(target) if isinstance(target, dict) else list(target)
         del copy[key]
-        return _replaced(obj, path, copy)
+        return replace_at(obj, path, copy)
     if kind == "add" and isinstance(target, dict):
-        return _replaced(obj, path, {**target, draw(TEXT | st.sampled_from(["activation", "layers", "Version"])): draw(JSON_VALUES)})
+        return replace_at(obj, path, {**target, draw(TEXT | st.sampled_from(["activation", "layers", "Version"])): draw(JSON_VALUES)})
     if kind == "unwrap" and isinstance(target, list) and target:
-        return _replaced(obj, path, target[0])
-    return _replaced(obj, path, [target])
+        return replace_at(obj, path, target[0])
+    return replace_at(obj, path, [target])
 
 
 @st.composite
