@@ -93,9 +93,9 @@ EXEMPT = {
         "built by dependency_graph, parameter_dependency_graph and the readers; the constructor wraps their igraph graph"
     ),
     "polyrelu.dependency.DepthHierarchy": _RESULT,
-    "polyrelu.recovery.RecoveryResult": _RESULT,
+    "polyrelu.recovery.driver.RecoveryResult": _RESULT,
     "polyrelu.complex.CellEstimate": _RESULT,
-    "polyrelu.recovery.Kink": _RESULT,
+    "polyrelu.recovery.breakpoints.Kink": _RESULT,
     "polyrelu.analysis.Analysis": "built by analyze",
     "polyrelu.geometry.lp.Feasibility": "an enumeration; its members are used, never constructed",
     "polyrelu.geometry.lp.FeasibilityCertificate": "returned by LPOracle.decide",
@@ -729,11 +729,11 @@ API = {
         dict(data=(fx.K.to_json(), ()), name=("complex", CHOICE), source=(None, OPTIONAL_TEXT)),
     ),
     # -- polyrelu.recovery
-    "polyrelu.recovery.network_oracle": lambda fx: (
+    "polyrelu.recovery.oracle.network_oracle": lambda fx: (
         recovery.network_oracle,
         dict(net=(fx.net, NETWORK), float_output=(False, FLAG)),
     ),
-    "polyrelu.recovery.line_kinks": lambda fx: (
+    "polyrelu.recovery.breakpoints.line_kinks": lambda fx: (
         recovery.line_kinks,
         dict(
             oracle=(recovery.network_oracle(fx.net), CALLABLE),
@@ -743,7 +743,7 @@ API = {
             float_oracle=(False, FLAG),
         ),
     ),
-    "polyrelu.recovery.kink_data": lambda fx: (
+    "polyrelu.recovery.breakpoints.kink_data": lambda fx: (
         recovery.kink_data,
         dict(
             oracle=(recovery.network_oracle(fx.net), CALLABLE),
@@ -752,7 +752,7 @@ API = {
             float_oracle=(False, FLAG),
         ),
     ),
-    "polyrelu.recovery.recover_network": lambda fx: (
+    "polyrelu.recovery.driver.recover_network": lambda fx: (
         recovery.recover_network,
         dict(
             oracle=(recovery.network_oracle(fx.other), CALLABLE),

@@ -1,0 +1,33 @@
+"""Recovery of a network's parameters from function values alone.
+
+The constructive side of identifiability (docs/design.md §5, §6): given only a black
+box ``x ↦ f(x)`` and the input dimension, rebuild a network computing ``f``.
+The algorithms here never see parameters; they query the oracle and do exact
+rational arithmetic on the answers.
+
+- :func:`line_kinks`: the breakpoints of ``f`` on a line, exactly: ``f`` is
+  piecewise linear there, so two one-sided lines meet at the kink.
+- :func:`kink_data`: the affine maps of ``f`` on both sides of a breakpoint,
+  the breakpoint facet's hyperplane (primitive integer row) and its tropical
+  weight (docs/design.md §3).
+- :func:`recover_network`: layer by layer, from breakpoints on random lines to
+  a network, with every neuron's formula solved exactly and the result checked
+  against the oracle on every region of its own canonical complex.
+
+Floats may appear only in the float-oracle mode (``float_oracle=True``),
+which is named as such, rationalises its answers and reports how far the
+recovered network is from the oracle on fresh points.
+"""
+
+from .breakpoints import Kink, kink_data, line_kinks
+from .driver import RecoveryResult, recover_network
+from .oracle import network_oracle
+
+__all__ = [
+    "RecoveryResult",
+    "Kink",
+    "network_oracle",
+    "line_kinks",
+    "kink_data",
+    "recover_network",
+]

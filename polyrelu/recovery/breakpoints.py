@@ -1,0 +1,347 @@
+"""breakpoints"""
+
+import dataclasses
+import math
+from fractions import Fraction
+
+
+from ..checks import require_bool, require_callable, require_sequence
+from ..complex import domain_polyhedron
+from ..errors import RecoveryError, ShapeError, UsageError
+from ..geometry.rational import row_value, to_fraction_vector
+
+from .numerics import _Exact, _Failure, _Float, _add, _dot, _mul, _sub, _tangent_basis
+from .oracle import _Queries
+
+__all__ = ['Kink', 'line_kinks', 'kink_data']
+
+
+def _intersection(ga, sa, a, gb, sb, b, numerics):
+    """The parameter where the lines ``ga + sa (t - a)`` and ``gb + sb (t - b)`` meet, or None."""
+    ds = _sub(sa, sb)
+    k = max(range(len(ds)), key=lambda i: abs(ds[i]))
+    if ds[k] == 0:
+        return None
+    t = (gb[k] - sb[k] * b - ga[k] + sa[k] * a) / ds[k]
+    if not numerics.equal(_add(ga, _mul(t - a, sa)), _add(gb, _mul(t - b, sb))):
+        return None
+    return t
+
+
+# bisection splits off-centre: kinks of structured functions sit at simple fractions of simple intervals,
+# and a kink exactly at a split point would be invisible from both halves
+_SPLIT = Fraction(53, 128)
+
+
+def _segment_kinks(g, a, b, numerics):
+    """Kinks of the piecewise-linear ``g`` on ``[a, b]``: ``(t, left slope, right slope, t0, t1)`` with ``g`` linear on ``[t0, t]`` and ``[t, t1]``.
+
+    An interval is accepted as linear when the slopes at both ends agree and
+    ``g`` is on that line at the midpoint and the far end; it holds one kink
+    ``t`` when the two end lines meet at ``t`` and ``g`` is on the left line at
+    ``(a + t)/2`` and ``t``, on the right line at ``(t + b)/2``. Otherwise it is
+    bisected. A black box can hide kinks that cancel between sample points;
+    these checks make that a coincidence of exact rationals.
+    """
+    found = []
+    stack = [(a, b)]
+    while stack:
+        a, b = stack.pop()
+        width = b - a
+        if width <= numerics.min_width * (1 + abs(a) + abs(b)):
+            raise _Failure(f"could not separate the kinks of f near t = {float(a):.6g} on a search line")
+        h = width * numerics.shrink
+        ga, gb = g(a), g(b)
+        sa = _mul(1 / h, _sub(g(a + h), ga))
+        sb = _mul(1 / h, _sub(gb, g(b - h)))
+        mid = a + width * _SPLIT
+        if numerics.equal(sa, sb):
+            line = lambda t: _add(ga, _mul(t - a, sa))  # noqa: E731
+            if numerics.equal(g(mid), line(mid)) and numerics.equal(gb, line(b)):
+                continue
+        else:
+            t = _intersection(ga, sa, a, gb, sb, b, numerics)
+            if t is not None and a + h < t < b - h:
+                # the end lines can also meet left of two close kinks (then g(t) is on both by construction):
+                # g must leave the left line right after t
+                left, right, eps = (a + t) / 2, (t + b) / 2, h * numerics.shrink
+                if (
+                    numerics.equal(g(t), _add(ga, _mul(t - a, sa)))
+                    and numerics.equal(g(left), _add(ga, _mul(left - a, sa)))
+                    and numerics.equal(g(right), _add(gb, _mul(right - b, sb)))
+                    and numerics.equal(g(t - eps), _add(ga, _mul(t - eps - a, sa)))
+                    and numerics.equal(g(t + eps), _add(gb, _mul(t + eps - b, sb)))
+                ):
+                    # how far the side maps may reach: float answers want long steps against noise
+                    reach = (left, right) if isinstance(numerics, _Float) else (t - eps, t + eps)
+                    found.append((t, sa, sb, *reach))
+                    continue
+        stack.extend([(mid, b), (a, mid)])
+    return sorted(found, key=lambda k: k[0])
+
+
+def _line_range(point, direction, domain_rows):
+    """``[t0, t1]`` with ``point + t·direction`` in the polytope ``domain_rows`` (exact), or None if empty."""
+    lo, hi = None, None
+    for row in domain_rows:
+        base = row_value(row, point)
+        rate = _dot(row[1:], direction)
+        if rate == 0:
+            if base < 0:
+                return None
+            continue
+        t = -base / rate
+        if rate > 0:
+            lo = t if lo is None else max(lo, t)
+        else:
+            hi = t if hi is None else min(hi, t)
+    if lo is None or hi is None or lo >= hi:
+        return None
+    return lo, hi
+
+
+def _line_kinks(queries, point, direction, domain_rows, numerics, reach=16):
+    """Kinks of ``f`` on a line (or its segment inside the domain): see :func:`line_kinks`."""
+    g = lambda t: queries(_add(point, _mul(t, direction)))  # noqa: E731
+    if domain_rows is not None:
+        span = _line_range(point, direction, domain_rows)
+        if span is None:
+            return []
+        return _segment_kinks(g, *span, numerics)
+    T = Fraction(reach)
+    while T < 2**64:
+        # beyond ±T f must be linear: the slope just outside T continues to 2T and 64T
+        linear = True
+        for side in (1, -1):
+            t0, t1, t2 = side * T, 2 * side * T, 64 * side * T
+            step = side * T * numerics.shrink
+            s0 = _mul(1 / step, _sub(g(t0 + step), g(t0)))
+            s1 = _mul(1 / (t2 - t1), _sub(g(t2), g(t1)))
+            s01 = _mul(1 / (t1 - t0), _sub(g(t1), g(t0)))
+            if not (numerics.equal(s0, s1) and numerics.equal(s0, s01)):
+                linear = False
+        if linear:
+            # a little beyond ±T on both sides: a kink exactly at ±T is an end point of the tail checks
+            return _segment_kinks(g, -T * Fraction(97, 96), T * Fraction(97, 96), numerics)
+        T *= 64
+    raise _Failure("f keeps bending beyond 2^64 along a search line")
+
+
+def line_kinks(oracle, point, direction, *, domain=None, float_oracle=False):
+    """The breakpoints of ``f`` on the line ``point + t·direction``, exactly.
+
+    Parameters
+    ----------
+    oracle : callable
+        ``x ↦ f(x)`` with exact values (see :func:`recover_network`).
+    point, direction : sequence of numbers
+    domain : Box, Polyhedron or rows, optional
+        Search only the segment inside this polytope; by default the whole
+        line, whose ends are found by doubling until ``f`` is linear beyond.
+    float_oracle : bool
+        Tolerant comparisons for a floating-point oracle.
+
+    Returns
+    -------
+    list of Fraction
+        The parameters ``t`` of the kinks, increasing.
+
+    Examples
+    --------
+    ``f(x) = |x1| + relu(x2 - 1)`` on the line ``(t, t)``:
+
+    >>> from polyrelu import ReLUNetwork, network_oracle
+    >>> net = ReLUNetwork([[[1, 0], [-1, 0], [0, 1]], [[1, 1, 1]]], [[0, 0, -1], [0]])
+    >>> line_kinks(network_oracle(net), (0, 0), (1, 1))
+    [Fraction(0, 1), Fraction(1, 1)]
+    """
+    point, direction = _line_arguments("line_kinks", oracle, point, direction, float_oracle)
+    numerics = _Float(1e-9, 1 << 24) if float_oracle else _Exact()
+    queries = _Queries(oracle, len(point), numerics, math.inf)
+    rows = _domain_rows(domain, len(point))
+    try:
+        return [t for t, *_ in _line_kinks(queries, point, direction, rows, numerics)]
+    except _Failure as exc:
+        raise RecoveryError(str(exc)) from None
+
+
+def _line_arguments(caller, oracle, point, direction, float_oracle):
+    """The checked arguments of a search along one line: exact point and non-zero direction of one length."""
+    require_callable(oracle, "oracle", caller)
+    require_bool(float_oracle, "float_oracle", caller)
+    point = to_fraction_vector(require_sequence(point, "point", caller), f"{caller}: point")
+    direction = to_fraction_vector(require_sequence(direction, "direction", caller), f"{caller}: direction")
+    if len(point) != len(direction):
+        raise ShapeError(f"{caller}: point has {len(point)} coordinates but direction has {len(direction)}; give both in Q^n0")
+    if not point:
+        raise ShapeError(f"{caller}: point is empty; give one coordinate per input")
+    if not any(direction):
+        raise UsageError(f"{caller}: direction is zero; give a non-zero direction")
+    return point, direction
+
+
+@dataclasses.dataclass(frozen=True)
+class Kink:
+    """A point on a breakpoint facet of ``f`` with the exact local data there (docs/design.md §3).
+
+    Attributes
+    ----------
+    point : tuple of Fraction
+    row : tuple of int
+        Primitive integer row ``(c, ν)``: the facet's affine hull is ``c + ν·x = 0``.
+    jump : tuple of Fraction
+        The tropical weight ``w`` with ``J_+ - J_- = w ⊗ ν``, ``+`` the side ``c + ν·x > 0``.
+    plus, minus : tuple
+        The affine maps ``(A, c)`` of ``f`` on the two sides.
+    """
+
+    point: tuple
+    row: tuple
+    jump: tuple
+    plus: tuple
+    minus: tuple
+
+
+def _side_map(queries, base, eta, n0, numerics):
+    """The affine map of ``f`` near ``base`` from ``n0 + 2`` values (one to check affinity), or None."""
+    f0 = queries(base)
+    cols = []
+    for j in range(n0):
+        x = list(base)
+        x[j] += eta
+        cols.append(_mul(1 / eta, _sub(queries(x), f0)))
+    A = tuple(tuple(col[i] for col in cols) for i in range(len(f0)))
+    c = tuple(f0[i] - _dot(A[i], base) for i in range(len(f0)))
+    probe = tuple(v - eta / (j + 2) for j, v in enumerate(base))
+    predicted = tuple(_dot(A[i], probe) + c[i] for i in range(len(f0)))
+    if not numerics.equal(queries(probe), predicted):
+        return None
+    return A, c
+
+
+def _kink_from_maps(point, left, right, direction, numerics):
+    """The :class:`Kink` at ``point`` from the maps on both sides, or None when they are not a facet's."""
+    (Al, cl), (Ar, cr) = left, right
+    J = [_sub(r, l) for r, l in zip(Ar, Al)]
+    k = max(range(len(J)), key=lambda i: max(abs(v) for v in J[i]))
+    if numerics.zero(J[k]):
+        return None
+    jrow = J[k]
+    # rank one: every row of the jump is a multiple of the largest
+    p = max(range(len(jrow)), key=lambda j: abs(jrow[j]))
+    weights = [Ji[p] / jrow[p] for Ji in J]
+    if not all(numerics.equal(Ji, _mul(w, jrow)) for Ji, w in zip(J, weights)):
+        return None
+    value_l = tuple(_dot(a, point) + c for a, c in zip(Al, cl))
+    value_r = tuple(_dot(a, point) + c for a, c in zip(Ar, cr))
+    if not numerics.equal(value_l, value_r):
+        return None
+    row = numerics.rationalize_row((-_dot(jrow, point), *jrow))
+    if _dot(row[1:], direction) < 0:
+        row = tuple(-v for v in row)
+    normal = row[1:]
+    q = next(j for j, v in enumerate(normal) if v != 0)
+    jump = tuple(J[i][q] / normal[q] for i in range(len(J)))
+    return Kink(tuple(point), row, jump, (Ar, cr), (Al, cl))
+
+
+def _kink_at(queries, point, step, n0, numerics):
+    """The :class:`Kink` at ``point``, a kink of ``f`` on the line ``point + t·step``, with ``step`` inside both linear pieces."""
+    eta = max(abs(v) for v in step) * numerics.shrink
+    for _ in range(3):
+        left = _side_map(queries, _sub(point, step), eta, n0, numerics)
+        right = _side_map(queries, _add(point, step), eta, n0, numerics)
+        if left is not None and right is not None:
+            kink = _kink_from_maps(point, left, right, step, numerics)
+            if kink is not None:
+                return kink
+        eta *= numerics.shrink
+    return None
+
+
+def kink_data(oracle, point, direction, *, float_oracle=False):
+    """The :class:`Kink` (facet hyperplane, weight, side maps) at a breakpoint found on a line.
+
+    Parameters
+    ----------
+    oracle : callable
+    point : sequence of numbers
+        A kink of ``f`` on the line through it with ``direction``, e.g. from
+        :func:`line_kinks`.
+    direction : sequence of numbers
+        The step to each side: ``f`` must be linear from ``point`` to
+        ``point ± direction`` (the two linear pieces reach that far).
+
+    Returns
+    -------
+    Kink
+
+    Raises
+    ------
+    RecoveryError
+        The maps on the two sides do not differ by a rank-one jump that is
+        continuous at ``point`` (not a single breakpoint facet there).
+
+    Examples
+    --------
+    >>> from polyrelu import ReLUNetwork, network_oracle
+    >>> f = network_oracle(ReLUNetwork([[[1, -2]], [[3]]], [[1], [0]]))
+    >>> k = kink_data(f, (1, 1), ("1/8", 0))
+    >>> k.row, k.jump
+    ((1, 1, -2), (Fraction(3, 1),))
+    """
+    point, step = _line_arguments("kink_data", oracle, point, direction, float_oracle)
+    numerics = _Float(1e-9, 1 << 24) if float_oracle else _Exact()
+    queries = _Queries(oracle, len(point), numerics, math.inf)
+    kink = _kink_at(queries, point, step, len(point), numerics)
+    if kink is None:
+        raise RecoveryError(f"f has no single breakpoint facet through {tuple(map(str, point))} along {tuple(map(str, step))}")
+    return kink
+
+
+def _is_kink_along(queries, point, row, numerics, radius=None):
+    """Whether ``f`` bends at ``point`` across the hyperplane ``row`` and nowhere else nearby (finite differences, exact).
+
+    Returns the point (in float mode the kink found near it), or None.
+
+    The probes stay within ``2·radius`` (max-norm) of ``point``; by default
+    tiny and not growing with ``|point|``: far out, hypersurfaces run parallel
+    or converge at distances that do not grow with it.
+    """
+    normal = row[1:]
+    near_other = radius is not None  # the caller knows of another hypersurface close by
+    if radius is None:
+        radius = min(max(1, max(abs(v) for v in point)) * numerics.shrink**3, numerics.shrink**2)
+    eta = radius / max(abs(v) for v in normal)
+    if isinstance(numerics, _Float):
+        # a rounded prediction misses the hypersurface by more than the probes reach: find the kink nearby first
+        unit = _mul(Fraction(1) / max(abs(v) for v in normal), normal)
+        reach = (1 + max(abs(v) for v in point)) * Fraction(numerics.tolerance * 1e6)
+        if near_other:
+            reach = min(reach, 8 * radius)
+        g = lambda t: queries(_add(point, _mul(t, unit)))  # noqa: E731
+        near = _segment_kinks(g, -reach, reach, numerics)
+        if not near:
+            return None
+        point = _add(point, _mul(min((k[0] for k in near), key=abs), unit))  # the nearest: others are neighbours
+        eta = min(radius, reach) / 4 / max(abs(v) for v in normal)
+    nu = _mul(eta, normal)
+    f0 = queries(point)
+    fp, fpp = queries(_add(point, nu)), queries(_add(point, _mul(2, nu)))
+    fm, fmm = queries(_sub(point, nu)), queries(_sub(point, _mul(2, nu)))
+    if not (numerics.equal(_sub(fpp, fp), _sub(fp, f0)) and numerics.equal(_sub(f0, fm), _sub(fm, fmm))):
+        return None
+    if numerics.equal(_sub(fp, f0), _sub(f0, fm)):
+        return None
+    scale = eta * max(abs(v) for v in normal)
+    for u in _tangent_basis(normal):
+        step = _mul(scale / max(abs(v) for v in u), u)
+        if not numerics.equal(_add(queries(_add(point, step)), queries(_sub(point, step))), _mul(2, f0)):
+            return None
+    return point
+
+
+def _domain_rows(domain, n0):
+
+    poly = domain_polyhedron(domain, n0)
+    return None if poly is None else tuple(tuple(r) for r in poly.inequalities)

@@ -1,0 +1,710 @@
+"""driver"""
+
+import dataclasses
+import itertools
+import math
+import sys
+import time
+from fractions import Fraction
+
+import numpy as np
+from tqdm import tqdm
+
+from ..checks import require_bool, require_callable, require_int, require_real
+from ..complex import Box
+from ..errors import ComplexTooLargeError, RecoveryError, UsageError
+from ..geometry import Polyhedron
+from ..geometry.rational import row_value, to_fraction
+from ..network import ReLUNetwork
+from ..symmetry import canonical_form
+
+from .numerics import _BudgetExhausted, _Clock, _Exact, _Failure, _Float, _TimeSpent, _add, _complement, _mul, _sub
+from .oracle import _DEFAULT_TOLERANCES, _Queries
+from .breakpoints import _domain_rows, _is_kink_along, _kink_at, _line_kinks, _line_range
+from .partial import _Partial
+from .first_layer import _explained_by, _hyperplane_neuron, _partly_bent_hyperplanes
+from .families import _fix_family, _merge_families, _on_pieces
+from .tracing import _drop_deeper, _trace
+from .orientation import _apply_flips, _orient
+from .output import _Missed, _fit_output
+
+__all__ = ['RecoveryResult', 'recover_network']
+
+
+@dataclasses.dataclass(frozen=True)
+class RecoveryResult:
+    """The answer of :func:`recover_network`.
+
+    Attributes
+    ----------
+    status : {"recovered", "undecided"}
+        ``"recovered"``: ``network`` agrees with the oracle on ``n0 + 2``
+        points of every region of its own canonical complex, and on fresh
+        random points spread over the whole ``domain`` its largest deviation
+        is at most ``threshold`` (zero in exact mode).
+    network : ReLUNetwork or None
+        The recovered network in canonical form (docs/design.md §1); None unless
+        recovered.
+    queries : int
+        Distinct points at which the oracle was evaluated.
+    reason : str or None
+        Why recovery is ``"undecided"`` (which step or condition failed, the
+        budget spent, or the deviation above the threshold).
+    kinks : int
+        Breakpoints located on search lines.
+    lines : int
+        Search lines used.
+    layer_widths : tuple of int
+        Hidden widths found.
+    regions : int
+        Regions of the recovered network's complex on which ``f`` was checked.
+    rounds : int
+        Rebuilds (a round ends early when ``f`` bends where the network so far does not).
+    elapsed : float
+        Seconds.
+    max_deviation : float or None
+        The largest ``|f(x) - g(x)|`` over the fresh check points of the last
+        candidate network ``g`` (recovered or not); None if no candidate was checked.
+    domain : Box or Polyhedron or None
+        The query region: the polytope given; on all of ``R^n0``
+        (``whole_space``) the box over which the fresh checks were spread
+        uniformly (search lines run further, see ``docs/recovery.md``).
+    whole_space : bool
+        Whether recovery was asked for all of ``R^n0``.
+    tolerance : float or None
+        Float mode: the relative tolerance used (given, or chosen from the
+        oracle's answers); None in exact mode.
+    threshold : float or None
+        The largest deviation accepted on the fresh points of the last
+        candidate: ``tolerance · max(1, max |f|)`` there, ``0`` in exact mode.
+    """
+
+    status: str
+    network: object
+    queries: int
+    reason: object
+    kinks: int
+    lines: int
+    layer_widths: tuple
+    regions: int
+    rounds: int
+    elapsed: float
+    max_deviation: object = None
+    domain: object = None
+    whole_space: bool = False
+    tolerance: object = None
+    threshold: object = None
+
+    def __bool__(self):
+        return self.status == "recovered"
+
+    def __str__(self):
+        head = f"recovery: {self.status}" + (f" ({self.reason})" if self.reason else "")
+        arch = str(self.network.architecture) if self.network is not None else "-"
+        lines = [
+            head,
+            f"  network            {arch}",
+            f"  domain             {_describe_domain(self.domain, self.whole_space)}",
+            f"  queries            {self.queries}",
+            f"  breakpoints found  {self.kinks} on {self.lines} lines",
+            f"  regions checked    {self.regions}",
+            f"  rounds             {self.rounds}",
+            f"  time               {self.elapsed:.2f} s",
+        ]
+        if self.tolerance is not None:
+            lines.append(f"  tolerance          {self.tolerance:.3g} (relative, float oracle)")
+        if self.max_deviation is not None:
+            accepted = "" if self.threshold is None else f" (at most {self.threshold:.3g} accepted)"
+            lines.append(f"  max deviation      {self.max_deviation:.3g}{accepted}")
+        return "\n".join(lines)
+
+
+def _describe_domain(domain, whole_space=False):
+    """``box:LO,HI`` (the command line's notation), a polytope's size, or all of ``R^n0`` with its check box."""
+    if domain is None:
+        return "-"
+    if isinstance(domain, Box):
+        bounds = [domain.lower, domain.upper]
+        if all(hasattr(v, "__len__") and not isinstance(v, str) for v in bounds):
+            text = "box:" + ";".join(f"{to_fraction(a, 'box')},{to_fraction(b, 'box')}" for a, b in zip(*bounds))
+        else:
+            text = "box:" + ",".join(str(to_fraction(v, "box")) for v in bounds)
+    else:
+        text = f"the polytope of {len(domain.inequalities)} inequalities"
+    if whole_space:
+        return f"all of R^n0: whole search lines; fresh checks uniform in {text} and out to 2^20 times as far"
+    return text
+
+
+def _random_point(rng, n0, domain_rows, vertices, window):
+    if domain_rows is None:
+        return tuple(Fraction(int(rng.integers(-1024, 1025)), 1024) * window for _ in range(n0))
+    weights = [Fraction(int(v) + 1) for v in rng.integers(0, 64, size=len(vertices))]
+    total = sum(weights)
+    return tuple(sum(w * v[i] for w, v in zip(weights, vertices)) / total for i in range(n0))
+
+
+def _uniform_point(rng, lower, upper):
+    """A point uniform (on a grid of 2^20 steps per side) in the box ``prod [lower_i, upper_i]``."""
+    steps = 1 << 20
+    return tuple(a + (b - a) * Fraction(int(rng.integers(0, steps + 1)), steps) for a, b in zip(lower, upper))
+
+
+def _jittered_points(rng, lower, upper, count):
+    """``count`` points in a box, each uniform in its own cell of a ``k^n`` grid (``k^n <= count``), the rest uniform.
+
+    Stratified sampling: as uniform as independent points, but no part of the
+    box larger than a grid cell is left out.
+    """
+    n = len(lower)
+    k = max(1, int(count ** (1 / n) + 1e-9)) if n else 1
+    points = []
+    for cell in itertools.product(range(k), repeat=n):
+        start = tuple(a + (b - a) * Fraction(c, k) for a, b, c in zip(lower, upper, cell))
+        stop = tuple(a + (b - a) * Fraction(c + 1, k) for a, b, c in zip(lower, upper, cell))
+        points.append(_uniform_point(rng, start, stop))
+    return points + [_uniform_point(rng, lower, upper) for _ in range(count - len(points))]
+
+
+def _points_on_box_surface(rng, n0, radius, count):
+    """About ``count`` points on the surface of ``[-radius, radius]^n0``: a stratified sample of each facet, so of every direction."""
+    per_facet = max(1, count // (2 * n0))
+    points = []
+    for axis in range(n0):
+        for side in (-radius, radius):
+            for y in _jittered_points(rng, (-radius,) * (n0 - 1), (radius,) * (n0 - 1), per_facet):
+                points.append((*y[:axis], side, *y[axis:]))
+    return points
+
+
+def _check_window(window):
+    """The half-width of the box of fresh checks on ``R^n0``: a power of two at least four times the search window."""
+    return Fraction(2) ** max(0, math.ceil(math.log2(4 * window)))
+
+
+def _fresh_points(rng, n0, domain_rows, vertices, window, count):
+    """Points to check a candidate network on: ``count`` spread uniformly over the query region, more near its edges.
+
+    In a polytope: ``count`` points uniform in it (a stratified sample of the
+    box of its vertices, :func:`_jittered_points`, the points outside
+    replaced by uniform ones inside; random convex combinations of the
+    vertices where a thin polytope rejects too many), ``count // 2`` within
+    ``2^-10`` of the boundary (near the ends of random chords through uniform
+    points, exactly on it for some), and up to ``count // 4`` vertices (at
+    random), each moved ``2^-10`` of the way towards the centroid. On all of
+    ``R^n0`` (no ``domain_rows``): ``count`` points stratified in
+    ``[-window, window]^n0``, and ``count`` far out, stratified over the
+    surfaces of the boxes ``2^10`` and ``2^20`` times as large: ``f`` may
+    differ from a candidate only in a thin cone far out (5% of the directions
+    in a test case), which every direction class of the sample meets.
+    """
+    if domain_rows is None:
+        near = _jittered_points(rng, (-window,) * n0, (window,) * n0, count)
+        far = [p for r in (1 << 10, 1 << 20) for p in _points_on_box_surface(rng, n0, window * r, count // 2)]
+        return near + far
+    lower = tuple(min(v[i] for v in vertices) for i in range(n0))
+    upper = tuple(max(v[i] for v in vertices) for i in range(n0))
+
+    def inside(x):
+        return all(row_value(row, x) >= 0 for row in domain_rows)
+
+    def uniform():
+        for _ in range(64):
+            x = _uniform_point(rng, lower, upper)
+            if inside(x):
+                return x
+        return _random_point(rng, n0, domain_rows, vertices, 1)
+
+    points = [x if inside(x) else uniform() for x in _jittered_points(rng, lower, upper, count)]
+    while len(points) < count + count // 2:
+        x, d = uniform(), _random_direction(rng, n0)
+        span = _line_range(x, d, domain_rows)
+        if span is None:
+            continue
+        lo, hi = span
+        gap = (hi - lo) * Fraction(int(rng.integers(0, 1025)), 1 << 20)
+        points.append(_add(x, _mul(hi - gap if rng.integers(0, 2) else lo + gap, d)))
+    centroid = tuple(sum(v[i] for v in vertices) / len(vertices) for i in range(n0))
+    corners = rng.permutation(len(vertices))[: count // 4]
+    points += [_add(vertices[k], _mul(Fraction(1, 1024), _sub(centroid, vertices[k]))) for k in corners]
+    return points
+
+
+def _check_candidate(queries, net, points, numerics):
+    """``(deviation, threshold, off)``: ``max |f - g|`` over ``points``, the most accepted, the points off by more than the search's screening.
+
+    Every point is evaluated, so that the deviation is known even when the
+    search goes on (``off`` non-empty: :meth:`_Exact.close` fails there).
+    """
+    deviation, largest, off = Fraction(0), Fraction(0), []
+    for x in points:
+        fx, gx = queries(x), net(x)
+        if not numerics.close(fx, gx):
+            off.append(x)
+        deviation = max(deviation, max(abs(a - b) for a, b in zip(fx, gx)))
+        largest = max(largest, max(abs(a) for a in fx))
+    return deviation, numerics.threshold(largest), off
+
+
+def _random_direction(rng, n0):
+    while True:
+        d = tuple(Fraction(int(v), 64) for v in rng.integers(-64, 65, size=n0))
+        if any(d):
+            return d
+
+
+class _Explorer:
+    """Search lines and the breakpoints found on them."""
+
+    def __init__(self, queries, n0, domain_rows, numerics, rng):
+        self.queries = queries
+        self.n0 = n0
+        self.rows = domain_rows
+        self.numerics = numerics
+        self.rng = rng
+        self.kinks = []
+        self.lines = 0
+        self.window = Fraction(1)
+        self.vertices = None
+        if domain_rows is not None:
+            self.vertices = Polyhedron(ieqs=domain_rows, ambient_dim=n0).vertices()
+
+    def search(self, point=None, far=False):
+        """One random line, through ``point`` if given; ``far``: through a point ``2^20`` windows out.
+
+        A line far out crosses the unbounded regions only, seeing directions
+        near lines miss: a thin cone where ``f`` is not constant, far out.
+        Its breakpoints do not widen the window of the near lines.
+        """
+        scale = self.window * (1 << 20 if far and self.rows is None else 1)
+        p = point if point is not None else _random_point(self.rng, self.n0, self.rows, self.vertices, scale)
+        d = _random_direction(self.rng, self.n0)
+        self.lines += 1
+        for t, _, _, a, b in _line_kinks(self.queries, p, d, self.rows, self.numerics):
+            step = _mul(min(t - a, b - t) / 2, d)
+            point = _add(p, _mul(t, d))
+            kink = _kink_at(self.queries, point, step, self.n0, self.numerics)
+            if kink is not None and _is_kink_along(self.queries, point, kink.row, self.numerics):
+                self.kinks.append(kink)
+                if not far:
+                    self.window = max(self.window, 2 * max(abs(v) for v in kink.point))
+
+
+def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False, max_cells=1_000_000):
+    """One pass: layers from the breakpoints found so far, then the output layer. Returns (layers, output rows, regions)."""
+    log.clear()
+    clock = queries.clock
+    partial = _Partial(explorer.n0, domain, numerics, clock, max_cells)
+    pending = list(explorer.kinks)
+    while True:
+        known = len(partial.layers)
+        clock.stage = f"building the complex of {_layers_text(known)}"
+        partial.rebuild()
+        pending = [k for k in pending if not partial.explains(k)]
+        if not pending:
+            break
+        traced = []
+        failed = set()  # (region, hyperplane) pieces already traced in vain at this layer
+        clock.stage = "testing first-layer hyperplanes" if not known else f"tracing layer-{known + 1} hypersurfaces"
+        for kink in pending:
+            piece = (None if partial.net is None else getattr(partial.locate(kink.point), "id", None), kink.row)
+            if piece in failed:
+                continue
+            if _explained_by(partial, [c if partial.net is None else c[0] for c in traced], kink):
+                continue
+            if partial.net is None:
+                found = kink.row if _hyperplane_neuron(queries, kink, explorer.window, numerics, explorer.rows) else None
+            else:
+                found = _trace(queries, partial, kink, numerics, log=log)
+            if found is not None:
+                traced.append(found)
+            else:
+                failed.add(piece)
+        if partial.net is None and one_sided:
+            traced += _partly_bent_hyperplanes(queries, explorer, traced, [k for k in pending if (None, k.row) in failed])
+        if partial.net is not None:
+            traced = [c for c, *_ in _drop_deeper(queries, partial, traced, numerics)]
+        traced = [tuple(Fraction(v) for v in c) for c in traced]
+        # rounded formulas may miss that a breakpoint is explained: one neuron traced twice
+        traced = [c for i, c in enumerate(traced) if not any(numerics.parallel(c, d) for d in traced[:i])]
+        bar.update(len(traced))
+        if not traced and partial.net is not None:
+            guessed = _orientation_by_search(queries, partial, pending, numerics, log)
+            if guessed:
+                partial.layers.append(guessed)
+                continue
+        if not traced:
+            raise _Missed(pending[0].point)
+        if partial.net is None:
+            if isinstance(numerics, _Float):  # unit rows keep later least-squares systems well scaled
+                traced = [_mul(1 / max(abs(v) for v in c[1:]), c) for c in traced]
+            partial.layers.append([(tuple(c[1:]), c[0]) for c in traced])
+        else:
+            clock.stage = f"orienting layer {known}"
+            flips, rows, _ = _orient(partial, traced)
+            _apply_flips(partial, flips)
+            clock.stage = f"tracing layer-{known + 1} hypersurfaces with layer {known} oriented"
+            partial.layers.append(rows + _second_chance(queries, partial, rows, pending, numerics, log))
+    clock.stage = f"fitting the output layer on the complex of {_layers_text(len(partial.layers))}"
+    rows, regions = _fit_output(queries, partial, numerics)
+    return partial.layers, rows, regions
+
+
+def _layers_text(count):
+    """``"layer 1"``, ``"layers 1-3"``: the hidden layers known, for the stage of a recovery."""
+    return "no layer" if count == 0 else "layer 1" if count == 1 else f"layers 1-{count}"
+
+
+def _second_chance(queries, partial, rows, pending, numerics, log):
+    """More neurons of the layer just found, traced with the previous layer's orientation known.
+
+    A hypersurface that crosses few regions may leave its formula a family
+    over ``relu(ẑ_i)``, ``ẑ_i`` and ``1``; with the orientation fixed by its
+    layer-mates only ``relu(z_i)`` and ``1`` remain, and fewer pieces do.
+    What still stays free is a neuron's weight on a previous-layer neuron that
+    is off wherever it vanishes (TPIC fails): such families are merged across
+    the hypersurface's components and fixed by :func:`_fix_family`; the free
+    neurons are kept in ``partial.free`` for the output fit.
+    """
+    partial.rebuild(oriented=True)
+    n = len(partial.layers[-1])
+    position = {col: j for j, col in enumerate(partial.basis)}
+    if any(i not in position for i in range(n)) or n not in position:
+        return []
+    def vector(w, b):
+        c = [Fraction(0)] * len(partial.basis)
+        for i, v in enumerate(w):
+            c[position[i]] = v
+        c[position[n]] = b
+        return tuple(c)
+    found = [vector(w, b) for w, b in rows]
+    traced = []
+    for kink in pending:
+        if _explained_by(partial, found + [c for c, *_ in traced], kink) or _on_pieces(partial, traced, kink):
+            continue
+        result = _trace(queries, partial, kink, numerics, log=log)
+        if result is not None:
+            traced.append(result)
+    traced = _merge_families(partial, _drop_deeper(queries, partial, traced, numerics))
+    layer = len(partial.layers)
+    more = []
+    for c, regions, span, pieces in traced:
+        if span:
+            c = _fix_family(partial, span, regions, pieces)
+            if c is None:
+                continue
+        if any(numerics.parallel(c, d) for d in found + [vector(w, b) for w, b in more]):
+            continue
+        if span:
+            partial.free[layer, len(rows) + len(more)] = tuple(
+                (tuple(d[position[i]] for i in range(n)), d[position[n]]) for d in _complement(c, span)
+            )
+        more.append((tuple(c[position[i]] for i in range(n)), c[position[n]]))
+    return more
+
+
+def _orientation_by_search(queries, partial, pending, numerics, log, max_width=4):
+    """The next layer when no breakpoint pins a formula before the last layer is oriented: try every orientation.
+
+    Each orientation of a narrow last layer (at most ``max_width`` neurons,
+    exact mode) gets the oriented tracing of :func:`_second_chance`; a wrong
+    one makes the pieces' equations inconsistent. The orientation that
+    explains the most neurons is kept (the output fit checks it); None if
+    none explains any.
+    """
+    n = len(partial.layers[-1])
+    if n > max_width or isinstance(numerics, _Float):
+        return None
+    original, layer = list(partial.layers[-1]), len(partial.layers)
+    partial.clock.stage = f"searching the orientations of layer {layer}"
+    best = (0, None, None, None)
+    for flips in itertools.product((False, True), repeat=n):
+        partial.clock.check()
+        partial.layers[-1] = list(original)
+        _apply_flips(partial, flips)
+        for key in [key for key in partial.free if key[0] == layer]:
+            del partial.free[key]
+        rows = _second_chance(queries, partial, [], pending, numerics, log)
+        if len(rows) > best[0]:
+            best = (len(rows), flips, rows, {key: v for key, v in partial.free.items() if key[0] == layer})
+    partial.layers[-1] = list(original)
+    if best[1] is None:
+        return None
+    _, flips, rows, free = best
+    _apply_flips(partial, flips)
+    partial.free.update(free)
+    return rows
+
+
+def _check_arguments(oracle, input_dim, max_queries, lines, seed, float_oracle, tolerance, max_rounds, checks, max_seconds, max_cells, progress):
+    """The arguments of :func:`recover_network`: wrong types are InvalidArgumentError, unusable values UsageError."""
+    caller = "recover_network"
+    require_callable(oracle, "oracle", caller)
+    require_int(input_dim, "input_dim", caller, minimum=1)
+    for name, value in (("max_queries", max_queries), ("max_rounds", max_rounds), ("checks", checks), ("max_cells", max_cells)):
+        require_int(value, name, caller, minimum=1)
+    require_int(lines, "lines", caller, minimum=1, optional=True)
+    require_int(seed, "seed", caller, minimum=0)
+    require_bool(float_oracle, "float_oracle", caller)
+    if progress is not None:
+        require_bool(progress, "progress", caller)
+    require_real(max_seconds, "max_seconds", caller, above=0, optional=True)
+    if tolerance is not None:
+        if not float_oracle:
+            raise UsageError(f"{caller}: tolerance applies to float oracles (float_oracle=True); exact recovery compares exactly")
+        if require_real(tolerance, "tolerance", caller, above=0) >= 1:
+            raise UsageError(f"{caller}: tolerance must be a number in (0, 1), such as 1e-9 or 1e-4, not {tolerance!r}")
+
+
+def recover_network(
+    oracle,
+    input_dim,
+    *,
+    domain=None,
+    max_queries=1_000_000,
+    lines=None,
+    seed=0,
+    float_oracle=False,
+    tolerance=None,
+    max_rounds=6,
+    checks=64,
+    max_seconds=None,
+    max_cells=1_000_000,
+    progress=None,
+):
+    """Rebuild a ReLU network from function values alone.
+
+    Breakpoints of ``f`` are located exactly on random lines
+    (:func:`line_kinks`), each with its facet hyperplane (:func:`kink_data`).
+    Then, layer by layer:
+
+    1. **first layer**: a breakpoint whose hyperplane is a breakpoint of ``f``
+       at random far points too is a first-layer neuron;
+    2. **deeper layers**: with the layers so far known exactly, their
+       canonical complex is built, and a new breakpoint is traced across its
+       regions (the far-side hyperplane through the crossing is found from
+       one more kink); on each region a next-layer neuron is
+       ``Σ w_i relu(ẑ_i) + ψ``, so the pieces give linear equations, solved
+       exactly and accepted when unique up to scale with two more pieces
+       agreeing;
+    3. **signs**: ``relu(-z) = relu(z) - z`` makes the orientation of a layer a
+       0/1 solution of a linear system read from the next layer;
+    4. **output layer**: an exact linear solve from ``f``'s affine maps on
+       every region of the recovered complex, ``n0 + 2`` queries each (the
+       extra one checks that ``f`` is affine there).
+
+    A region where ``f`` is not affine, or a breakpoint no neuron explains,
+    sends more search lines through that place and starts a new round.
+
+    **Acceptance.** The candidate network ``g`` is then compared with ``f``
+    on fresh random points spread over the whole query region: ``checks``
+    points uniform in the domain, ``checks // 2`` within ``2^-10`` of its
+    boundary and up to ``checks // 4`` next to its vertices (on all of
+    ``R^n0``: uniform in a box four times the breakpoints' reach, and out to
+    ``2^20`` times as far). It is ``"recovered"`` only if the largest
+    deviation ``max |f(x) - g(x)|`` there is at most the threshold: ``0`` in
+    exact mode (exact equality), ``tolerance · max(1, max |f(x)|)`` over the
+    same points in float mode. The scale is ``max |f|``, not the spread
+    ``max f - min f``: a float oracle's own rounding grows with the size of
+    the values it returns, not with their spread, so no smaller deviation is
+    meaningful; the ``1`` keeps a function near zero from asking for less
+    than the rounding of hidden activations of size about 1. The looser
+    internal comparisons of the search (``10^3`` to ``10^6`` times the
+    tolerance) only steer it: a point off by more than those sends search
+    lines there; they never accept a network.
+
+    Parameters
+    ----------
+    oracle : callable
+        ``x ↦ f(x)``: takes a tuple of ``n0`` Fractions (floats in float mode)
+        and returns ``m`` numbers (a tuple, list, numpy array, torch tensor or
+        a scalar). Exact mode needs exact values: ints, Fractions or ``"p/q"``
+        strings.
+    input_dim : int
+        ``n0``; recovery needs ``n0 >= 2`` (on a line, breakpoints cannot be
+        attributed to layers).
+    domain : Box, Polyhedron or rows, optional
+        Recover ``f`` on this polytope only; by default on all of ``R^n0``.
+    max_queries : int
+        Budget of distinct oracle calls; when spent the answer is ``undecided``.
+    lines : int, optional
+        Initial search lines (default ``2 n0 + 2``).
+    seed : int
+        Seed of the random lines and test points (reproducible).
+    float_oracle : bool
+        Float mode: comparisons up to ``tolerance`` (relative), hyperplanes
+        rationalised; needs a bounded ``domain``.
+    tolerance : float, optional
+        Float mode only: the relative tolerance of the acceptance (see above)
+        and the unit of the search's comparisons. By default chosen from the
+        oracle's first answer (at the centre of the domain): ``1e-4`` for
+        float32 answers (numpy or torch), ``1e-2`` for float16 or bfloat16,
+        ``1e-9`` for float64 and Python floats. A given value wins.
+    max_rounds : int
+        Rebuilds allowed before giving up.
+    checks : int
+        Fresh random points, uniform over the domain, on which the result is
+        compared with ``f`` (and half as many near its boundary; on
+        ``R^n0`` as many far out). At least 1.
+    max_seconds : float, optional
+        Wall-clock budget (``time.monotonic``); when spent the answer is
+        ``undecided`` with the stage reached. Checked at every oracle query
+        and in the loops between them; one canonical complex is built
+        without interruption, bounded by ``max_cells``. None: no limit.
+    max_cells : int
+        Bound on the estimated cells of each canonical complex recovery
+        builds; a larger one makes the answer ``undecided``.
+    progress : bool, optional
+        A progress bar over neurons found; by default only on a terminal and
+        after a second.
+
+    Returns
+    -------
+    RecoveryResult
+        Truthy when recovered. Never a network whose deviation from ``f`` on
+        a point checked exceeds the threshold: otherwise ``"undecided"`` with
+        the reason, and ``max_deviation`` of the last candidate. ``domain``
+        states the query region.
+
+    Raises
+    ------
+    RecoveryError
+        The oracle is not callable or answers something that is not a
+        function value (wrong length, NaN, a float in exact mode).
+    UsageError
+        ``tolerance``, ``max_seconds``, ``max_cells`` or ``checks`` is not a
+        usable value, or a tolerance is given in exact mode.
+
+    Examples
+    --------
+    >>> from polyrelu import ReLUNetwork, equivalent, network_oracle
+    >>> from polyrelu.examples import generic_network
+    >>> net = generic_network((2, 3, 2, 1), seed=1)
+    >>> result = recover_network(network_oracle(net), 2)
+    >>> result.status, result.layer_widths, equivalent(result.network, net)
+    ('recovered', (3, 2), True)
+
+    A float32 oracle gets the float32 tolerance, and the answer states the
+    query region:
+
+    >>> from polyrelu import Box
+    >>> f32 = lambda x: np.float32(max(x[0] + x[1] - 1, 0) + 2 * max(x[0] - 2 * x[1], 0))
+    >>> result = recover_network(f32, 2, domain=Box(-4, 4), float_oracle=True, max_seconds=5)
+    >>> result.tolerance, result.domain
+    (0.0001, Box(lower=-4, upper=4))
+    >>> result.status == "undecided" or result.max_deviation <= result.threshold
+    True
+
+    Notes
+    -----
+    The query count is ``O(n0 · regions + kinks)``: see ``docs/recovery.md``
+    for the bound the tests check. A black box can hide breakpoints between
+    the points asked (a bump narrower than the gaps between them, a
+    breakpoint beyond every query): what is certified is agreement at every
+    point queried, which includes ``n0 + 2`` points in every region of the
+    result and the fresh points over ``domain``.
+    """
+    _check_arguments(oracle, input_dim, max_queries, lines, seed, float_oracle, tolerance, max_rounds, checks, max_seconds, max_cells, progress)
+    n0 = int(input_dim)
+    numerics = _Float(tolerance, 1 << 30) if float_oracle else _Exact()
+    domain_rows = _domain_rows(domain, n0)
+    if float_oracle and domain_rows is None:
+        raise RecoveryError(
+            "float_oracle=True needs a bounded domain (e.g. domain=Box(-4, 4)): rounded hyperplanes drift far from the origin"
+        )
+    clock = _Clock(max_seconds)
+    queries = _Queries(oracle, n0, numerics, max_queries, clock)
+    rng = np.random.default_rng(seed)
+    checker = rng.spawn(1)[0]  # fresh points independent of the search
+    explorer = _Explorer(queries, n0, domain_rows, numerics, rng)
+    started = time.perf_counter()
+    rounds = 0
+    log = {}
+    last = {}  # the last candidate's check: deviation, threshold, round
+    bar = tqdm(desc="neurons", unit="neuron", delay=1.0, disable=None if progress is None else not progress, file=sys.stderr, leave=False)
+
+    def result(status, network=None, reason=None, widths=(), regions=0):
+        bar.close()
+        if reason and log.get("undetermined"):
+            reason += (
+                f"; {log['undetermined']} traced hypersurface(s) left their formula undetermined, as when a"
+                " neuron's hypersurface misses one of the previous layer's (TPIC fails)"
+            )
+        if domain_rows is None:
+            region = Box(-_check_window(explorer.window), _check_window(explorer.window))
+        else:
+            region = domain if isinstance(domain, (Box, Polyhedron)) else Polyhedron(ieqs=domain_rows, ambient_dim=n0)
+        deviation = last.get("deviation")
+        return RecoveryResult(
+            status, network, queries.count, reason, len(explorer.kinks), explorer.lines, tuple(widths), regions, rounds,
+            time.perf_counter() - started, None if deviation is None else float(deviation), region, domain_rows is None,
+            numerics.tolerance if float_oracle else None, None if last.get("threshold") is None else float(last["threshold"]),
+        )
+
+    def off_by():
+        return f"the last candidate network deviates from f by {float(last['deviation']):.3g} on {last['points']} fresh points, " + (
+            "where exact recovery accepts none" if not float_oracle else
+            f"over the {last['threshold']:.3g} accepted (tolerance {numerics.tolerance:g} × max(1, max |f|) there)"
+        )
+
+    def stage():
+        return clock.stage + (f" (round {rounds})" if rounds else "")
+
+    if n0 == 1:
+        return result("undecided", reason="input dimension 1: breakpoints on a line cannot be attributed to layers (needs n0 >= 2)")
+    try:
+        if float_oracle:
+            clock.stage = "asking the oracle at the centre of the domain"
+            vertices = explorer.vertices
+            queries(tuple(sum(v[i] for v in vertices) / len(vertices) for i in range(n0)))
+            if tolerance is None:  # the precision of the oracle's answers sets the default
+                numerics.tolerance = _DEFAULT_TOLERANCES[queries.precision]
+        clock.stage = "searching breakpoints on the first search lines"
+        for _ in range(2 * n0 + 2 if lines is None else lines):
+            explorer.search()
+        for _ in range(n0 + 1 if domain_rows is None else 0):
+            explorer.search(far=True)
+        reasons = []
+        # a first-layer hyperplane must bend far out on both sides; only if that fails, on one side suffices
+        for one_sided in (False, True):
+            attempt = 0
+            try:
+                while attempt < max_rounds:
+                    attempt += 1
+                    rounds += 1
+                    try:
+                        layers, out_rows, regions = _rebuild(
+                            queries, explorer, domain, numerics, rng, bar, log, one_sided, max_cells
+                        )
+                        Ws = [[list(w) for w, _ in layer] for layer in layers] + [[list(w) for w, _ in out_rows]]
+                        bs = [[b for _, b in layer] for layer in layers] + [[b for _, b in out_rows]]
+                        net = ReLUNetwork(Ws, bs, name="recovered")
+                        clock.stage = "checking the candidate network on fresh points"
+                        points = _fresh_points(checker, n0, domain_rows, explorer.vertices, _check_window(explorer.window), checks)
+                        deviation, threshold, off = _check_candidate(queries, net, points, numerics)
+                        last.update(deviation=deviation, threshold=threshold, round=rounds, points=len(points))
+                        if off:
+                            raise _Missed(off[0])
+                        widths = [len(layer) for layer in layers]
+                        if deviation > threshold:  # the search saw nothing amiss; more of it would rebuild the same
+                            return result("undecided", reason=off_by(), widths=widths, regions=regions)
+                        return result("recovered", canonical_form(net), widths=widths, regions=regions)
+                    except _Missed as missed:
+                        clock.stage = "searching breakpoints on search lines through a point where f differs"
+                        for _ in range(n0 + 1):
+                            explorer.search(missed.point)
+                        for _ in range(n0 + 1):
+                            explorer.search()
+                reason = f"f still bends where no recovered neuron does after {attempt} rounds"
+                reasons.append(reason + (f"; {off_by()}" if last.get("round") == rounds else ""))
+            except _Failure as failure:
+                reasons.append(str(failure))
+        return result("undecided", reason=reasons[0] if reasons[0] == reasons[1] else f"{reasons[0]} (with one-sided first-layer hyperplanes: {reasons[1]})")
+    except _BudgetExhausted:
+        return result("undecided", reason=f"the query budget ({max_queries}) is spent while {stage()}")
+    except _TimeSpent:
+        return result("undecided", reason=f"the time budget (max_seconds={max_seconds:g}) is spent while {stage()}")
+    except ComplexTooLargeError as exc:
+        return result("undecided", reason=f"a complex is too large while {stage()}: {exc}")
+    except _Failure as failure:
+        return result("undecided", reason=str(failure))

@@ -1,0 +1,224 @@
+"""families"""
+
+from fractions import Fraction
+
+
+from ..geometry import Polyhedron
+from ..geometry.rational import row_value
+
+from .numerics import _Float, _dot, _echelon_basis, _in_span, _mul, _nullspace
+
+__all__ = []
+
+
+def _family(partial, equations, pieces):
+    """``(formula, free, span)``: the formulas fitting every traced piece, when more than one does.
+
+    ``span`` is a basis of them; ``free`` the columns that vanish on every
+    piece. When the family is one formula plus those columns, ``formula`` is
+    its member with zero ``free`` coefficients, else None. None when a member
+    vanishes identically on a piece, or the equations leave only one formula.
+    """
+    cells = partial.complex
+    blocks = [partial.reduced(cells[rid]) for rid in pieces]
+    free = tuple(k for k in range(len(partial.basis)) if not any(F_row[k] for F in blocks for F_row in F))
+    span = _nullspace(equations, len(partial.basis), partial.numerics)
+    if len(span) < 2:
+        return None
+    span = _echelon_basis(span)
+    c = None
+    if len(span) == 1 + len(free):
+        combination = _nullspace([[v[k] for v in span] for k in free], len(span), partial.numerics)
+        if len(combination) != 1:
+            return None
+        c = tuple(sum(a * v[k] for a, v in zip(combination[0], span)) for k in range(len(partial.basis)))
+        if _vanishes_somewhere(partial, c, pieces, partial.numerics):
+            return None
+    return c, free, span
+
+
+def _lambda(partial, c, region_id, h):
+    """The factor ``λ`` with ``F c = λ h`` on a traced region (``c`` fits its piece)."""
+    row = [_dot(F_row, c) for F_row in partial.reduced(partial.complex[region_id])]
+    p = max(range(len(h)), key=lambda i: abs(h[i]))
+    return row[p] / h[p]
+
+
+def _vanishes_somewhere(partial, c, regions, numerics):
+    """Whether the formula ``c`` is identically zero on one of ``regions``.
+
+    The parallelity equations hold trivially there (``0`` is parallel to every
+    hyperplane), e.g. for ``relu(ẑ) - ẑ`` on the side where ``ẑ > 0``: a
+    spurious solution, not a neuron's hypersurface.
+    """
+    cells = partial.complex
+    for rid in regions:
+        F = partial.reduced(cells[rid])
+        value = [_dot(row, c) for row in F]
+        if isinstance(numerics, _Float):
+            scale = max(abs(float(v)) for v in c) * max(abs(float(v)) for row in F for v in row)
+            if max(abs(float(v)) for v in value) <= 1e3 * numerics.tolerance * scale:
+                return True
+        elif not any(value):
+            return True
+    return False
+
+
+def _merge_families(partial, traced):
+    """Pieces of one neuron traced apart, merged: two families whose spans share a formula (:func:`_common_formula`)."""
+    merged = list(traced)
+    for a in range(len(merged)):
+        b = a + 1
+        while b < len(merged):
+            joint = _common_formula(partial, merged[a], merged[b])
+            if joint is None:
+                b += 1
+            else:
+                merged[a] = joint
+                del merged[b]
+                b = a + 1
+    return merged
+
+
+def _common_formula(partial, A, B):
+    """The traces ``A`` and ``B`` as one neuron, or None.
+
+    Both families contain the unit columns that vanish on all their pieces.
+    Families of different neurons share nothing more when their dimensions
+    leave room (``dim A + dim B - shared units <= columns``), so one more
+    common direction is the neuron: determined up to the shared units. The
+    pieces of ``B`` are re-oriented to agree with ``A``'s.
+    """
+    (ca, ra, sa, pa), (cb, rb, sb, pb) = A, B
+    if not (sa or sb):
+        return None
+    sa, sb = sa or (ca,), sb or (cb,)
+    ncols = len(sa[0])
+    null = _nullspace([[v[r] for v in sa] + [-v[r] for v in sb] for r in range(ncols)], len(sa) + len(sb), partial.numerics)
+    common = [tuple(sum(x * v[r] for x, v in zip(z, sa)) for r in range(ncols)) for z in null]
+    unit = lambda k: tuple(int(j == k) for j in range(ncols))  # noqa: E731
+    units = [k for k in range(ncols) if _in_span(unit(k), sa) and _in_span(unit(k), sb)]
+    if len(common) != 1 + len(units) or len(sa) + len(sb) - len(units) > ncols:
+        return None
+    w = next(v for v in common if not _in_span(v, [unit(k) for k in units]))
+    w = tuple(Fraction(0) if k in units else v for k, v in enumerate(w))
+    lam_a = [_lambda(partial, w, rid, h) for rid, h in pa.items()]
+    lam_b = [_lambda(partial, w, rid, h) for rid, h in pb.items()]
+    if any(v == 0 for v in lam_a + lam_b):
+        return None
+    flip = -1 if (lam_a[0] > 0) != (lam_b[0] > 0) else 1
+    pieces = {**pa, **{rid: tuple(flip * v for v in h) for rid, h in pb.items()}}
+    return w, ra | rb, (_echelon_basis(common) if units else ()), pieces
+
+
+def _fix_family(partial, span, traced, pieces):
+    """A member of the family ``span`` with the neuron's sign on every region, or None.
+
+    The hypersurface crosses exactly the ``traced`` regions, where every
+    member fits the piece: the member must be a positive multiple of the
+    oriented ``pieces``. On every other region the neuron keeps one sign,
+    read where it borders a traced region and carried across the walls
+    between untraced ones; the member must have that sign there
+    (:func:`_sign_rows`). On regions the free columns miss this checks that
+    the trace was complete.
+    """
+    cells = partial.complex
+    n0 = partial.n0
+    maps = {R.id: [tuple(_dot(F_row, v) for F_row in partial.reduced(R)) for v in span] for R in cells.regions()}
+    sign, neighbours = {}, {}
+    for facet in cells.cells(n0 - 1):
+        pair = [r for r in cells.lattice.cofacets(facet.id) if cells[r].dimension == n0]
+        if len(pair) != 2:
+            continue
+        a, b = pair
+        if a not in traced and b not in traced:
+            neighbours.setdefault(a, []).append(b)
+            neighbours.setdefault(b, []).append(a)
+        elif (a in traced) != (b in traced):
+            inside, outside = (a, b) if a in traced else (b, a)
+            v = row_value(pieces[inside], facet.relative_interior_point())
+            s = (v > 0) - (v < 0)
+            if s == 0 or sign.setdefault(outside, s) != s:
+                return None
+    queue = list(sign)
+    while queue:
+        r = queue.pop()
+        for q in neighbours.get(r, ()):
+            if q not in sign:
+                sign[q] = sign[r]
+                queue.append(q)
+            elif sign[q] != sign[r]:
+                return None
+    ieqs, eqns, strict = set(), set(), set()
+    for R in cells.regions():
+        if R.id in pieces:
+            h = pieces[R.id]
+            p = max(range(len(h)), key=lambda i: abs(h[i]))
+            strict.add((0, *(m[p] * (1 if h[p] > 0 else -1) for m in maps[R.id])))
+        elif R.id in sign:
+            _sign_rows(R, sign[R.id], [(0,) * (n0 + 1), *maps[R.id]], ieqs, eqns, strict)
+        else:
+            return None
+    alpha = _solve_rows(ieqs, eqns, strict, len(span), homogeneous=True)
+    if alpha is None:
+        return None
+    c = tuple(sum(a * v[k] for a, v in zip(alpha, span)) for k in range(len(span[0])))
+    return _mul(1 / max(abs(v) for v in c), c)
+
+
+def _on_pieces(partial, traced, kink):
+    """Whether the kink lies on a piece already traced (a family predicts nothing beyond its pieces)."""
+    region = partial.locate(kink.point)
+    return region is not None and any(
+        region.id in pieces and partial.numerics.on_hyperplane(pieces[region.id], kink) for *_, pieces in traced
+    )
+
+
+def _sign_rows(region, s, maps, ieqs, eqns, strict):
+    """Rows in ``t`` saying ``s·(a + Σ t_k g_k) > 0`` inside ``region`` (``maps = [a, g_1, ...]``), added to the sets.
+
+    Non-negative at every vertex and along every ray, zero along every line,
+    and positive at one interior point means positive on the interior.
+    """
+    poly = region.polyhedron
+    for v in poly.vertices():
+        ieqs.add(tuple(s * row_value(m, v) for m in maps))
+    for r in poly.rays():
+        ieqs.add(tuple(s * _dot(m[1:], r) for m in maps))
+    for line in poly.lines():
+        eqns.add(tuple(_dot(m[1:], line) for m in maps))
+    x = region.relative_interior_point()
+    strict.add(tuple(s * row_value(m, x) for m in maps))
+
+
+def _solve_rows(ieqs, eqns, strict, nvars, homogeneous=False):
+    """A point ``t`` with ``ieqs >= 0``, ``eqns = 0``, ``strict > 0`` (rows ``(const, coefficients)``), small when possible; or None.
+
+    Exact: one feasibility problem, then its relative interior point rounded
+    to small denominators if that still satisfies every row. ``homogeneous``
+    rows describe a cone, and ``t`` is scaled to max-norm 1 first.
+    """
+    def satisfies(t):
+        return (
+            all(row_value(r, t) >= 0 for r in ieqs)
+            and all(row_value(r, t) == 0 for r in eqns)
+            and all(row_value(r, t) > 0 for r in strict)
+        )
+
+    zero = (Fraction(0),) * nvars
+    if not homogeneous and satisfies(zero):
+        return zero
+    active = [r for r in (*ieqs, *strict) if any(r[1:])]
+    if any(not any(r[1:]) and r[0] < 0 for r in ieqs) or any(not any(r[1:]) and r[0] <= 0 for r in strict):
+        return None
+    poly = Polyhedron(ieqs=active, eqns=[r for r in eqns if any(r[1:])], ambient_dim=nvars)
+    if poly.is_empty():
+        return None
+    t = poly.relative_interior_point()
+    if homogeneous and any(t):
+        t = _mul(1 / max(abs(v) for v in t), t)
+    for denominator in (1, 2, 4, 8, 16, 64, 256, 1 << 12, 1 << 16, 1 << 24):
+        rounded = tuple(Fraction(v).limit_denominator(denominator) for v in t)
+        if satisfies(rounded):
+            return rounded
+    return t if satisfies(t) else None

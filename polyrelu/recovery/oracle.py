@@ -1,0 +1,130 @@
+"""oracle"""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from ..checks import require_bool, require_instance
+from ..errors import PolyReluError, RecoveryError
+from ..geometry.rational import to_fraction
+from ..network import ReLUNetwork
+
+from .numerics import _BudgetExhausted, _Clock, _Float
+
+__all__ = ['network_oracle']
+
+
+# default tolerances of the float-oracle mode by the precision of the oracle's answers: about a thousand units
+# in the last place for float32 (a layer's sums lose a few digits), and the earlier default for float64
+_DEFAULT_TOLERANCES = {"float64": 1e-9, "float32": 1e-4, "float16": 1e-2, "bfloat16": 1e-2}
+
+
+def _answer_precision(value):
+    """``"float64"``, ``"float32"``, ``"float16"`` or ``"bfloat16"``: the floats an oracle answers in.
+
+    Read from the ``dtype`` of a numpy array or scalar or a torch tensor (or of
+    the first entry of a list of them); Python floats and exact numbers count
+    as ``"float64"``.
+    """
+    dtype = getattr(value, "dtype", None)
+    if dtype is None and isinstance(value, (list, tuple)) and value:
+        dtype = getattr(value[0], "dtype", None)
+    name = str(dtype) if dtype is not None else ""
+    return next((key for key in ("bfloat16", "float16", "float32") if name.endswith(key)), "float64")
+
+
+class _Queries:
+    """The oracle behind a cache, a counter, a budget and a clock; answers are checked and made exact.
+
+    ``precision`` is that of the first answer (:func:`_answer_precision`).
+    """
+
+    def __init__(self, oracle, input_dim, numerics, max_queries, clock=None):
+        if not callable(oracle):
+            raise RecoveryError(f"the oracle must be callable (x -> f(x)), not {type(oracle).__name__}")
+        self.oracle = oracle
+        self.n0 = input_dim
+        self.numerics = numerics
+        self.max_queries = max_queries
+        self.clock = clock or _Clock()
+        self.cache = {}
+        self.output_dim = None
+        self.precision = None
+
+    @property
+    def count(self):
+        return len(self.cache)
+
+    def __call__(self, x):
+        self.clock.check()
+        x = tuple(x)
+        hit = self.cache.get(x)
+        if hit is not None:
+            return hit
+        if len(self.cache) >= self.max_queries:
+            raise _BudgetExhausted
+        floats = isinstance(self.numerics, _Float)
+        value = self.oracle(tuple(float(v) for v in x) if floats else x)
+        value = self._check(value, x, floats)
+        self.cache[x] = value
+        return value
+
+    def _check(self, value, x, floats):
+        where = f"the oracle's answer at x = ({', '.join(map(str, x))})"
+        if self.precision is None:
+            self.precision = _answer_precision(value)
+        if isinstance(value, np.ndarray) or (hasattr(value, "dtype") and hasattr(value, "tolist")):
+            value = np.asarray(value.tolist(), dtype=object).ravel().tolist()  # numpy arrays and scalars, torch tensors
+        elif not isinstance(value, (list, tuple)):
+            value = [value]
+        if not value:
+            raise RecoveryError(f"{where} is empty; f must return m >= 1 numbers")
+        if self.output_dim is None:
+            self.output_dim = len(value)
+        elif len(value) != self.output_dim:
+            raise RecoveryError(f"{where} has {len(value)} entries, earlier answers had {self.output_dim}")
+        out = []
+        for i, v in enumerate(value):
+            if hasattr(v, "item") and not isinstance(v, (int, Fraction)):
+                v = v.item()  # numpy and torch scalars
+            if isinstance(v, float) and not math.isfinite(v):
+                raise RecoveryError(f"{where}: entry {i} is {v!r}, not a finite number")
+            if not floats and isinstance(v, float):
+                raise RecoveryError(
+                    f"{where}: entry {i} is the float {v!r}; exact recovery needs exact values (int, Fraction, 'p/q'). "
+                    "For a floating-point model pass float_oracle=True."
+                )
+            try:
+                out.append(to_fraction(v, f"{where}, entry {i}"))
+            except PolyReluError as exc:
+                raise RecoveryError(str(exc)) from None
+        return tuple(out)
+
+
+def network_oracle(net, float_output=False):
+    """A black box for ``net``: a closure ``x ↦ net(x)`` that hides the network.
+
+    Parameters
+    ----------
+    net : ReLUNetwork
+    float_output : bool
+        Return floats (a model evaluated in floating point), for the
+        float-oracle mode of :func:`recover_network`.
+
+    Returns
+    -------
+    callable
+        Maps a sequence of ``n0`` numbers to a tuple of ``m`` values.
+
+    Examples
+    --------
+    >>> from polyrelu import ReLUNetwork
+    >>> f = network_oracle(ReLUNetwork([[[1, -1]], [[2]]], [[0], [1]]))
+    >>> f((3, 1)), network_oracle(ReLUNetwork([[[1, -1]], [[2]]], [[0], [1]]), float_output=True)((3, 1))
+    ((Fraction(5, 1),), (5.0,))
+    """
+    require_instance(net, ReLUNetwork, "net", "network_oracle")
+    if require_bool(float_output, "float_output", "network_oracle"):
+        return lambda x: tuple(float(v) for v in net(x))
+    return lambda x: net(x)

@@ -1,0 +1,249 @@
+"""output"""
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+
+from ..geometry.rational import reduced_echelon, row_value
+
+from .numerics import _Failure, _Float, _add, _mul, _nullspace
+from .breakpoints import _side_map
+from .families import _sign_rows, _solve_rows
+from .orientation import _apply_flips, _orient
+
+__all__ = []
+
+
+class _Missed(Exception):
+    """``f`` disagrees with the network so far near ``point``: explore there."""
+
+    def __init__(self, point):
+        self.point = point
+
+
+def _region_map(queries, partial, region, numerics):
+    """``f``'s affine map on a region from ``n0 + 2`` points inside it (one checks affinity)."""
+    n0 = partial.n0
+    x = region.relative_interior_point() if partial.complex is not None else (Fraction(0),) * n0
+    eta = (1 + max(abs(v) for v in x)) * numerics.shrink
+    if partial.complex is not None:
+        # a probe moves a row by at most ||a||_1 · eta: stay inside however thin the region is where x lies
+        room = [row_value(row, x) / sum(abs(v) for v in row[1:]) for row in region.polyhedron.inequalities if any(row[1:])]
+        eta = min([eta, *(r / 2 for r in room if r > 0)])
+    for _ in range(12):
+        probes = [x] + [tuple(v + (eta if i == j else 0) for i, v in enumerate(x)) for j in range(n0)]
+        probes.append(tuple(v - eta / (j + 2) for j, v in enumerate(x)))
+        if partial.complex is None or all(partial.locate(p) is region for p in probes):
+            break
+        eta *= numerics.shrink
+    else:
+        raise _Failure(f"could not place probe points inside region {region.id}")
+    found = _side_map(queries, x, eta, n0, numerics)
+    if found is None:
+        raise _Missed(x)
+    return found
+
+
+def _least_squares_fit(blocks, regions, numerics):
+    """Float mode of the output fit: least squares, each region's residual within the tolerance."""
+    M = np.array([[float(v) for v in r] for F, _ in blocks for r in F])
+    y = np.array([float(v) for _, t in blocks for v in t])
+    x, *_ = np.linalg.lstsq(M, y, rcond=None)
+    per_region = np.abs(M @ x - y).reshape(len(blocks), -1).max(axis=1)
+    scale = 1 + np.abs(y).max()
+    worst = int(np.argmax(per_region))
+    if per_region[worst] > 1e5 * numerics.tolerance * scale:
+        raise _Missed(regions[worst].relative_interior_point())
+    return tuple(Fraction(float(v)) for v in x)
+
+
+def _fit_output(queries, partial, numerics):
+    """The output layer (and the last hidden layer's orientation) from ``f`` on every region; regions checked."""
+    regions = partial.complex.regions() if partial.complex is not None else [None]
+    maps = {None if R is None else R.id: _region_map(queries, partial, R, numerics) for R in regions}
+    m = queries.output_dim
+    if partial.net is None:
+        A, c = maps[None]
+        return [(tuple(A[j]), c[j]) for j in range(m)], 1
+    targets = [[(maps[R.id][1][j], *maps[R.id][0][j]) for R in regions] for j in range(m)]
+    families, relus = _output_families(partial, regions)
+    if families:
+        return _fit_with_families(partial, regions, targets, families, relus), len(regions)
+    vectors = []
+    for j in range(m):
+        blocks = [(partial.reduced(R), t) for R, t in zip(regions, targets[j])]
+        if isinstance(numerics, _Float):
+            vectors.append(_least_squares_fit(blocks, regions, numerics))
+        else:
+            vectors.append(_exact_fit(blocks, regions))
+    flips, rows, _ = _orient(partial, vectors)
+    _apply_flips(partial, flips)
+    return rows, len(regions)
+
+
+def _exact_fit(blocks, regions, locate=True):
+    """A solution of the stacked blocks ``F x = t``; if none, None, or with ``locate`` ``_Missed`` at the first contradicting region."""
+    solved = reduced_echelon([r for F, _ in blocks for r in F], [v for _, t in blocks for v in t])
+    if solved is None:
+        if not locate:
+            return None
+        # the first region whose map contradicts those before it: f bends where no known neuron does
+        lo, hi = 1, len(blocks)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if reduced_echelon([r for F, _ in blocks[:mid] for r in F], [v for _, t in blocks[:mid] for v in t]) is None:
+                hi = mid
+            else:
+                lo = mid + 1
+        raise _Missed(regions[lo - 1].relative_interior_point())
+    pivots, table = solved
+    x = [Fraction(0)] * len(blocks[0][0][0])
+    for r, p in enumerate(pivots):
+        x[p] = table[r][-1]
+    return tuple(x)
+
+
+def _previous_relu(partial, region):
+    """``relu(z_i)`` of the previous layer's neurons on a region of the last layer's complex (affine maps)."""
+    last = len(partial.layers) - 1
+    width = len(partial.layers[-2])
+    G, g = partial.net.pre_activation_maps(region.signs)[last - 1]
+    zero = (Fraction(0),) * (partial.n0 + 1)
+    return [(g[i], *G[i]) if region.signs[partial.offset - width + i] > 0 else zero for i in range(width)]
+
+
+def _direction_map(relu, direction):
+    """The affine map of ``Σ w_i relu(z_i) + b`` for a direction ``(w, b)`` of a family."""
+    w, b = direction
+    a = (Fraction(b),) + (Fraction(0),) * (len(relu[0]) - 1)
+    for v, m in zip(w, relu):
+        if v:
+            a = _add(a, _mul(v, m))
+    return a
+
+
+def _output_families(partial, regions):
+    """Per family neuron ``j`` of the last layer: ``{(k, side): {region: map}}`` of ``[j on side]·d_k``, non-zero ones.
+
+    ``d_k`` are the family's free directions (``partial.free``); ``side`` 0 is
+    where the provisional ``ẑ_j > 0``, 1 where it is not. Also returns the
+    previous layer's ``relu(z_i)`` on every region (:func:`_previous_relu`),
+    which :func:`_corrected_layer` needs again.
+    """
+    last = len(partial.layers) - 1
+    free = {j: dirs for (l, j), dirs in partial.free.items() if l == last}
+    families = {}
+    relus = {R.id: _previous_relu(partial, R) for R in regions} if free else {}
+    for R in regions if free else ():
+        relu = relus[R.id]
+        for j, directions in free.items():
+            side = 0 if R.signs[partial.offset + j] > 0 else 1
+            for k, d in enumerate(directions):
+                a = _direction_map(relu, d)
+                if any(a):
+                    families.setdefault(j, {}).setdefault((k, side), {})[R.id] = a
+    return families, relus
+
+
+def _fit_with_families(partial, regions, targets, families, relus, max_families=10):
+    """The output fit when last-layer neurons are families (:func:`_trace`).
+
+    Where family ``j`` is active the output reads ``v_j (z_j + Σ Δ_k d_k)``
+    with the free directions ``d_k``: columns ``[j on]·d_k`` whose
+    coefficients ``u_k = v_j Δ_k`` are linear. Each orientation of the
+    families chooses the side of those columns; it must agree with
+    :func:`_orient`, the ``u`` must be rank one across outputs, and the
+    corrected neurons must keep their signs on every region
+    (:func:`_corrected_layer`, which also re-chooses the directions the output
+    never sees).
+    """
+    if isinstance(partial.numerics, _Float):
+        raise _Failure("float mode does not recover neurons whose hypersurface misses a previous-layer neuron (TPIC fails)")
+    if len(families) > max_families:
+        raise _Failure(f"{len(families)} neurons whose hypersurface misses a previous-layer neuron: at most {max_families} are oriented by search")
+    zero = (Fraction(0),) * (partial.n0 + 1)
+    order = sorted(families)
+    first, fitted = None, False
+    for sides in itertools.product((0, 1), repeat=len(order)):
+        partial.clock.check()
+        side = dict(zip(order, sides))
+        cols = [(j, k) for j in order for (k, s) in sorted(families[j]) if s == side[j]]
+        vectors = []
+        for target in targets:
+            blocks = [
+                ([(*F_row, *(families[j][k, side[j]].get(R.id, zero)[r] for j, k in cols)) for r, F_row in enumerate(partial.reduced(R))], t)
+                for R, t in zip(regions, target)
+            ]
+            x = _exact_fit(blocks, regions, locate=False)
+            if x is None:
+                first = first or blocks
+                break
+            vectors.append(x)
+        else:
+            fitted = True
+            # the columns can be dependent (a family active almost everywhere): the orientation picks the solution
+            null = _nullspace([row for F, _ in blocks for row in F], len(vectors[0]), partial.numerics)
+            try:
+                flips, rows, moved = _orient(partial, vectors, fixed=side, null=null)
+            except _Failure:
+                continue
+            products = [v[len(partial.basis) :] for v in moved]
+            corrected = _corrected_layer(partial, regions, relus, flips, rows, products, cols)
+            if corrected is not None:
+                partial.layers[-1], rows = corrected
+                return rows
+    if not fitted:
+        _exact_fit(first, regions)  # raises _Missed where f bends beyond the known neurons
+    raise _Failure("no orientation of the neurons whose hypersurface misses a previous-layer neuron fits f")
+
+
+def _corrected_layer(partial, regions, relus, flips, rows, products, cols):
+    """The last layer and output rows with the families completed, or None.
+
+    After the flips the output reads ``[j on]·(v_j r_j + Σ u_k d_k)`` for a
+    family ``j`` with row ``r_j``: so the neuron is ``±(r_j + Σ (u_k / v_j) d_k)``,
+    the sign the one that is positive where ``j`` is on (then ``v_j`` changes
+    sign too). ``u / v`` must agree across outputs, and the signs hold on
+    every region, with the directions the output never sees chosen to make
+    them hold (:func:`_solve_rows`).
+    """
+    delta = {}
+    for (j, k), u in zip(cols, zip(*products)):
+        for v_out, u_out in zip((w[j] for w, _ in rows), u):
+            if v_out == 0:
+                if u_out:
+                    return None
+            elif delta.setdefault((j, k), u_out / v_out) != u_out / v_out:
+                return None
+    layer = [(tuple(-v for v in w), -b) if flip else (w, b) for (w, b), flip in zip(partial.layers[-1], flips)]
+    rows = list(rows)
+    last = len(partial.layers) - 1
+    for (l, j), directions in partial.free.items():
+        if l != last:
+            continue
+        w, b = layer[j]
+        for k, (dw, db) in enumerate(directions):
+            if (j, k) in delta:
+                w, b = _add(w, _mul(delta[j, k], dw)), b + delta[j, k] * db
+        rest = [d for k, d in enumerate(directions) if (j, k) not in delta]
+        pieces = [
+            (R, 1 if (R.signs[partial.offset + j] > 0) != flips[j] else -1, _direction_map(relus[R.id], (w, b)),
+             [_direction_map(relus[R.id], d) for d in rest])
+            for R in regions
+        ]
+        for sign in (1, -1):
+            ieqs, eqns, strict = set(), set(), set()
+            for R, on, base, moves in pieces:
+                _sign_rows(R, on, [_mul(sign, base), *moves], ieqs, eqns, strict)
+            t = _solve_rows(ieqs, eqns, strict, len(rest))
+            if t is not None:
+                break
+        else:
+            return None
+        w, b = _mul(sign, w), sign * b
+        for x, (dw, db) in zip(t, rest):
+            w, b = _add(w, _mul(x, dw)), b + x * db
+        layer[j] = (tuple(w), b)
+        rows = [(tuple(sign * v if i == j else v for i, v in enumerate(w_out)), beta) for w_out, beta in rows]
+    return layer, rows

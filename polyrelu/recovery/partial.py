@@ -1,0 +1,104 @@
+"""partial"""
+
+from fractions import Fraction
+
+import numpy as np
+
+from ..complex import canonical_complex
+from ..errors import GeometryError
+from ..network import ReLUNetwork
+
+from .numerics import _Clock, _Float, _pivot_columns
+
+__all__ = []
+
+
+class _Partial:
+    """Hidden layers recovered so far; the last one's orientation is provisional.
+
+    ``layers[l]`` is a list of rows ``(w, b)`` in terms of the previous layer's
+    outputs. A layer's neurons are fixed up to positive scaling once the next
+    layer is known (:func:`_orient`).
+    """
+
+    def __init__(self, n0, domain, numerics, clock=None, max_cells=1_000_000):
+        self.n0 = n0
+        self.domain = domain
+        self.numerics = numerics
+        self.clock = clock or _Clock()
+        self.max_cells = max_cells  # bound on the complexes built (:class:`~polyrelu.errors.ComplexTooLargeError`)
+        self.layers = []
+        self.net = None
+        self.complex = None
+        self.oriented = False
+        self.free = {}  # (layer, neuron) -> a family's free directions (w, b) over the previous layer (:func:`_second_chance`)
+
+    def rebuild(self, oriented=False):
+        """Network, complex and feature basis of the layers so far.
+
+        ``oriented``: the last layer's orientation is final, so a next-layer
+        neuron is ``Σ w_i relu(z_i) + b`` and the features are ``relu(z_i)``
+        and ``1`` only (fewer unknowns than with the ``ẑ_i`` columns).
+        """
+
+        self.oriented = oriented
+
+        if not self.layers:
+            self.net = self.complex = None
+            return
+        Ws = [[list(w) for w, _ in layer] for layer in self.layers] + [[[0] * len(self.layers[-1])]]
+        bs = [[b for _, b in layer] for layer in self.layers] + [[0]]
+        self.net = ReLUNetwork(Ws, bs)
+        self.clock.check()
+        self.complex = canonical_complex(self.net, self.domain, max_cells=self.max_cells, progress=False)
+        self.offset = sum(len(layer) for layer in self.layers[:-1])
+        self._features = {}
+        regions = self.complex.regions()
+        self.basis = _pivot_columns([row for R in regions for row in self.features(R)])
+        self.precondition = None
+        if isinstance(self.numerics, _Float):
+            # traced formulas are solved in an orthonormal basis of the feature functions: the raw
+            # relu / linear columns agree on many regions, and noisy equations would lose digits to that
+            G = np.array([[float(v) for v in row] for R in regions for row in self.reduced(R)])
+            _, r = np.linalg.qr(G)
+            self.precondition = np.linalg.inv(r)
+
+    def features(self, region):
+        """The ``(n0 + 1) × (2 n_l + 1)`` matrix of ``relu(ẑ_i)``, ``ẑ_i`` and ``1`` on a region (affine coefficient columns)."""
+        hit = self._features.get(region.id)
+        if hit is None:
+            G, g = self.net.pre_activation_maps(region.signs)[len(self.layers) - 1]
+            signs = region.signs[self.offset : self.offset + len(g)]
+            lin = [(g[i], *G[i]) for i in range(len(g))]
+            relu = [v if s > 0 else (0,) * (self.n0 + 1) for v, s in zip(lin, signs)]
+            const = (1,) + (0,) * self.n0
+            cols = relu + [const] if self.oriented else relu + lin + [const]
+            hit = [tuple(Fraction(col[r]) for col in cols) for r in range(self.n0 + 1)]
+            self._features[region.id] = hit
+        return hit
+
+    def reduced(self, region):
+        F = self.features(region)
+        return [tuple(row[j] for j in self.basis) for row in F]
+
+    def locate(self, x):
+        """The region whose interior holds ``x``, or None (on a known hypersurface or outside the domain)."""
+
+        try:
+            cell = self.complex.locate(x)
+        except GeometryError:
+            return None
+        return cell if cell.dimension == self.n0 else None
+
+    def explains(self, kink):
+        """Whether a known neuron vanishes at the kink with the kink's hyperplane there."""
+        if self.net is None:
+            return False
+        rows = self.net.pre_activation_rows(self.net.signs(kink.point))
+        return any(self.numerics.on_hyperplane(row, kink) for row in rows)
+
+
+def _parallel_equations(F, h):
+    """Rows in the unknowns ``c`` saying that the affine function ``F c`` is a multiple of ``h``."""
+    p = max(range(len(h)), key=lambda i: abs(h[i]))
+    return [tuple(h[p] * a - h[q] * b for a, b in zip(F[q], F[p])) for q in range(len(h)) if q != p]
