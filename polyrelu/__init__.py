@@ -53,7 +53,7 @@ from .dependency import (
     depth_hierarchy,
     parameter_dependency_graph,
 )
-from .recovery import Kink, RecoveryResult, kink_data, line_kinks, network_oracle, recover_network
+from .recovery import Breakpoint, RecoveryResult, breakpoint_data, line_breakpoints, network_oracle, recover_network
 from .tropical import (
     BentHypersurface,
     BreakpointComplex,
@@ -140,7 +140,7 @@ __all__ = [
     "recover_network",
     "RecoveryResult",
     "network_oracle",
-    "line_kinks",
-    "kink_data",
-    "Kink",
+    "line_breakpoints",
+    "breakpoint_data",
+    "Breakpoint",
 ]

@@ -592,7 +592,7 @@ def breakpoint_complex(weighted):
     ``τ`` does, when they all belong to one class (``τ`` lies inside it), or
     when they are all of one dimension more and on one affine subspace (two
     collinear pieces of a visible line through a crossing with an invisible
-    one). Kinks and crossings stay cells.
+    one). Breakpoints and crossings stay cells.
 
     Parameters
     ----------

@@ -95,7 +95,7 @@ EXEMPT = {
     "polyrelu.dependency.DepthHierarchy": _RESULT,
     "polyrelu.recovery.driver.RecoveryResult": _RESULT,
     "polyrelu.complex.CellEstimate": _RESULT,
-    "polyrelu.recovery.breakpoints.Kink": _RESULT,
+    "polyrelu.recovery.breakpoints.Breakpoint": _RESULT,
     "polyrelu.analysis.Analysis": "built by analyze",
     "polyrelu.geometry.lp.Feasibility": "an enumeration; its members are used, never constructed",
     "polyrelu.geometry.lp.FeasibilityCertificate": "returned by LPOracle.decide",
@@ -733,8 +733,8 @@ API = {
         recovery.network_oracle,
         dict(net=(fx.net, NETWORK), float_output=(False, FLAG)),
     ),
-    "polyrelu.recovery.breakpoints.line_kinks": lambda fx: (
-        recovery.line_kinks,
+    "polyrelu.recovery.breakpoints.line_breakpoints": lambda fx: (
+        recovery.line_breakpoints,
         dict(
             oracle=(recovery.network_oracle(fx.net), CALLABLE),
             point=([0, 0], VECTOR),
@@ -743,8 +743,8 @@ API = {
             float_oracle=(False, FLAG),
         ),
     ),
-    "polyrelu.recovery.breakpoints.kink_data": lambda fx: (
-        recovery.kink_data,
+    "polyrelu.recovery.breakpoints.breakpoint_data": lambda fx: (
+        recovery.breakpoint_data,
         dict(
             oracle=(recovery.network_oracle(fx.net), CALLABLE),
             point=(["1/2", "1/2"], VECTOR),

@@ -22,8 +22,8 @@ from polyrelu import (
     canonical_complex,
     equivalent,
     genericity,
-    kink_data,
-    line_kinks,
+    breakpoint_data,
+    line_breakpoints,
     load_network,
     network_oracle,
     recover_network,
@@ -274,7 +274,7 @@ def test_bad_input_dimension_and_oracle_are_usage_errors():
         recover_network("not callable", 2)
 
 
-# -- kinks on lines, against the parameters -----------------------------------------------------------
+# -- breakpoints on lines, against the parameters -----------------------------------------------------------
 
 @settings(max_examples=40, deadline=None)
 @given(
@@ -284,9 +284,9 @@ def test_bad_input_dimension_and_oracle_are_usage_errors():
     p=st.tuples(st.integers(-3, 3), st.integers(-3, 3)),
     d=st.tuples(st.integers(-3, 3), st.integers(-3, 3)).filter(any),
 )
-@example(W1=[(0, 0), (3, -4)], b1=[0, 1, 0, 0], W2=[0, 1, 0, 0], p=(1, -3), d=(3, 2))  # a kink at t = -16
-def test_line_kinks_are_the_slope_changes(W1, b1, W2, p, d):
-    """One hidden layer: the kinks on a line are the crossings whose outgoing weights do not cancel."""
+@example(W1=[(0, 0), (3, -4)], b1=[0, 1, 0, 0], W2=[0, 1, 0, 0], p=(1, -3), d=(3, 2))  # a breakpoint at t = -16
+def test_line_breakpoints_are_the_slope_changes(W1, b1, W2, p, d):
+    """One hidden layer: the breakpoints on a line are the crossings whose outgoing weights do not cancel."""
     n = len(W1)
     net = ReLUNetwork([[list(r) for r in W1], [W2[:n]]], [b1[:n], [0]])
     crossings = {}
@@ -296,24 +296,24 @@ def test_line_kinks_are_the_slope_changes(W1, b1, W2, p, d):
             t = Fraction(-(b + w1 * p[0] + w2 * p[1]), rate)
             crossings[t] = crossings.get(t, 0) + out * abs(rate)  # the slope jump of f at t
     expected = sorted(t for t, jump in crossings.items() if jump != 0)
-    assert line_kinks(network_oracle(net), p, d) == expected
+    assert line_breakpoints(network_oracle(net), p, d) == expected
 
 
-def test_kink_data_matches_the_parameters():
+def test_breakpoint_data_matches_the_parameters():
     net = ReLUNetwork([[[2, -3], [1, 1]], [[5, -1], [2, 7]]], [[1, -1], [0, 0]])
     # the line x = (t, 0) meets 2x1 - 3x2 + 1 = 0 at t = -1/2
-    kink = kink_data(network_oracle(net), ("-1/2", 0), ("1/16", 0))
-    assert kink.row == (1, 2, -3)
+    bp = breakpoint_data(network_oracle(net), ("-1/2", 0), ("1/16", 0))
+    assert bp.row == (1, 2, -3)
     # J+ - J- = W2[:, 0] ⊗ W1[0] with the + side active
-    assert kink.jump == (Fraction(5), Fraction(2))
-    (A_plus, _), (A_minus, _) = kink.plus, kink.minus
+    assert bp.jump == (Fraction(5), Fraction(2))
+    (A_plus, _), (A_minus, _) = bp.plus, bp.minus
     assert [[a - b for a, b in zip(r, s)] for r, s in zip(A_plus, A_minus)] == [[10, -15], [4, -6]]
 
 
-def test_kink_data_refuses_a_smooth_point():
+def test_breakpoint_data_refuses_a_smooth_point():
     net = ReLUNetwork([[[1, 0]], [[1]]], [[0], [0]])
     with pytest.raises(RecoveryError, match="no single breakpoint"):
-        kink_data(network_oracle(net), (5, 0), (1, 0))
+        breakpoint_data(network_oracle(net), (5, 0), (1, 0))
 
 
 # -- the command line ------------------------------------------------------------------------------------

@@ -5,9 +5,9 @@ box ``x ↦ f(x)`` and the input dimension, rebuild a network computing ``f``.
 The algorithms here never see parameters; they query the oracle and do exact
 rational arithmetic on the answers.
 
-- :func:`line_kinks`: the breakpoints of ``f`` on a line, exactly: ``f`` is
-  piecewise linear there, so two one-sided lines meet at the kink.
-- :func:`kink_data`: the affine maps of ``f`` on both sides of a breakpoint,
+- :func:`line_breakpoints`: the breakpoints of ``f`` on a line, exactly: ``f`` is
+  piecewise linear there, so two one-sided lines meet at the breakpoint.
+- :func:`breakpoint_data`: the affine maps of ``f`` on both sides of a breakpoint,
   the breakpoint facet's hyperplane (primitive integer row) and its tropical
   weight (docs/design.md §3).
 - :func:`recover_network`: layer by layer, from breakpoints on random lines to
@@ -19,15 +19,15 @@ which is named as such, rationalises its answers and reports how far the
 recovered network is from the oracle on fresh points.
 """
 
-from .breakpoints import Kink, kink_data, line_kinks
+from .breakpoints import Breakpoint, breakpoint_data, line_breakpoints
 from .driver import RecoveryResult, recover_network
 from .oracle import network_oracle
 
 __all__ = [
     "RecoveryResult",
-    "Kink",
+    "Breakpoint",
     "network_oracle",
-    "line_kinks",
-    "kink_data",
+    "line_breakpoints",
+    "breakpoint_data",
     "recover_network",
 ]

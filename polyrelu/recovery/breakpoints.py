@@ -4,43 +4,50 @@ import dataclasses
 import math
 from fractions import Fraction
 
-
 from ..checks import require_bool, require_callable, require_sequence
 from ..complex import domain_polyhedron
 from ..errors import RecoveryError, ShapeError, UsageError
 from ..geometry.rational import row_value, to_fraction_vector
+from .numerics import (
+    ExactNumerics,
+    FloatNumerics,
+    StageFailed,
+    tangent_basis,
+    vadd,
+    vdot,
+    vscale,
+    vsub,
+)
+from .oracle import Queries
 
-from .numerics import _Exact, _Failure, _Float, _add, _dot, _mul, _sub, _tangent_basis
-from .oracle import _Queries
-
-__all__ = ['Kink', 'line_kinks', 'kink_data']
+__all__ = ['Breakpoint', 'line_breakpoints', 'breakpoint_data']
 
 
 def _intersection(ga, sa, a, gb, sb, b, numerics):
     """The parameter where the lines ``ga + sa (t - a)`` and ``gb + sb (t - b)`` meet, or None."""
-    ds = _sub(sa, sb)
+    ds = vsub(sa, sb)
     k = max(range(len(ds)), key=lambda i: abs(ds[i]))
     if ds[k] == 0:
         return None
     t = (gb[k] - sb[k] * b - ga[k] + sa[k] * a) / ds[k]
-    if not numerics.equal(_add(ga, _mul(t - a, sa)), _add(gb, _mul(t - b, sb))):
+    if not numerics.equal(vadd(ga, vscale(t - a, sa)), vadd(gb, vscale(t - b, sb))):
         return None
     return t
 
 
-# bisection splits off-centre: kinks of structured functions sit at simple fractions of simple intervals,
-# and a kink exactly at a split point would be invisible from both halves
+# bisection splits off-centre: breakpoints of structured functions sit at simple fractions of simple intervals,
+# and a breakpoint exactly at a split point would be invisible from both halves
 _SPLIT = Fraction(53, 128)
 
 
-def _segment_kinks(g, a, b, numerics):
-    """Kinks of the piecewise-linear ``g`` on ``[a, b]``: ``(t, left slope, right slope, t0, t1)`` with ``g`` linear on ``[t0, t]`` and ``[t, t1]``.
+def segment_breakpoints(g, a, b, numerics):
+    """Breakpoints of the piecewise-linear ``g`` on ``[a, b]``: ``(t, left slope, right slope, t0, t1)`` with ``g`` linear on ``[t0, t]`` and ``[t, t1]``.
 
     An interval is accepted as linear when the slopes at both ends agree and
-    ``g`` is on that line at the midpoint and the far end; it holds one kink
+    ``g`` is on that line at the midpoint and the far end; it holds one breakpoint
     ``t`` when the two end lines meet at ``t`` and ``g`` is on the left line at
     ``(a + t)/2`` and ``t``, on the right line at ``(t + b)/2``. Otherwise it is
-    bisected. A black box can hide kinks that cancel between sample points;
+    bisected. A black box can hide breakpoints that cancel between sample points;
     these checks make that a coincidence of exact rationals.
     """
     found = []
@@ -49,43 +56,43 @@ def _segment_kinks(g, a, b, numerics):
         a, b = stack.pop()
         width = b - a
         if width <= numerics.min_width * (1 + abs(a) + abs(b)):
-            raise _Failure(f"could not separate the kinks of f near t = {float(a):.6g} on a search line")
+            raise StageFailed(f"could not separate the breakpoints of f near t = {float(a):.6g} on a search line")
         h = width * numerics.shrink
         ga, gb = g(a), g(b)
-        sa = _mul(1 / h, _sub(g(a + h), ga))
-        sb = _mul(1 / h, _sub(gb, g(b - h)))
+        sa = vscale(1 / h, vsub(g(a + h), ga))
+        sb = vscale(1 / h, vsub(gb, g(b - h)))
         mid = a + width * _SPLIT
         if numerics.equal(sa, sb):
-            line = lambda t: _add(ga, _mul(t - a, sa))  # noqa: E731
+            line = lambda t: vadd(ga, vscale(t - a, sa))  # noqa: E731
             if numerics.equal(g(mid), line(mid)) and numerics.equal(gb, line(b)):
                 continue
         else:
             t = _intersection(ga, sa, a, gb, sb, b, numerics)
             if t is not None and a + h < t < b - h:
-                # the end lines can also meet left of two close kinks (then g(t) is on both by construction):
+                # the end lines can also meet left of two close breakpoints (then g(t) is on both by construction):
                 # g must leave the left line right after t
                 left, right, eps = (a + t) / 2, (t + b) / 2, h * numerics.shrink
                 if (
-                    numerics.equal(g(t), _add(ga, _mul(t - a, sa)))
-                    and numerics.equal(g(left), _add(ga, _mul(left - a, sa)))
-                    and numerics.equal(g(right), _add(gb, _mul(right - b, sb)))
-                    and numerics.equal(g(t - eps), _add(ga, _mul(t - eps - a, sa)))
-                    and numerics.equal(g(t + eps), _add(gb, _mul(t + eps - b, sb)))
+                    numerics.equal(g(t), vadd(ga, vscale(t - a, sa)))
+                    and numerics.equal(g(left), vadd(ga, vscale(left - a, sa)))
+                    and numerics.equal(g(right), vadd(gb, vscale(right - b, sb)))
+                    and numerics.equal(g(t - eps), vadd(ga, vscale(t - eps - a, sa)))
+                    and numerics.equal(g(t + eps), vadd(gb, vscale(t + eps - b, sb)))
                 ):
                     # how far the side maps may reach: float answers want long steps against noise
-                    reach = (left, right) if isinstance(numerics, _Float) else (t - eps, t + eps)
+                    reach = (left, right) if isinstance(numerics, FloatNumerics) else (t - eps, t + eps)
                     found.append((t, sa, sb, *reach))
                     continue
         stack.extend([(mid, b), (a, mid)])
     return sorted(found, key=lambda k: k[0])
 
 
-def _line_range(point, direction, domain_rows):
+def line_range(point, direction, domain_rows):
     """``[t0, t1]`` with ``point + t·direction`` in the polytope ``domain_rows`` (exact), or None if empty."""
     lo, hi = None, None
     for row in domain_rows:
         base = row_value(row, point)
-        rate = _dot(row[1:], direction)
+        rate = vdot(row[1:], direction)
         if rate == 0:
             if base < 0:
                 return None
@@ -100,14 +107,14 @@ def _line_range(point, direction, domain_rows):
     return lo, hi
 
 
-def _line_kinks(queries, point, direction, domain_rows, numerics, reach=16):
-    """Kinks of ``f`` on a line (or its segment inside the domain): see :func:`line_kinks`."""
-    g = lambda t: queries(_add(point, _mul(t, direction)))  # noqa: E731
+def breakpoints_on_line(queries, point, direction, domain_rows, numerics, reach=16):
+    """Breakpoints of ``f`` on a line (or its segment inside the domain): see :func:`line_breakpoints`."""
+    g = lambda t: queries(vadd(point, vscale(t, direction)))  # noqa: E731
     if domain_rows is not None:
-        span = _line_range(point, direction, domain_rows)
+        span = line_range(point, direction, domain_rows)
         if span is None:
             return []
-        return _segment_kinks(g, *span, numerics)
+        return segment_breakpoints(g, *span, numerics)
     T = Fraction(reach)
     while T < 2**64:
         # beyond ±T f must be linear: the slope just outside T continues to 2T and 64T
@@ -115,19 +122,19 @@ def _line_kinks(queries, point, direction, domain_rows, numerics, reach=16):
         for side in (1, -1):
             t0, t1, t2 = side * T, 2 * side * T, 64 * side * T
             step = side * T * numerics.shrink
-            s0 = _mul(1 / step, _sub(g(t0 + step), g(t0)))
-            s1 = _mul(1 / (t2 - t1), _sub(g(t2), g(t1)))
-            s01 = _mul(1 / (t1 - t0), _sub(g(t1), g(t0)))
+            s0 = vscale(1 / step, vsub(g(t0 + step), g(t0)))
+            s1 = vscale(1 / (t2 - t1), vsub(g(t2), g(t1)))
+            s01 = vscale(1 / (t1 - t0), vsub(g(t1), g(t0)))
             if not (numerics.equal(s0, s1) and numerics.equal(s0, s01)):
                 linear = False
         if linear:
-            # a little beyond ±T on both sides: a kink exactly at ±T is an end point of the tail checks
-            return _segment_kinks(g, -T * Fraction(97, 96), T * Fraction(97, 96), numerics)
+            # a little beyond ±T on both sides: a breakpoint exactly at ±T is an end point of the tail checks
+            return segment_breakpoints(g, -T * Fraction(97, 96), T * Fraction(97, 96), numerics)
         T *= 64
-    raise _Failure("f keeps bending beyond 2^64 along a search line")
+    raise StageFailed("f keeps bending beyond 2^64 along a search line")
 
 
-def line_kinks(oracle, point, direction, *, domain=None, float_oracle=False):
+def line_breakpoints(oracle, point, direction, *, domain=None, float_oracle=False):
     """The breakpoints of ``f`` on the line ``point + t·direction``, exactly.
 
     Parameters
@@ -144,7 +151,7 @@ def line_kinks(oracle, point, direction, *, domain=None, float_oracle=False):
     Returns
     -------
     list of Fraction
-        The parameters ``t`` of the kinks, increasing.
+        The parameters ``t`` of the breakpoints, increasing.
 
     Examples
     --------
@@ -152,16 +159,16 @@ def line_kinks(oracle, point, direction, *, domain=None, float_oracle=False):
 
     >>> from polyrelu import ReLUNetwork, network_oracle
     >>> net = ReLUNetwork([[[1, 0], [-1, 0], [0, 1]], [[1, 1, 1]]], [[0, 0, -1], [0]])
-    >>> line_kinks(network_oracle(net), (0, 0), (1, 1))
+    >>> line_breakpoints(network_oracle(net), (0, 0), (1, 1))
     [Fraction(0, 1), Fraction(1, 1)]
     """
-    point, direction = _line_arguments("line_kinks", oracle, point, direction, float_oracle)
-    numerics = _Float(1e-9, 1 << 24) if float_oracle else _Exact()
-    queries = _Queries(oracle, len(point), numerics, math.inf)
-    rows = _domain_rows(domain, len(point))
+    point, direction = _line_arguments("line_breakpoints", oracle, point, direction, float_oracle)
+    numerics = FloatNumerics(1e-9, 1 << 24) if float_oracle else ExactNumerics()
+    queries = Queries(oracle, len(point), numerics, math.inf)
+    rows = domain_inequalities(domain, len(point))
     try:
-        return [t for t, *_ in _line_kinks(queries, point, direction, rows, numerics)]
-    except _Failure as exc:
+        return [t for t, *_ in breakpoints_on_line(queries, point, direction, rows, numerics)]
+    except StageFailed as exc:
         raise RecoveryError(str(exc)) from None
 
 
@@ -181,7 +188,7 @@ def _line_arguments(caller, oracle, point, direction, float_oracle):
 
 
 @dataclasses.dataclass(frozen=True)
-class Kink:
+class Breakpoint:
     """A point on a breakpoint facet of ``f`` with the exact local data there (docs/design.md §3).
 
     Attributes
@@ -202,27 +209,27 @@ class Kink:
     minus: tuple
 
 
-def _side_map(queries, base, eta, n0, numerics):
+def side_map(queries, base, eta, n0, numerics):
     """The affine map of ``f`` near ``base`` from ``n0 + 2`` values (one to check affinity), or None."""
     f0 = queries(base)
     cols = []
     for j in range(n0):
         x = list(base)
         x[j] += eta
-        cols.append(_mul(1 / eta, _sub(queries(x), f0)))
+        cols.append(vscale(1 / eta, vsub(queries(x), f0)))
     A = tuple(tuple(col[i] for col in cols) for i in range(len(f0)))
-    c = tuple(f0[i] - _dot(A[i], base) for i in range(len(f0)))
+    c = tuple(f0[i] - vdot(A[i], base) for i in range(len(f0)))
     probe = tuple(v - eta / (j + 2) for j, v in enumerate(base))
-    predicted = tuple(_dot(A[i], probe) + c[i] for i in range(len(f0)))
+    predicted = tuple(vdot(A[i], probe) + c[i] for i in range(len(f0)))
     if not numerics.equal(queries(probe), predicted):
         return None
     return A, c
 
 
-def _kink_from_maps(point, left, right, direction, numerics):
-    """The :class:`Kink` at ``point`` from the maps on both sides, or None when they are not a facet's."""
+def _breakpoint_from_maps(point, left, right, direction, numerics):
+    """The :class:`Breakpoint` at ``point`` from the maps on both sides, or None when they are not a facet's."""
     (Al, cl), (Ar, cr) = left, right
-    J = [_sub(r, l) for r, l in zip(Ar, Al)]
+    J = [vsub(r, l) for r, l in zip(Ar, Al)]
     k = max(range(len(J)), key=lambda i: max(abs(v) for v in J[i]))
     if numerics.zero(J[k]):
         return None
@@ -230,51 +237,51 @@ def _kink_from_maps(point, left, right, direction, numerics):
     # rank one: every row of the jump is a multiple of the largest
     p = max(range(len(jrow)), key=lambda j: abs(jrow[j]))
     weights = [Ji[p] / jrow[p] for Ji in J]
-    if not all(numerics.equal(Ji, _mul(w, jrow)) for Ji, w in zip(J, weights)):
+    if not all(numerics.equal(Ji, vscale(w, jrow)) for Ji, w in zip(J, weights)):
         return None
-    value_l = tuple(_dot(a, point) + c for a, c in zip(Al, cl))
-    value_r = tuple(_dot(a, point) + c for a, c in zip(Ar, cr))
+    value_l = tuple(vdot(a, point) + c for a, c in zip(Al, cl))
+    value_r = tuple(vdot(a, point) + c for a, c in zip(Ar, cr))
     if not numerics.equal(value_l, value_r):
         return None
-    row = numerics.rationalize_row((-_dot(jrow, point), *jrow))
-    if _dot(row[1:], direction) < 0:
+    row = numerics.rationalize_row((-vdot(jrow, point), *jrow))
+    if vdot(row[1:], direction) < 0:
         row = tuple(-v for v in row)
     normal = row[1:]
     q = next(j for j, v in enumerate(normal) if v != 0)
     jump = tuple(J[i][q] / normal[q] for i in range(len(J)))
-    return Kink(tuple(point), row, jump, (Ar, cr), (Al, cl))
+    return Breakpoint(tuple(point), row, jump, (Ar, cr), (Al, cl))
 
 
-def _kink_at(queries, point, step, n0, numerics):
-    """The :class:`Kink` at ``point``, a kink of ``f`` on the line ``point + t·step``, with ``step`` inside both linear pieces."""
+def breakpoint_at(queries, point, step, n0, numerics):
+    """The :class:`Breakpoint` at ``point``, a breakpoint of ``f`` on the line ``point + t·step``, with ``step`` inside both linear pieces."""
     eta = max(abs(v) for v in step) * numerics.shrink
     for _ in range(3):
-        left = _side_map(queries, _sub(point, step), eta, n0, numerics)
-        right = _side_map(queries, _add(point, step), eta, n0, numerics)
+        left = side_map(queries, vsub(point, step), eta, n0, numerics)
+        right = side_map(queries, vadd(point, step), eta, n0, numerics)
         if left is not None and right is not None:
-            kink = _kink_from_maps(point, left, right, step, numerics)
-            if kink is not None:
-                return kink
+            bp = _breakpoint_from_maps(point, left, right, step, numerics)
+            if bp is not None:
+                return bp
         eta *= numerics.shrink
     return None
 
 
-def kink_data(oracle, point, direction, *, float_oracle=False):
-    """The :class:`Kink` (facet hyperplane, weight, side maps) at a breakpoint found on a line.
+def breakpoint_data(oracle, point, direction, *, float_oracle=False):
+    """The :class:`Breakpoint` (facet hyperplane, weight, side maps) at a breakpoint found on a line.
 
     Parameters
     ----------
     oracle : callable
     point : sequence of numbers
-        A kink of ``f`` on the line through it with ``direction``, e.g. from
-        :func:`line_kinks`.
+        A breakpoint of ``f`` on the line through it with ``direction``, e.g. from
+        :func:`line_breakpoints`.
     direction : sequence of numbers
         The step to each side: ``f`` must be linear from ``point`` to
         ``point ± direction`` (the two linear pieces reach that far).
 
     Returns
     -------
-    Kink
+    Breakpoint
 
     Raises
     ------
@@ -286,23 +293,23 @@ def kink_data(oracle, point, direction, *, float_oracle=False):
     --------
     >>> from polyrelu import ReLUNetwork, network_oracle
     >>> f = network_oracle(ReLUNetwork([[[1, -2]], [[3]]], [[1], [0]]))
-    >>> k = kink_data(f, (1, 1), ("1/8", 0))
+    >>> k = breakpoint_data(f, (1, 1), ("1/8", 0))
     >>> k.row, k.jump
     ((1, 1, -2), (Fraction(3, 1),))
     """
-    point, step = _line_arguments("kink_data", oracle, point, direction, float_oracle)
-    numerics = _Float(1e-9, 1 << 24) if float_oracle else _Exact()
-    queries = _Queries(oracle, len(point), numerics, math.inf)
-    kink = _kink_at(queries, point, step, len(point), numerics)
-    if kink is None:
+    point, step = _line_arguments("breakpoint_data", oracle, point, direction, float_oracle)
+    numerics = FloatNumerics(1e-9, 1 << 24) if float_oracle else ExactNumerics()
+    queries = Queries(oracle, len(point), numerics, math.inf)
+    bp = breakpoint_at(queries, point, step, len(point), numerics)
+    if bp is None:
         raise RecoveryError(f"f has no single breakpoint facet through {tuple(map(str, point))} along {tuple(map(str, step))}")
-    return kink
+    return bp
 
 
-def _is_kink_along(queries, point, row, numerics, radius=None):
+def is_breakpoint_along(queries, point, row, numerics, radius=None):
     """Whether ``f`` bends at ``point`` across the hyperplane ``row`` and nowhere else nearby (finite differences, exact).
 
-    Returns the point (in float mode the kink found near it), or None.
+    Returns the point (in float mode the breakpoint found near it), or None.
 
     The probes stay within ``2·radius`` (max-norm) of ``point``; by default
     tiny and not growing with ``|point|``: far out, hypersurfaces run parallel
@@ -313,35 +320,35 @@ def _is_kink_along(queries, point, row, numerics, radius=None):
     if radius is None:
         radius = min(max(1, max(abs(v) for v in point)) * numerics.shrink**3, numerics.shrink**2)
     eta = radius / max(abs(v) for v in normal)
-    if isinstance(numerics, _Float):
-        # a rounded prediction misses the hypersurface by more than the probes reach: find the kink nearby first
-        unit = _mul(Fraction(1) / max(abs(v) for v in normal), normal)
+    if isinstance(numerics, FloatNumerics):
+        # a rounded prediction misses the hypersurface by more than the probes reach: find the breakpoint nearby first
+        unit = vscale(Fraction(1) / max(abs(v) for v in normal), normal)
         reach = (1 + max(abs(v) for v in point)) * Fraction(numerics.tolerance * 1e6)
         if near_other:
             reach = min(reach, 8 * radius)
-        g = lambda t: queries(_add(point, _mul(t, unit)))  # noqa: E731
-        near = _segment_kinks(g, -reach, reach, numerics)
+        g = lambda t: queries(vadd(point, vscale(t, unit)))  # noqa: E731
+        near = segment_breakpoints(g, -reach, reach, numerics)
         if not near:
             return None
-        point = _add(point, _mul(min((k[0] for k in near), key=abs), unit))  # the nearest: others are neighbours
+        point = vadd(point, vscale(min((k[0] for k in near), key=abs), unit))  # the nearest: others are neighbours
         eta = min(radius, reach) / 4 / max(abs(v) for v in normal)
-    nu = _mul(eta, normal)
+    nu = vscale(eta, normal)
     f0 = queries(point)
-    fp, fpp = queries(_add(point, nu)), queries(_add(point, _mul(2, nu)))
-    fm, fmm = queries(_sub(point, nu)), queries(_sub(point, _mul(2, nu)))
-    if not (numerics.equal(_sub(fpp, fp), _sub(fp, f0)) and numerics.equal(_sub(f0, fm), _sub(fm, fmm))):
+    fp, fpp = queries(vadd(point, nu)), queries(vadd(point, vscale(2, nu)))
+    fm, fmm = queries(vsub(point, nu)), queries(vsub(point, vscale(2, nu)))
+    if not (numerics.equal(vsub(fpp, fp), vsub(fp, f0)) and numerics.equal(vsub(f0, fm), vsub(fm, fmm))):
         return None
-    if numerics.equal(_sub(fp, f0), _sub(f0, fm)):
+    if numerics.equal(vsub(fp, f0), vsub(f0, fm)):
         return None
     scale = eta * max(abs(v) for v in normal)
-    for u in _tangent_basis(normal):
-        step = _mul(scale / max(abs(v) for v in u), u)
-        if not numerics.equal(_add(queries(_add(point, step)), queries(_sub(point, step))), _mul(2, f0)):
+    for u in tangent_basis(normal):
+        step = vscale(scale / max(abs(v) for v in u), u)
+        if not numerics.equal(vadd(queries(vadd(point, step)), queries(vsub(point, step))), vscale(2, f0)):
             return None
     return point
 
 
-def _domain_rows(domain, n0):
+def domain_inequalities(domain, n0):
 
     poly = domain_polyhedron(domain, n0)
     return None if poly is None else tuple(tuple(r) for r in poly.inequalities)

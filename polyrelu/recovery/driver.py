@@ -17,16 +17,32 @@ from ..geometry import Polyhedron
 from ..geometry.rational import row_value, to_fraction
 from ..network import ReLUNetwork
 from ..symmetry import canonical_form
-
-from .numerics import _BudgetExhausted, _Clock, _Exact, _Failure, _Float, _TimeSpent, _add, _complement, _mul, _sub
-from .oracle import _DEFAULT_TOLERANCES, _Queries
-from .breakpoints import _domain_rows, _is_kink_along, _kink_at, _line_kinks, _line_range
-from .partial import _Partial
-from .first_layer import _explained_by, _hyperplane_neuron, _partly_bent_hyperplanes
-from .families import _fix_family, _merge_families, _on_pieces
-from .tracing import _drop_deeper, _trace
-from .orientation import _apply_flips, _orient
-from .output import _Missed, _fit_output
+from .breakpoints import (
+    breakpoint_at,
+    breakpoints_on_line,
+    domain_inequalities,
+    is_breakpoint_along,
+    line_range,
+)
+from .families import fix_family, merge_families, on_pieces
+from .first_layer import explained_by, hyperplane_neuron, partly_bent_hyperplanes
+from .numerics import (
+    BudgetExhausted,
+    Clock,
+    ExactNumerics,
+    FloatNumerics,
+    StageFailed,
+    TimeSpent,
+    span_complement,
+    vadd,
+    vscale,
+    vsub,
+)
+from .oracle import DEFAULT_TOLERANCES, Queries
+from .orientation import apply_flips, orient_layer
+from .output import MissedBreakpoint, fit_output
+from .partial import PartialNetwork
+from .tracing import drop_deeper, trace_neuron
 
 __all__ = ['RecoveryResult', 'recover_network']
 
@@ -50,7 +66,7 @@ class RecoveryResult:
     reason : str or None
         Why recovery is ``"undecided"`` (which step or condition failed, the
         budget spent, or the deviation above the threshold).
-    kinks : int
+    breakpoints : int
         Breakpoints located on search lines.
     lines : int
         Search lines used.
@@ -83,7 +99,7 @@ class RecoveryResult:
     network: object
     queries: int
     reason: object
-    kinks: int
+    breakpoints: int
     lines: int
     layer_widths: tuple
     regions: int
@@ -106,7 +122,7 @@ class RecoveryResult:
             f"  network            {arch}",
             f"  domain             {_describe_domain(self.domain, self.whole_space)}",
             f"  queries            {self.queries}",
-            f"  breakpoints found  {self.kinks} on {self.lines} lines",
+            f"  breakpoints found  {self.breakpoints} on {self.lines} lines",
             f"  regions checked    {self.regions}",
             f"  rounds             {self.rounds}",
             f"  time               {self.elapsed:.2f} s",
@@ -218,15 +234,15 @@ def _fresh_points(rng, n0, domain_rows, vertices, window, count):
     points = [x if inside(x) else uniform() for x in _jittered_points(rng, lower, upper, count)]
     while len(points) < count + count // 2:
         x, d = uniform(), _random_direction(rng, n0)
-        span = _line_range(x, d, domain_rows)
+        span = line_range(x, d, domain_rows)
         if span is None:
             continue
         lo, hi = span
         gap = (hi - lo) * Fraction(int(rng.integers(0, 1025)), 1 << 20)
-        points.append(_add(x, _mul(hi - gap if rng.integers(0, 2) else lo + gap, d)))
+        points.append(vadd(x, vscale(hi - gap if rng.integers(0, 2) else lo + gap, d)))
     centroid = tuple(sum(v[i] for v in vertices) / len(vertices) for i in range(n0))
     corners = rng.permutation(len(vertices))[: count // 4]
-    points += [_add(vertices[k], _mul(Fraction(1, 1024), _sub(centroid, vertices[k]))) for k in corners]
+    points += [vadd(vertices[k], vscale(Fraction(1, 1024), vsub(centroid, vertices[k]))) for k in corners]
     return points
 
 
@@ -234,7 +250,7 @@ def _check_candidate(queries, net, points, numerics):
     """``(deviation, threshold, off)``: ``max |f - g|`` over ``points``, the most accepted, the points off by more than the search's screening.
 
     Every point is evaluated, so that the deviation is known even when the
-    search goes on (``off`` non-empty: :meth:`_Exact.close` fails there).
+    search goes on (``off`` non-empty: :meth:`ExactNumerics.close` fails there).
     """
     deviation, largest, off = Fraction(0), Fraction(0), []
     for x in points:
@@ -262,7 +278,7 @@ class _Explorer:
         self.rows = domain_rows
         self.numerics = numerics
         self.rng = rng
-        self.kinks = []
+        self.breakpoints = []
         self.lines = 0
         self.window = Fraction(1)
         self.vertices = None
@@ -280,22 +296,22 @@ class _Explorer:
         p = point if point is not None else _random_point(self.rng, self.n0, self.rows, self.vertices, scale)
         d = _random_direction(self.rng, self.n0)
         self.lines += 1
-        for t, _, _, a, b in _line_kinks(self.queries, p, d, self.rows, self.numerics):
-            step = _mul(min(t - a, b - t) / 2, d)
-            point = _add(p, _mul(t, d))
-            kink = _kink_at(self.queries, point, step, self.n0, self.numerics)
-            if kink is not None and _is_kink_along(self.queries, point, kink.row, self.numerics):
-                self.kinks.append(kink)
+        for t, _, _, a, b in breakpoints_on_line(self.queries, p, d, self.rows, self.numerics):
+            step = vscale(min(t - a, b - t) / 2, d)
+            point = vadd(p, vscale(t, d))
+            bp = breakpoint_at(self.queries, point, step, self.n0, self.numerics)
+            if bp is not None and is_breakpoint_along(self.queries, point, bp.row, self.numerics):
+                self.breakpoints.append(bp)
                 if not far:
-                    self.window = max(self.window, 2 * max(abs(v) for v in kink.point))
+                    self.window = max(self.window, 2 * max(abs(v) for v in bp.point))
 
 
 def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False, max_cells=1_000_000):
     """One pass: layers from the breakpoints found so far, then the output layer. Returns (layers, output rows, regions)."""
     log.clear()
     clock = queries.clock
-    partial = _Partial(explorer.n0, domain, numerics, clock, max_cells)
-    pending = list(explorer.kinks)
+    partial = PartialNetwork(explorer.n0, domain, numerics, clock, max_cells)
+    pending = list(explorer.breakpoints)
     while True:
         known = len(partial.layers)
         clock.stage = f"building the complex of {_layers_text(known)}"
@@ -306,24 +322,24 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
         traced = []
         failed = set()  # (region, hyperplane) pieces already traced in vain at this layer
         clock.stage = "testing first-layer hyperplanes" if not known else f"tracing layer-{known + 1} hypersurfaces"
-        for kink in pending:
-            piece = (None if partial.net is None else getattr(partial.locate(kink.point), "id", None), kink.row)
+        for bp in pending:
+            piece = (None if partial.net is None else getattr(partial.locate(bp.point), "id", None), bp.row)
             if piece in failed:
                 continue
-            if _explained_by(partial, [c if partial.net is None else c[0] for c in traced], kink):
+            if explained_by(partial, [c if partial.net is None else c[0] for c in traced], bp):
                 continue
             if partial.net is None:
-                found = kink.row if _hyperplane_neuron(queries, kink, explorer.window, numerics, explorer.rows) else None
+                found = bp.row if hyperplane_neuron(queries, bp, explorer.window, numerics, explorer.rows) else None
             else:
-                found = _trace(queries, partial, kink, numerics, log=log)
+                found = trace_neuron(queries, partial, bp, numerics, log=log)
             if found is not None:
                 traced.append(found)
             else:
                 failed.add(piece)
         if partial.net is None and one_sided:
-            traced += _partly_bent_hyperplanes(queries, explorer, traced, [k for k in pending if (None, k.row) in failed])
+            traced += partly_bent_hyperplanes(queries, explorer, traced, [k for k in pending if (None, k.row) in failed])
         if partial.net is not None:
-            traced = [c for c, *_ in _drop_deeper(queries, partial, traced, numerics)]
+            traced = [c for c, *_ in drop_deeper(queries, partial, traced, numerics)]
         traced = [tuple(Fraction(v) for v in c) for c in traced]
         # rounded formulas may miss that a breakpoint is explained: one neuron traced twice
         traced = [c for i, c in enumerate(traced) if not any(numerics.parallel(c, d) for d in traced[:i])]
@@ -334,19 +350,19 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
                 partial.layers.append(guessed)
                 continue
         if not traced:
-            raise _Missed(pending[0].point)
+            raise MissedBreakpoint(pending[0].point)
         if partial.net is None:
-            if isinstance(numerics, _Float):  # unit rows keep later least-squares systems well scaled
-                traced = [_mul(1 / max(abs(v) for v in c[1:]), c) for c in traced]
+            if isinstance(numerics, FloatNumerics):  # unit rows keep later least-squares systems well scaled
+                traced = [vscale(1 / max(abs(v) for v in c[1:]), c) for c in traced]
             partial.layers.append([(tuple(c[1:]), c[0]) for c in traced])
         else:
             clock.stage = f"orienting layer {known}"
-            flips, rows, _ = _orient(partial, traced)
-            _apply_flips(partial, flips)
+            flips, rows, _ = orient_layer(partial, traced)
+            apply_flips(partial, flips)
             clock.stage = f"tracing layer-{known + 1} hypersurfaces with layer {known} oriented"
             partial.layers.append(rows + _second_chance(queries, partial, rows, pending, numerics, log))
     clock.stage = f"fitting the output layer on the complex of {_layers_text(len(partial.layers))}"
-    rows, regions = _fit_output(queries, partial, numerics)
+    rows, regions = fit_output(queries, partial, numerics)
     return partial.layers, rows, regions
 
 
@@ -363,7 +379,7 @@ def _second_chance(queries, partial, rows, pending, numerics, log):
     layer-mates only ``relu(z_i)`` and ``1`` remain, and fewer pieces do.
     What still stays free is a neuron's weight on a previous-layer neuron that
     is off wherever it vanishes (TPIC fails): such families are merged across
-    the hypersurface's components and fixed by :func:`_fix_family`; the free
+    the hypersurface's components and fixed by :func:`fix_family`; the free
     neurons are kept in ``partial.free`` for the output fit.
     """
     partial.rebuild(oriented=True)
@@ -379,25 +395,25 @@ def _second_chance(queries, partial, rows, pending, numerics, log):
         return tuple(c)
     found = [vector(w, b) for w, b in rows]
     traced = []
-    for kink in pending:
-        if _explained_by(partial, found + [c for c, *_ in traced], kink) or _on_pieces(partial, traced, kink):
+    for bp in pending:
+        if explained_by(partial, found + [c for c, *_ in traced], bp) or on_pieces(partial, traced, bp):
             continue
-        result = _trace(queries, partial, kink, numerics, log=log)
+        result = trace_neuron(queries, partial, bp, numerics, log=log)
         if result is not None:
             traced.append(result)
-    traced = _merge_families(partial, _drop_deeper(queries, partial, traced, numerics))
+    traced = merge_families(partial, drop_deeper(queries, partial, traced, numerics))
     layer = len(partial.layers)
     more = []
     for c, regions, span, pieces in traced:
         if span:
-            c = _fix_family(partial, span, regions, pieces)
+            c = fix_family(partial, span, regions, pieces)
             if c is None:
                 continue
         if any(numerics.parallel(c, d) for d in found + [vector(w, b) for w, b in more]):
             continue
         if span:
             partial.free[layer, len(rows) + len(more)] = tuple(
-                (tuple(d[position[i]] for i in range(n)), d[position[n]]) for d in _complement(c, span)
+                (tuple(d[position[i]] for i in range(n)), d[position[n]]) for d in span_complement(c, span)
             )
         more.append((tuple(c[position[i]] for i in range(n)), c[position[n]]))
     return more
@@ -413,7 +429,7 @@ def _orientation_by_search(queries, partial, pending, numerics, log, max_width=4
     none explains any.
     """
     n = len(partial.layers[-1])
-    if n > max_width or isinstance(numerics, _Float):
+    if n > max_width or isinstance(numerics, FloatNumerics):
         return None
     original, layer = list(partial.layers[-1]), len(partial.layers)
     partial.clock.stage = f"searching the orientations of layer {layer}"
@@ -421,7 +437,7 @@ def _orientation_by_search(queries, partial, pending, numerics, log, max_width=4
     for flips in itertools.product((False, True), repeat=n):
         partial.clock.check()
         partial.layers[-1] = list(original)
-        _apply_flips(partial, flips)
+        apply_flips(partial, flips)
         for key in [key for key in partial.free if key[0] == layer]:
             del partial.free[key]
         rows = _second_chance(queries, partial, [], pending, numerics, log)
@@ -431,7 +447,7 @@ def _orientation_by_search(queries, partial, pending, numerics, log, max_width=4
     if best[1] is None:
         return None
     _, flips, rows, free = best
-    _apply_flips(partial, flips)
+    apply_flips(partial, flips)
     partial.free.update(free)
     return rows
 
@@ -475,7 +491,7 @@ def recover_network(
     """Rebuild a ReLU network from function values alone.
 
     Breakpoints of ``f`` are located exactly on random lines
-    (:func:`line_kinks`), each with its facet hyperplane (:func:`kink_data`).
+    (:func:`line_breakpoints`), each with its facet hyperplane (:func:`breakpoint_data`).
     Then, layer by layer:
 
     1. **first layer**: a breakpoint whose hyperplane is a breakpoint of ``f``
@@ -483,7 +499,7 @@ def recover_network(
     2. **deeper layers**: with the layers so far known exactly, their
        canonical complex is built, and a new breakpoint is traced across its
        regions (the far-side hyperplane through the crossing is found from
-       one more kink); on each region a next-layer neuron is
+       one more breakpoint); on each region a next-layer neuron is
        ``Σ w_i relu(ẑ_i) + ψ``, so the pieces give linear equations, solved
        exactly and accepted when unique up to scale with two more pieces
        agreeing;
@@ -597,7 +613,7 @@ def recover_network(
 
     Notes
     -----
-    The query count is ``O(n0 · regions + kinks)``: see ``docs/recovery.md``
+    The query count is ``O(n0 · regions + breakpoints)``: see ``docs/recovery.md``
     for the bound the tests check. A black box can hide breakpoints between
     the points asked (a bump narrower than the gaps between them, a
     breakpoint beyond every query): what is certified is agreement at every
@@ -606,14 +622,14 @@ def recover_network(
     """
     _check_arguments(oracle, input_dim, max_queries, lines, seed, float_oracle, tolerance, max_rounds, checks, max_seconds, max_cells, progress)
     n0 = int(input_dim)
-    numerics = _Float(tolerance, 1 << 30) if float_oracle else _Exact()
-    domain_rows = _domain_rows(domain, n0)
+    numerics = FloatNumerics(tolerance, 1 << 30) if float_oracle else ExactNumerics()
+    domain_rows = domain_inequalities(domain, n0)
     if float_oracle and domain_rows is None:
         raise RecoveryError(
             "float_oracle=True needs a bounded domain (e.g. domain=Box(-4, 4)): rounded hyperplanes drift far from the origin"
         )
-    clock = _Clock(max_seconds)
-    queries = _Queries(oracle, n0, numerics, max_queries, clock)
+    clock = Clock(max_seconds)
+    queries = Queries(oracle, n0, numerics, max_queries, clock)
     rng = np.random.default_rng(seed)
     checker = rng.spawn(1)[0]  # fresh points independent of the search
     explorer = _Explorer(queries, n0, domain_rows, numerics, rng)
@@ -636,7 +652,7 @@ def recover_network(
             region = domain if isinstance(domain, (Box, Polyhedron)) else Polyhedron(ieqs=domain_rows, ambient_dim=n0)
         deviation = last.get("deviation")
         return RecoveryResult(
-            status, network, queries.count, reason, len(explorer.kinks), explorer.lines, tuple(widths), regions, rounds,
+            status, network, queries.count, reason, len(explorer.breakpoints), explorer.lines, tuple(widths), regions, rounds,
             time.perf_counter() - started, None if deviation is None else float(deviation), region, domain_rows is None,
             numerics.tolerance if float_oracle else None, None if last.get("threshold") is None else float(last["threshold"]),
         )
@@ -658,7 +674,7 @@ def recover_network(
             vertices = explorer.vertices
             queries(tuple(sum(v[i] for v in vertices) / len(vertices) for i in range(n0)))
             if tolerance is None:  # the precision of the oracle's answers sets the default
-                numerics.tolerance = _DEFAULT_TOLERANCES[queries.precision]
+                numerics.tolerance = DEFAULT_TOLERANCES[queries.precision]
         clock.stage = "searching breakpoints on the first search lines"
         for _ in range(2 * n0 + 2 if lines is None else lines):
             explorer.search()
@@ -684,12 +700,12 @@ def recover_network(
                         deviation, threshold, off = _check_candidate(queries, net, points, numerics)
                         last.update(deviation=deviation, threshold=threshold, round=rounds, points=len(points))
                         if off:
-                            raise _Missed(off[0])
+                            raise MissedBreakpoint(off[0])
                         widths = [len(layer) for layer in layers]
                         if deviation > threshold:  # the search saw nothing amiss; more of it would rebuild the same
                             return result("undecided", reason=off_by(), widths=widths, regions=regions)
                         return result("recovered", canonical_form(net), widths=widths, regions=regions)
-                    except _Missed as missed:
+                    except MissedBreakpoint as missed:
                         clock.stage = "searching breakpoints on search lines through a point where f differs"
                         for _ in range(n0 + 1):
                             explorer.search(missed.point)
@@ -697,14 +713,14 @@ def recover_network(
                             explorer.search()
                 reason = f"f still bends where no recovered neuron does after {attempt} rounds"
                 reasons.append(reason + (f"; {off_by()}" if last.get("round") == rounds else ""))
-            except _Failure as failure:
+            except StageFailed as failure:
                 reasons.append(str(failure))
         return result("undecided", reason=reasons[0] if reasons[0] == reasons[1] else f"{reasons[0]} (with one-sided first-layer hyperplanes: {reasons[1]})")
-    except _BudgetExhausted:
+    except BudgetExhausted:
         return result("undecided", reason=f"the query budget ({max_queries}) is spent while {stage()}")
-    except _TimeSpent:
+    except TimeSpent:
         return result("undecided", reason=f"the time budget (max_seconds={max_seconds:g}) is spent while {stage()}")
     except ComplexTooLargeError as exc:
         return result("undecided", reason=f"a complex is too large while {stage()}: {exc}")
-    except _Failure as failure:
+    except StageFailed as failure:
         return result("undecided", reason=str(failure))

@@ -2,16 +2,14 @@
 
 from fractions import Fraction
 
-
 from ..geometry import Polyhedron
 from ..geometry.rational import row_value
-
-from .numerics import _Float, _dot, _echelon_basis, _in_span, _mul, _nullspace
+from .numerics import FloatNumerics, echelon_basis, in_span, nullspace, vdot, vscale
 
 __all__ = []
 
 
-def _family(partial, equations, pieces):
+def formula_family(partial, equations, pieces):
     """``(formula, free, span)``: the formulas fitting every traced piece, when more than one does.
 
     ``span`` is a basis of them; ``free`` the columns that vanish on every
@@ -22,29 +20,29 @@ def _family(partial, equations, pieces):
     cells = partial.complex
     blocks = [partial.reduced(cells[rid]) for rid in pieces]
     free = tuple(k for k in range(len(partial.basis)) if not any(F_row[k] for F in blocks for F_row in F))
-    span = _nullspace(equations, len(partial.basis), partial.numerics)
+    span = nullspace(equations, len(partial.basis), partial.numerics)
     if len(span) < 2:
         return None
-    span = _echelon_basis(span)
+    span = echelon_basis(span)
     c = None
     if len(span) == 1 + len(free):
-        combination = _nullspace([[v[k] for v in span] for k in free], len(span), partial.numerics)
+        combination = nullspace([[v[k] for v in span] for k in free], len(span), partial.numerics)
         if len(combination) != 1:
             return None
         c = tuple(sum(a * v[k] for a, v in zip(combination[0], span)) for k in range(len(partial.basis)))
-        if _vanishes_somewhere(partial, c, pieces, partial.numerics):
+        if vanishes_somewhere(partial, c, pieces, partial.numerics):
             return None
     return c, free, span
 
 
-def _lambda(partial, c, region_id, h):
+def scale_on_region(partial, c, region_id, h):
     """The factor ``λ`` with ``F c = λ h`` on a traced region (``c`` fits its piece)."""
-    row = [_dot(F_row, c) for F_row in partial.reduced(partial.complex[region_id])]
+    row = [vdot(F_row, c) for F_row in partial.reduced(partial.complex[region_id])]
     p = max(range(len(h)), key=lambda i: abs(h[i]))
     return row[p] / h[p]
 
 
-def _vanishes_somewhere(partial, c, regions, numerics):
+def vanishes_somewhere(partial, c, regions, numerics):
     """Whether the formula ``c`` is identically zero on one of ``regions``.
 
     The parallelity equations hold trivially there (``0`` is parallel to every
@@ -54,8 +52,8 @@ def _vanishes_somewhere(partial, c, regions, numerics):
     cells = partial.complex
     for rid in regions:
         F = partial.reduced(cells[rid])
-        value = [_dot(row, c) for row in F]
-        if isinstance(numerics, _Float):
+        value = [vdot(row, c) for row in F]
+        if isinstance(numerics, FloatNumerics):
             scale = max(abs(float(v)) for v in c) * max(abs(float(v)) for row in F for v in row)
             if max(abs(float(v)) for v in value) <= 1e3 * numerics.tolerance * scale:
                 return True
@@ -64,7 +62,7 @@ def _vanishes_somewhere(partial, c, regions, numerics):
     return False
 
 
-def _merge_families(partial, traced):
+def merge_families(partial, traced):
     """Pieces of one neuron traced apart, merged: two families whose spans share a formula (:func:`_common_formula`)."""
     merged = list(traced)
     for a in range(len(merged)):
@@ -94,24 +92,24 @@ def _common_formula(partial, A, B):
         return None
     sa, sb = sa or (ca,), sb or (cb,)
     ncols = len(sa[0])
-    null = _nullspace([[v[r] for v in sa] + [-v[r] for v in sb] for r in range(ncols)], len(sa) + len(sb), partial.numerics)
+    null = nullspace([[v[r] for v in sa] + [-v[r] for v in sb] for r in range(ncols)], len(sa) + len(sb), partial.numerics)
     common = [tuple(sum(x * v[r] for x, v in zip(z, sa)) for r in range(ncols)) for z in null]
     unit = lambda k: tuple(int(j == k) for j in range(ncols))  # noqa: E731
-    units = [k for k in range(ncols) if _in_span(unit(k), sa) and _in_span(unit(k), sb)]
+    units = [k for k in range(ncols) if in_span(unit(k), sa) and in_span(unit(k), sb)]
     if len(common) != 1 + len(units) or len(sa) + len(sb) - len(units) > ncols:
         return None
-    w = next(v for v in common if not _in_span(v, [unit(k) for k in units]))
+    w = next(v for v in common if not in_span(v, [unit(k) for k in units]))
     w = tuple(Fraction(0) if k in units else v for k, v in enumerate(w))
-    lam_a = [_lambda(partial, w, rid, h) for rid, h in pa.items()]
-    lam_b = [_lambda(partial, w, rid, h) for rid, h in pb.items()]
+    lam_a = [scale_on_region(partial, w, rid, h) for rid, h in pa.items()]
+    lam_b = [scale_on_region(partial, w, rid, h) for rid, h in pb.items()]
     if any(v == 0 for v in lam_a + lam_b):
         return None
     flip = -1 if (lam_a[0] > 0) != (lam_b[0] > 0) else 1
     pieces = {**pa, **{rid: tuple(flip * v for v in h) for rid, h in pb.items()}}
-    return w, ra | rb, (_echelon_basis(common) if units else ()), pieces
+    return w, ra | rb, (echelon_basis(common) if units else ()), pieces
 
 
-def _fix_family(partial, span, traced, pieces):
+def fix_family(partial, span, traced, pieces):
     """A member of the family ``span`` with the neuron's sign on every region, or None.
 
     The hypersurface crosses exactly the ``traced`` regions, where every
@@ -119,12 +117,12 @@ def _fix_family(partial, span, traced, pieces):
     oriented ``pieces``. On every other region the neuron keeps one sign,
     read where it borders a traced region and carried across the walls
     between untraced ones; the member must have that sign there
-    (:func:`_sign_rows`). On regions the free columns miss this checks that
+    (:func:`sign_rows`). On regions the free columns miss this checks that
     the trace was complete.
     """
     cells = partial.complex
     n0 = partial.n0
-    maps = {R.id: [tuple(_dot(F_row, v) for F_row in partial.reduced(R)) for v in span] for R in cells.regions()}
+    maps = {R.id: [tuple(vdot(F_row, v) for F_row in partial.reduced(R)) for v in span] for R in cells.regions()}
     sign, neighbours = {}, {}
     for facet in cells.cells(n0 - 1):
         pair = [r for r in cells.lattice.cofacets(facet.id) if cells[r].dimension == n0]
@@ -156,25 +154,25 @@ def _fix_family(partial, span, traced, pieces):
             p = max(range(len(h)), key=lambda i: abs(h[i]))
             strict.add((0, *(m[p] * (1 if h[p] > 0 else -1) for m in maps[R.id])))
         elif R.id in sign:
-            _sign_rows(R, sign[R.id], [(0,) * (n0 + 1), *maps[R.id]], ieqs, eqns, strict)
+            sign_rows(R, sign[R.id], [(0,) * (n0 + 1), *maps[R.id]], ieqs, eqns, strict)
         else:
             return None
-    alpha = _solve_rows(ieqs, eqns, strict, len(span), homogeneous=True)
+    alpha = solve_rows(ieqs, eqns, strict, len(span), homogeneous=True)
     if alpha is None:
         return None
     c = tuple(sum(a * v[k] for a, v in zip(alpha, span)) for k in range(len(span[0])))
-    return _mul(1 / max(abs(v) for v in c), c)
+    return vscale(1 / max(abs(v) for v in c), c)
 
 
-def _on_pieces(partial, traced, kink):
-    """Whether the kink lies on a piece already traced (a family predicts nothing beyond its pieces)."""
-    region = partial.locate(kink.point)
+def on_pieces(partial, traced, bp):
+    """Whether the breakpoint lies on a piece already traced (a family predicts nothing beyond its pieces)."""
+    region = partial.locate(bp.point)
     return region is not None and any(
-        region.id in pieces and partial.numerics.on_hyperplane(pieces[region.id], kink) for *_, pieces in traced
+        region.id in pieces and partial.numerics.on_hyperplane(pieces[region.id], bp) for *_, pieces in traced
     )
 
 
-def _sign_rows(region, s, maps, ieqs, eqns, strict):
+def sign_rows(region, s, maps, ieqs, eqns, strict):
     """Rows in ``t`` saying ``s·(a + Σ t_k g_k) > 0`` inside ``region`` (``maps = [a, g_1, ...]``), added to the sets.
 
     Non-negative at every vertex and along every ray, zero along every line,
@@ -184,14 +182,14 @@ def _sign_rows(region, s, maps, ieqs, eqns, strict):
     for v in poly.vertices():
         ieqs.add(tuple(s * row_value(m, v) for m in maps))
     for r in poly.rays():
-        ieqs.add(tuple(s * _dot(m[1:], r) for m in maps))
+        ieqs.add(tuple(s * vdot(m[1:], r) for m in maps))
     for line in poly.lines():
-        eqns.add(tuple(_dot(m[1:], line) for m in maps))
+        eqns.add(tuple(vdot(m[1:], line) for m in maps))
     x = region.relative_interior_point()
     strict.add(tuple(s * row_value(m, x) for m in maps))
 
 
-def _solve_rows(ieqs, eqns, strict, nvars, homogeneous=False):
+def solve_rows(ieqs, eqns, strict, nvars, homogeneous=False):
     """A point ``t`` with ``ieqs >= 0``, ``eqns = 0``, ``strict > 0`` (rows ``(const, coefficients)``), small when possible; or None.
 
     Exact: one feasibility problem, then its relative interior point rounded
@@ -216,7 +214,7 @@ def _solve_rows(ieqs, eqns, strict, nvars, homogeneous=False):
         return None
     t = poly.relative_interior_point()
     if homogeneous and any(t):
-        t = _mul(1 / max(abs(v) for v in t), t)
+        t = vscale(1 / max(abs(v) for v in t), t)
     for denominator in (1, 2, 4, 8, 16, 64, 256, 1 << 12, 1 << 16, 1 << 24):
         rounded = tuple(Fraction(v).limit_denominator(denominator) for v in t)
         if satisfies(rounded):

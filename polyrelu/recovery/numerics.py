@@ -9,27 +9,26 @@ import numpy as np
 
 from ..geometry.rational import primitive_integer_row, reduced_echelon
 
-
 __all__ = []
 
 
-class _BudgetExhausted(Exception):
+class BudgetExhausted(Exception):
     """Raised inside recovery when ``max_queries`` distinct points have been asked."""
 
 
-class _Failure(Exception):
+class StageFailed(Exception):
     """A step could not be carried out; the message is the reason reported as ``undecided``."""
 
 
-class _TimeSpent(Exception):
+class TimeSpent(Exception):
     """Raised inside recovery when ``max_seconds`` have passed; the message is the stage reached."""
 
 
-class _Clock:
+class Clock:
     """The wall-clock budget of one recovery (``time.monotonic``) and the stage it has reached.
 
     Work loops call :meth:`check`; every oracle query does too
-    (:class:`_Queries`), so a search that never leaves one stage is still cut.
+    (:class:`Queries`), so a search that never leaves one stage is still cut.
     ``stage`` names what recovery is doing, for the reason when time runs out.
     """
 
@@ -39,26 +38,26 @@ class _Clock:
 
     def check(self):
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise _TimeSpent(self.stage)
+            raise TimeSpent(self.stage)
 
 
-def _sub(u, v):
+def vsub(u, v):
     return tuple(a - b for a, b in zip(u, v))
 
 
-def _add(u, v):
+def vadd(u, v):
     return tuple(a + b for a, b in zip(u, v))
 
 
-def _mul(s, u):
+def vscale(s, u):
     return tuple(s * a for a in u)
 
 
-def _dot(u, v):
+def vdot(u, v):
     return sum(a * b for a, b in zip(u, v))
 
 
-def _tangent_basis(normal):
+def tangent_basis(normal):
     """Integer vectors spanning ``normal^⊥`` (exact)."""
     n = len(normal)
     p = next(i for i, v in enumerate(normal) if v != 0)
@@ -73,7 +72,7 @@ def _tangent_basis(normal):
     return basis
 
 
-class _Exact:
+class ExactNumerics:
     """Exact decisions: every comparison is equality of rationals."""
 
     shrink = Fraction(1, 1 << 12)  # step sizes relative to the scale of the search
@@ -101,13 +100,13 @@ class _Exact:
         a, b = primitive_integer_row(u), primitive_integer_row(v)
         return a == b or a == tuple(-x for x in b)
 
-    def on_hyperplane(self, row, kink):
-        """Whether ``row`` (an integer row) is the kink's hyperplane."""
+    def on_hyperplane(self, row, bp):
+        """Whether ``row`` (an integer row) is the breakpoint's hyperplane."""
         row = tuple(int(v) for v in row)
-        return row == kink.row or row == tuple(-v for v in kink.row)
+        return row == bp.row or row == tuple(-v for v in bp.row)
 
 
-class _Float(_Exact):
+class FloatNumerics(ExactNumerics):
     """Float-oracle mode: comparisons up to a relative tolerance, rows rationalised."""
 
     shrink = Fraction(1, 1 << 6)
@@ -146,25 +145,25 @@ class _Float(_Exact):
         a, b = a / np.abs(a).max(), b / np.abs(b).max()
         return bool(min(np.abs(a - b).max(), np.abs(a + b).max()) <= 1e5 * self.tolerance)
 
-    def on_hyperplane(self, row, kink):
+    def on_hyperplane(self, row, bp):
         a = np.array([float(v) for v in row])
-        b = np.array([float(v) for v in kink.row])
+        b = np.array([float(v) for v in bp.row])
         if not a[1:].any():
             return False
         a, b = a / np.abs(a[1:]).max(), b / np.abs(b[1:]).max()
         if a @ b < 0:
             a = -a
-        value = abs(a[0] + a[1:] @ np.array([float(v) for v in kink.point]))
-        size = 1 + max(abs(float(v)) for v in kink.point)
+        value = abs(a[0] + a[1:] @ np.array([float(v) for v in bp.point]))
+        size = 1 + max(abs(float(v)) for v in bp.point)
         # deeper formulas carry the rounding of every layer before them: looser than the oracle's tolerance
         return bool(np.abs(a[1:] - b[1:]).max() <= 1e6 * self.tolerance and value <= 1e6 * self.tolerance * size)
 
 
-def _nullspace(rows, ncols, numerics, precondition=None):
+def nullspace(rows, ncols, numerics, precondition=None):
     """A basis of ``{c : rows · c = 0}`` (exact; SVD with a gap test in float mode, in ``c = P c'`` coordinates)."""
     if not rows:
         return [tuple(Fraction(int(i == j)) for j in range(ncols)) for i in range(ncols)]
-    if isinstance(numerics, _Float):
+    if isinstance(numerics, FloatNumerics):
         M = np.array([[float(v) for v in r] for r in rows])
         P = np.eye(ncols) if precondition is None else precondition
         M = M @ P
@@ -183,27 +182,27 @@ def _nullspace(rows, ncols, numerics, precondition=None):
     return [tuple(Fraction(int(kernel[i, j])) for i in range(ncols)) for j in range(nullity)]
 
 
-def _echelon_basis(vectors):
+def echelon_basis(vectors):
     """The reduced row echelon basis of the span of ``vectors`` (small entries, unlike an integer kernel's)."""
     _, table = reduced_echelon(vectors, [0] * len(vectors))
     return tuple(tuple(row[:-1]) for row in table)
 
 
-def _pivot_columns(rows):
+def pivot_columns(rows):
     """Indices of a maximal set of linearly independent columns, earliest first."""
     solved = reduced_echelon(rows, [0] * len(rows))
     return solved[0]
 
 
-def _in_span(v, vectors):
+def in_span(v, vectors):
     """Whether ``v`` is a linear combination of ``vectors``."""
     if not vectors:
         return not any(v)
     columns = lambda vs: [[u[r] for u in vs] for r in range(len(v))]  # noqa: E731
-    return len(_pivot_columns(columns([*vectors, v]))) == len(_pivot_columns(columns(vectors)))
+    return len(pivot_columns(columns([*vectors, v]))) == len(pivot_columns(columns(vectors)))
 
 
-def _complement(c, span):
+def span_complement(c, span):
     """Members of ``span`` that with ``c`` form a basis of it."""
-    pivots = _pivot_columns([[c[r], *(v[r] for v in span)] for r in range(len(c))])
+    pivots = pivot_columns([[c[r], *(v[r] for v in span)] for r in range(len(c))])
     return [span[k - 1] for k in pivots if k]

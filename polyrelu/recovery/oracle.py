@@ -9,18 +9,17 @@ from ..checks import require_bool, require_instance
 from ..errors import PolyReluError, RecoveryError
 from ..geometry.rational import to_fraction
 from ..network import ReLUNetwork
-
-from .numerics import _BudgetExhausted, _Clock, _Float
+from .numerics import BudgetExhausted, Clock, FloatNumerics
 
 __all__ = ['network_oracle']
 
 
 # default tolerances of the float-oracle mode by the precision of the oracle's answers: about a thousand units
 # in the last place for float32 (a layer's sums lose a few digits), and the earlier default for float64
-_DEFAULT_TOLERANCES = {"float64": 1e-9, "float32": 1e-4, "float16": 1e-2, "bfloat16": 1e-2}
+DEFAULT_TOLERANCES = {"float64": 1e-9, "float32": 1e-4, "float16": 1e-2, "bfloat16": 1e-2}
 
 
-def _answer_precision(value):
+def answer_precision(value):
     """``"float64"``, ``"float32"``, ``"float16"`` or ``"bfloat16"``: the floats an oracle answers in.
 
     Read from the ``dtype`` of a numpy array or scalar or a torch tensor (or of
@@ -34,10 +33,10 @@ def _answer_precision(value):
     return next((key for key in ("bfloat16", "float16", "float32") if name.endswith(key)), "float64")
 
 
-class _Queries:
+class Queries:
     """The oracle behind a cache, a counter, a budget and a clock; answers are checked and made exact.
 
-    ``precision`` is that of the first answer (:func:`_answer_precision`).
+    ``precision`` is that of the first answer (:func:`answer_precision`).
     """
 
     def __init__(self, oracle, input_dim, numerics, max_queries, clock=None):
@@ -47,7 +46,7 @@ class _Queries:
         self.n0 = input_dim
         self.numerics = numerics
         self.max_queries = max_queries
-        self.clock = clock or _Clock()
+        self.clock = clock or Clock()
         self.cache = {}
         self.output_dim = None
         self.precision = None
@@ -63,8 +62,8 @@ class _Queries:
         if hit is not None:
             return hit
         if len(self.cache) >= self.max_queries:
-            raise _BudgetExhausted
-        floats = isinstance(self.numerics, _Float)
+            raise BudgetExhausted
+        floats = isinstance(self.numerics, FloatNumerics)
         value = self.oracle(tuple(float(v) for v in x) if floats else x)
         value = self._check(value, x, floats)
         self.cache[x] = value
@@ -73,7 +72,7 @@ class _Queries:
     def _check(self, value, x, floats):
         where = f"the oracle's answer at x = ({', '.join(map(str, x))})"
         if self.precision is None:
-            self.precision = _answer_precision(value)
+            self.precision = answer_precision(value)
         if isinstance(value, np.ndarray) or (hasattr(value, "dtype") and hasattr(value, "tolist")):
             value = np.asarray(value.tolist(), dtype=object).ravel().tolist()  # numpy arrays and scalars, torch tensors
         elif not isinstance(value, (list, tuple)):

@@ -5,13 +5,12 @@ from fractions import Fraction
 import numpy as np
 
 from ..geometry.rational import fmpq_matrix, fraction_rows, reduced_echelon
-
-from .numerics import _Failure, _Float
+from .numerics import FloatNumerics, StageFailed
 
 __all__ = []
 
 
-def _split_coefficients(partial, c):
+def split_coefficients(partial, c):
     """``(w, rest)``: the ``relu(ẑ_i)`` coefficients and the other basis coefficients of ``c``."""
     n = len(partial.layers[-1])
     w = [Fraction(0)] * n
@@ -24,7 +23,7 @@ def _split_coefficients(partial, c):
     return w, rest
 
 
-def _orient(partial, vectors, max_free=16, fixed=None, null=()):
+def orient_layer(partial, vectors, max_free=16, fixed=None, null=()):
     """Orient the last known layer from the next layer's (or the output's) coefficient vectors.
 
     With ``ẑ_i`` the provisional orientation, ``relu(-ẑ) = relu(ẑ) - ẑ``: the
@@ -49,9 +48,9 @@ def _orient(partial, vectors, max_free=16, fixed=None, null=()):
     K, M = len(vectors), len(null)
     fixed = fixed or {}
     if any(v[j] for v in null for j, col in enumerate(partial.basis) if col < n and col not in fixed):
-        raise _Failure(f"the output's formula is undetermined in a neuron of layer {len(partial.layers)}")
-    parts = [_split_coefficients(partial, c) for c in vectors]
-    moves = [_split_coefficients(partial, v) for v in null]
+        raise StageFailed(f"the output's formula is undetermined in a neuron of layer {len(partial.layers)}")
+    parts = [split_coefficients(partial, c) for c in vectors]
+    moves = [split_coefficients(partial, v) for v in null]
     width = 2 * n + 1  # feature columns: relu(ẑ_i), ẑ_i, 1
 
     def psi_vector(w, rest):
@@ -86,19 +85,19 @@ def _orient(partial, vectors, max_free=16, fixed=None, null=()):
     for j, flip in fixed.items():
         rows.append(tuple(Fraction(int(col == K + K * M + j)) for col in range(K + K * M + n)))
         rhs.append(Fraction(int(flip)))
-    if isinstance(partial.numerics, _Float):
+    if isinstance(partial.numerics, FloatNumerics):
         flips, betas = _orient_float(rows, rhs, K, n, partial.numerics)
         return flips, [(tuple(w), beta) for (w, _), beta in zip(parts, betas)], vectors
     solved = reduced_echelon(rows, rhs)
     if solved is None:
-        raise _Failure(f"no orientation of layer {len(partial.layers)} explains the next layer's formulas")
+        raise StageFailed(f"no orientation of layer {len(partial.layers)} explains the next layer's formulas")
     pivots, table = solved
     first_flip = K + K * M
     free = [j for j in range(first_flip + n) if j not in pivots]
     if any(j < K for j in free):
-        raise _Failure(f"the biases of layer {len(partial.layers) + 1} are undetermined")
+        raise StageFailed(f"the biases of layer {len(partial.layers) + 1} are undetermined")
     if len(free) > max_free:
-        raise _Failure(f"the orientation of layer {len(partial.layers)} is undetermined in {len(free)} neurons")
+        raise StageFailed(f"the orientation of layer {len(partial.layers)} is undetermined in {len(free)} neurons")
     flip_free = [j for j in free if j >= first_flip]
     for bits in range(1 << len(flip_free)):
         partial.clock.check()
@@ -113,14 +112,14 @@ def _orient(partial, vectors, max_free=16, fixed=None, null=()):
                 tuple(c[col] + sum(x[K + k * M + m] * null[m][col] for m in range(M)) for col in range(len(c)))
                 for k, c in enumerate(vectors)
             ]
-            return flips, [(tuple(_split_coefficients(partial, c)[0]), x[k]) for k, c in enumerate(moved)], moved
-    raise _Failure(f"no 0/1 orientation of layer {len(partial.layers)} fits the next layer's formulas")
+            return flips, [(tuple(split_coefficients(partial, c)[0]), x[k]) for k, c in enumerate(moved)], moved
+    raise StageFailed(f"no 0/1 orientation of layer {len(partial.layers)} fits the next layer's formulas")
 
 
 def _orient_float(rows, rhs, K, n, numerics, max_flips=14):
-    """Float mode of :func:`_orient`: every 0/1 orientation scored by least squares at once (``n <= max_flips``)."""
+    """Float mode of :func:`orient_layer`: every 0/1 orientation scored by least squares at once (``n <= max_flips``)."""
     if n > max_flips:
-        raise _Failure(f"float mode orients at most {max_flips} neurons per layer by search, not {n}")
+        raise StageFailed(f"float mode orients at most {max_flips} neurons per layer by search, not {n}")
     M = np.array([[float(v) for v in r] for r in rows])
     y = np.array([float(v) for v in rhs])
     T = ((np.arange(1 << n)[:, None] >> np.arange(n)) & 1).astype(float)  # every orientation, one per row
@@ -135,10 +134,10 @@ def _orient_float(rows, rhs, K, n, numerics, max_flips=14):
     # a discrete choice: the best orientation must fit and stand out from the next one
     runner_up = score[order[1]] if len(order) > 1 else np.inf
     if score[best] > 1e6 * numerics.tolerance or runner_up < 10 * score[best]:
-        raise _Failure(f"no orientation stands out within the float tolerance (best residuals {score[best]:.2g}, {runner_up:.2g})")
+        raise StageFailed(f"no orientation stands out within the float tolerance (best residuals {score[best]:.2g}, {runner_up:.2g})")
     betas = pinv @ R[:, best]
     return [bool(v) for v in T[best]], [Fraction(float(b)) for b in betas]
 
 
-def _apply_flips(partial, flips):
+def apply_flips(partial, flips):
     partial.layers[-1] = [(tuple(-v for v in w), -b) if flip else (w, b) for (w, b), flip in zip(partial.layers[-1], flips)]

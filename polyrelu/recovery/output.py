@@ -6,16 +6,15 @@ from fractions import Fraction
 import numpy as np
 
 from ..geometry.rational import reduced_echelon, row_value
-
-from .numerics import _Failure, _Float, _add, _mul, _nullspace
-from .breakpoints import _side_map
-from .families import _sign_rows, _solve_rows
-from .orientation import _apply_flips, _orient
+from .breakpoints import side_map
+from .families import sign_rows, solve_rows
+from .numerics import FloatNumerics, StageFailed, nullspace, vadd, vscale
+from .orientation import apply_flips, orient_layer
 
 __all__ = []
 
 
-class _Missed(Exception):
+class MissedBreakpoint(Exception):
     """``f`` disagrees with the network so far near ``point``: explore there."""
 
     def __init__(self, point):
@@ -38,10 +37,10 @@ def _region_map(queries, partial, region, numerics):
             break
         eta *= numerics.shrink
     else:
-        raise _Failure(f"could not place probe points inside region {region.id}")
-    found = _side_map(queries, x, eta, n0, numerics)
+        raise StageFailed(f"could not place probe points inside region {region.id}")
+    found = side_map(queries, x, eta, n0, numerics)
     if found is None:
-        raise _Missed(x)
+        raise MissedBreakpoint(x)
     return found
 
 
@@ -54,11 +53,11 @@ def _least_squares_fit(blocks, regions, numerics):
     scale = 1 + np.abs(y).max()
     worst = int(np.argmax(per_region))
     if per_region[worst] > 1e5 * numerics.tolerance * scale:
-        raise _Missed(regions[worst].relative_interior_point())
+        raise MissedBreakpoint(regions[worst].relative_interior_point())
     return tuple(Fraction(float(v)) for v in x)
 
 
-def _fit_output(queries, partial, numerics):
+def fit_output(queries, partial, numerics):
     """The output layer (and the last hidden layer's orientation) from ``f`` on every region; regions checked."""
     regions = partial.complex.regions() if partial.complex is not None else [None]
     maps = {None if R is None else R.id: _region_map(queries, partial, R, numerics) for R in regions}
@@ -73,17 +72,17 @@ def _fit_output(queries, partial, numerics):
     vectors = []
     for j in range(m):
         blocks = [(partial.reduced(R), t) for R, t in zip(regions, targets[j])]
-        if isinstance(numerics, _Float):
+        if isinstance(numerics, FloatNumerics):
             vectors.append(_least_squares_fit(blocks, regions, numerics))
         else:
             vectors.append(_exact_fit(blocks, regions))
-    flips, rows, _ = _orient(partial, vectors)
-    _apply_flips(partial, flips)
+    flips, rows, _ = orient_layer(partial, vectors)
+    apply_flips(partial, flips)
     return rows, len(regions)
 
 
 def _exact_fit(blocks, regions, locate=True):
-    """A solution of the stacked blocks ``F x = t``; if none, None, or with ``locate`` ``_Missed`` at the first contradicting region."""
+    """A solution of the stacked blocks ``F x = t``; if none, None, or with ``locate`` ``MissedBreakpoint`` at the first contradicting region."""
     solved = reduced_echelon([r for F, _ in blocks for r in F], [v for _, t in blocks for v in t])
     if solved is None:
         if not locate:
@@ -96,7 +95,7 @@ def _exact_fit(blocks, regions, locate=True):
                 hi = mid
             else:
                 lo = mid + 1
-        raise _Missed(regions[lo - 1].relative_interior_point())
+        raise MissedBreakpoint(regions[lo - 1].relative_interior_point())
     pivots, table = solved
     x = [Fraction(0)] * len(blocks[0][0][0])
     for r, p in enumerate(pivots):
@@ -119,7 +118,7 @@ def _direction_map(relu, direction):
     a = (Fraction(b),) + (Fraction(0),) * (len(relu[0]) - 1)
     for v, m in zip(w, relu):
         if v:
-            a = _add(a, _mul(v, m))
+            a = vadd(a, vscale(v, m))
     return a
 
 
@@ -147,21 +146,21 @@ def _output_families(partial, regions):
 
 
 def _fit_with_families(partial, regions, targets, families, relus, max_families=10):
-    """The output fit when last-layer neurons are families (:func:`_trace`).
+    """The output fit when last-layer neurons are families (:func:`trace_neuron`).
 
     Where family ``j`` is active the output reads ``v_j (z_j + Σ Δ_k d_k)``
     with the free directions ``d_k``: columns ``[j on]·d_k`` whose
     coefficients ``u_k = v_j Δ_k`` are linear. Each orientation of the
     families chooses the side of those columns; it must agree with
-    :func:`_orient`, the ``u`` must be rank one across outputs, and the
+    :func:`orient_layer`, the ``u`` must be rank one across outputs, and the
     corrected neurons must keep their signs on every region
     (:func:`_corrected_layer`, which also re-chooses the directions the output
     never sees).
     """
-    if isinstance(partial.numerics, _Float):
-        raise _Failure("float mode does not recover neurons whose hypersurface misses a previous-layer neuron (TPIC fails)")
+    if isinstance(partial.numerics, FloatNumerics):
+        raise StageFailed("float mode does not recover neurons whose hypersurface misses a previous-layer neuron (TPIC fails)")
     if len(families) > max_families:
-        raise _Failure(f"{len(families)} neurons whose hypersurface misses a previous-layer neuron: at most {max_families} are oriented by search")
+        raise StageFailed(f"{len(families)} neurons whose hypersurface misses a previous-layer neuron: at most {max_families} are oriented by search")
     zero = (Fraction(0),) * (partial.n0 + 1)
     order = sorted(families)
     first, fitted = None, False
@@ -183,10 +182,10 @@ def _fit_with_families(partial, regions, targets, families, relus, max_families=
         else:
             fitted = True
             # the columns can be dependent (a family active almost everywhere): the orientation picks the solution
-            null = _nullspace([row for F, _ in blocks for row in F], len(vectors[0]), partial.numerics)
+            null = nullspace([row for F, _ in blocks for row in F], len(vectors[0]), partial.numerics)
             try:
-                flips, rows, moved = _orient(partial, vectors, fixed=side, null=null)
-            except _Failure:
+                flips, rows, moved = orient_layer(partial, vectors, fixed=side, null=null)
+            except StageFailed:
                 continue
             products = [v[len(partial.basis) :] for v in moved]
             corrected = _corrected_layer(partial, regions, relus, flips, rows, products, cols)
@@ -194,8 +193,8 @@ def _fit_with_families(partial, regions, targets, families, relus, max_families=
                 partial.layers[-1], rows = corrected
                 return rows
     if not fitted:
-        _exact_fit(first, regions)  # raises _Missed where f bends beyond the known neurons
-    raise _Failure("no orientation of the neurons whose hypersurface misses a previous-layer neuron fits f")
+        _exact_fit(first, regions)  # raises MissedBreakpoint where f bends beyond the known neurons
+    raise StageFailed("no orientation of the neurons whose hypersurface misses a previous-layer neuron fits f")
 
 
 def _corrected_layer(partial, regions, relus, flips, rows, products, cols):
@@ -206,7 +205,7 @@ def _corrected_layer(partial, regions, relus, flips, rows, products, cols):
     the sign the one that is positive where ``j`` is on (then ``v_j`` changes
     sign too). ``u / v`` must agree across outputs, and the signs hold on
     every region, with the directions the output never sees chosen to make
-    them hold (:func:`_solve_rows`).
+    them hold (:func:`solve_rows`).
     """
     delta = {}
     for (j, k), u in zip(cols, zip(*products)):
@@ -225,7 +224,7 @@ def _corrected_layer(partial, regions, relus, flips, rows, products, cols):
         w, b = layer[j]
         for k, (dw, db) in enumerate(directions):
             if (j, k) in delta:
-                w, b = _add(w, _mul(delta[j, k], dw)), b + delta[j, k] * db
+                w, b = vadd(w, vscale(delta[j, k], dw)), b + delta[j, k] * db
         rest = [d for k, d in enumerate(directions) if (j, k) not in delta]
         pieces = [
             (R, 1 if (R.signs[partial.offset + j] > 0) != flips[j] else -1, _direction_map(relus[R.id], (w, b)),
@@ -235,15 +234,15 @@ def _corrected_layer(partial, regions, relus, flips, rows, products, cols):
         for sign in (1, -1):
             ieqs, eqns, strict = set(), set(), set()
             for R, on, base, moves in pieces:
-                _sign_rows(R, on, [_mul(sign, base), *moves], ieqs, eqns, strict)
-            t = _solve_rows(ieqs, eqns, strict, len(rest))
+                sign_rows(R, on, [vscale(sign, base), *moves], ieqs, eqns, strict)
+            t = solve_rows(ieqs, eqns, strict, len(rest))
             if t is not None:
                 break
         else:
             return None
-        w, b = _mul(sign, w), sign * b
+        w, b = vscale(sign, w), sign * b
         for x, (dw, db) in zip(t, rest):
-            w, b = _add(w, _mul(x, dw)), b + x * db
+            w, b = vadd(w, vscale(x, dw)), b + x * db
         layer[j] = (tuple(w), b)
         rows = [(tuple(sign * v if i == j else v for i, v in enumerate(w_out)), beta) for w_out, beta in rows]
     return layer, rows

@@ -7,25 +7,24 @@ import numpy as np
 from ..complex import canonical_complex
 from ..errors import GeometryError
 from ..network import ReLUNetwork
-
-from .numerics import _Clock, _Float, _pivot_columns
+from .numerics import Clock, FloatNumerics, pivot_columns
 
 __all__ = []
 
 
-class _Partial:
+class PartialNetwork:
     """Hidden layers recovered so far; the last one's orientation is provisional.
 
     ``layers[l]`` is a list of rows ``(w, b)`` in terms of the previous layer's
     outputs. A layer's neurons are fixed up to positive scaling once the next
-    layer is known (:func:`_orient`).
+    layer is known (:func:`orient_layer`).
     """
 
     def __init__(self, n0, domain, numerics, clock=None, max_cells=1_000_000):
         self.n0 = n0
         self.domain = domain
         self.numerics = numerics
-        self.clock = clock or _Clock()
+        self.clock = clock or Clock()
         self.max_cells = max_cells  # bound on the complexes built (:class:`~polyrelu.errors.ComplexTooLargeError`)
         self.layers = []
         self.net = None
@@ -54,9 +53,9 @@ class _Partial:
         self.offset = sum(len(layer) for layer in self.layers[:-1])
         self._features = {}
         regions = self.complex.regions()
-        self.basis = _pivot_columns([row for R in regions for row in self.features(R)])
+        self.basis = pivot_columns([row for R in regions for row in self.features(R)])
         self.precondition = None
-        if isinstance(self.numerics, _Float):
+        if isinstance(self.numerics, FloatNumerics):
             # traced formulas are solved in an orthonormal basis of the feature functions: the raw
             # relu / linear columns agree on many regions, and noisy equations would lose digits to that
             G = np.array([[float(v) for v in row] for R in regions for row in self.reduced(R)])
@@ -90,15 +89,15 @@ class _Partial:
             return None
         return cell if cell.dimension == self.n0 else None
 
-    def explains(self, kink):
-        """Whether a known neuron vanishes at the kink with the kink's hyperplane there."""
+    def explains(self, bp):
+        """Whether a known neuron vanishes at the breakpoint with the breakpoint's hyperplane there."""
         if self.net is None:
             return False
-        rows = self.net.pre_activation_rows(self.net.signs(kink.point))
-        return any(self.numerics.on_hyperplane(row, kink) for row in rows)
+        rows = self.net.pre_activation_rows(self.net.signs(bp.point))
+        return any(self.numerics.on_hyperplane(row, bp) for row in rows)
 
 
-def _parallel_equations(F, h):
+def parallel_equations(F, h):
     """Rows in the unknowns ``c`` saying that the affine function ``F c`` is a multiple of ``h``."""
     p = max(range(len(h)), key=lambda i: abs(h[i]))
     return [tuple(h[p] * a - h[q] * b for a, b in zip(F[q], F[p])) for q in range(len(h)) if q != p]

@@ -3,14 +3,12 @@
 import math
 from fractions import Fraction
 
-
 from ..geometry import Polyhedron
 from ..geometry.rational import primitive_integer_row, row_value
-
-from .numerics import _Float, _add, _dot, _mul, _nullspace, _sub
-from .breakpoints import _is_kink_along, _kink_at, _segment_kinks
-from .partial import _parallel_equations
-from .families import _family, _lambda, _vanishes_somewhere
+from .breakpoints import breakpoint_at, is_breakpoint_along, segment_breakpoints
+from .families import formula_family, scale_on_region, vanishes_somewhere
+from .numerics import FloatNumerics, nullspace, vadd, vdot, vscale, vsub
+from .partial import parallel_equations
 
 __all__ = []
 
@@ -19,8 +17,8 @@ def _continue_across(queries, partial, facet, region, h, numerics):
     """The hyperplane of a hypersurface beyond ``facet`` in ``region``, given its hyperplane ``h`` on the near side.
 
     Both hyperplanes contain ``h ∩ aff(facet)``, so the far one is ``h + μ·wall``:
-    one kink on a short segment parallel to ``∇h`` just inside ``region``
-    fixes ``μ``, and the normal is then checked at that kink.
+    one breakpoint on a short segment parallel to ``∇h`` just inside ``region``
+    fixes ``μ``, and the normal is then checked at that breakpoint.
     """
     n0 = partial.n0
     poly = facet.polyhedron
@@ -32,45 +30,45 @@ def _continue_across(queries, partial, facet, region, h, numerics):
     normal = tuple(Fraction(v) for v in wall[1:])
     grad = tuple(Fraction(v) for v in h[1:])
     # search along the wall (the part of ∇h parallel to it), a little way into ``region``
-    along = _sub(grad, _mul(_dot(grad, normal) / _dot(normal, normal), normal))
-    normal = _mul(1 / max(abs(v) for v in normal), normal)
-    along = _mul(1 / max(abs(v) for v in along), along)
+    along = vsub(grad, vscale(vdot(grad, normal) / vdot(normal, normal), normal))
+    normal = vscale(1 / max(abs(v) for v in normal), normal)
+    along = vscale(1 / max(abs(v) for v in along), along)
     offset = (1 + max(abs(v) for v in q)) * numerics.shrink
-    # float answers lose the kink in noise on tiny segments: fewer, gentler shrinks
-    attempts, factor = (3, Fraction(1, 8)) if isinstance(numerics, _Float) else (6, numerics.shrink)
+    # float answers lose the breakpoint in noise on tiny segments: fewer, gentler shrinks
+    attempts, factor = (3, Fraction(1, 8)) if isinstance(numerics, FloatNumerics) else (6, numerics.shrink)
     for _ in range(attempts):
-        centre = next((c for c in (_add(q, _mul(offset, normal)), _sub(q, _mul(offset, normal))) if partial.locate(c) is region), None)
+        centre = next((c for c in (vadd(q, vscale(offset, normal)), vsub(q, vscale(offset, normal))) if partial.locate(c) is region), None)
         if centre is not None:
             for length in (64, 8, 1):
-                step = _mul(length * offset, along)
-                if not all(partial.locate(e) is region for e in (_sub(centre, step), _add(centre, step))):
+                step = vscale(length * offset, along)
+                if not all(partial.locate(e) is region for e in (vsub(centre, step), vadd(centre, step))):
                     continue
-                g = lambda s: queries(_add(centre, _mul(s, step)))  # noqa: E731
-                found = _segment_kinks(g, Fraction(-1), Fraction(1), numerics)
+                g = lambda s: queries(vadd(centre, vscale(s, step)))  # noqa: E731
+                found = segment_breakpoints(g, Fraction(-1), Fraction(1), numerics)
                 if len(found) > 1:
                     continue  # another hypersurface crosses the segment too: a shorter one
                 if not found:
                     break
                 t, _, _, t0, t1 = found[0]
-                y = _add(centre, _mul(t, step))
-                if isinstance(numerics, _Float):
+                y = vadd(centre, vscale(t, step))
+                if isinstance(numerics, FloatNumerics):
                     # through the pencil, the error of h would grow like 1/offset: measure the facet instead
-                    measured = _kink_at(queries, y, _mul(min(t - t0, t1 - t) / 2, step), n0, numerics)
+                    measured = breakpoint_at(queries, y, vscale(min(t - t0, t1 - t) / 2, step), n0, numerics)
                     if measured is None:
                         continue
                     h2 = measured.row
                 else:
                     mu = -row_value(h, y) / row_value(wall, y)
-                    h2 = primitive_integer_row(_add(h, _mul(mu, wall)))
-                if any(h2[1:]) and _is_kink_along(queries, y, h2, numerics, offset * numerics.shrink):
+                    h2 = primitive_integer_row(vadd(h, vscale(mu, wall)))
+                if any(h2[1:]) and is_breakpoint_along(queries, y, h2, numerics, offset * numerics.shrink):
                     return h2
-                # the one kink was another hypersurface's, the continuation crossing beyond the segment
+                # the one breakpoint was another hypersurface's, the continuation crossing beyond the segment
         offset *= factor
     return None
 
 
-def _trace(queries, partial, kink, numerics, extra=1, log=None):
-    """A neuron of the next layer through ``kink``: ``(formula, regions crossed, span, pieces)``, or None.
+def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
+    """A neuron of the next layer through ``breakpoint``: ``(formula, regions crossed, span, pieces)``, or None.
 
     Breadth-first over the regions of the known complex that the hypersurface
     crosses; each piece gives ``n0`` linear equations. Accepted when the
@@ -84,25 +82,25 @@ def _trace(queries, partial, kink, numerics, extra=1, log=None):
     regions, cannot show all of its weights (TPIC fails). Then the whole
     connected piece is traced and ``span`` is a basis of the formulas that fit
     every piece: a *family*, fixed later by the signs it must have
-    (:func:`_fix_family`) and by the output (:func:`_fit_with_families`). When
+    (:func:`fix_family`) and by the output (:func:`_fit_with_families`). When
     only columns that vanish on every piece stay free, ``formula`` is the
     member without them; it predicts the hypersurface exactly where those
     columns vanish, so another connected component is reached there and
     traced too. Otherwise ``formula`` is None.
     ``log["undetermined"]`` counts traces whose pieces leave a family of formulas.
     """
-    start = partial.locate(kink.point)
+    start = partial.locate(bp.point)
     if start is None:
         return None
     lattice = partial.complex.lattice
     cells = partial.complex
-    equations = _parallel_equations(partial.reduced(start), kink.row)
-    queue = [(start, kink.row)]
+    equations = parallel_equations(partial.reduced(start), bp.row)
+    queue = [(start, bp.row)]
     seen = {start.id}
-    pieces = {start.id: kink.row}
+    pieces = {start.id: bp.row}
     agreeing = 0
     cap = 3 * len(partial.basis) + 2 * extra + 4
-    whole = partial.oriented and not isinstance(numerics, _Float)
+    whole = partial.oriented and not isinstance(numerics, FloatNumerics)
     while True:
         while queue and (whole or len(seen) < cap):
             region, h = queue.pop(0)
@@ -116,11 +114,11 @@ def _trace(queries, partial, kink, numerics, extra=1, log=None):
                     continue
                 seen.add(beyond[0].id)
                 pieces[beyond[0].id] = h2
-                equations += _parallel_equations(partial.reduced(beyond[0]), h2)
-                null = _nullspace(equations, len(partial.basis), numerics, partial.precondition)
+                equations += parallel_equations(partial.reduced(beyond[0]), h2)
+                null = nullspace(equations, len(partial.basis), numerics, partial.precondition)
                 if not null:
                     return None
-                if len(null) == 1 and not _vanishes_somewhere(partial, null[0], seen, numerics):
+                if len(null) == 1 and not vanishes_somewhere(partial, null[0], seen, numerics):
                     agreeing += 1
                     if agreeing >= extra:
                         checked = _bends_everywhere(queries, partial, null[0], seen, numerics)
@@ -129,13 +127,13 @@ def _trace(queries, partial, kink, numerics, extra=1, log=None):
                         crossed, measured = checked
                         if measured:  # float mode: refit on every region crossed, the noise averages out
                             for region_, row in measured:
-                                equations += _parallel_equations(partial.reduced(region_), row)
-                            refit = _nullspace(equations, len(partial.basis), numerics, partial.precondition)
+                                equations += parallel_equations(partial.reduced(region_), row)
+                            refit = nullspace(equations, len(partial.basis), numerics, partial.precondition)
                             if len(refit) == 1:
                                 return refit[0], crossed, (), pieces
                         return null[0], crossed, (), pieces
                 queue.append((beyond[0], h2))
-        family = _family(partial, equations, pieces) if whole and not queue else None
+        family = formula_family(partial, equations, pieces) if whole and not queue else None
         if family is None:
             break
         c, free, span = family
@@ -147,14 +145,14 @@ def _trace(queries, partial, kink, numerics, extra=1, log=None):
         crossed = checked[0]
         if crossed == seen:
             return c, crossed, span, pieces
-        orientation = _lambda(partial, c, start.id, pieces[start.id])
+        orientation = scale_on_region(partial, c, start.id, pieces[start.id])
         for rid in sorted(crossed - seen):  # another component, where the family's prediction is exact
-            row = tuple(orientation * _dot(F_row, c) for F_row in partial.reduced(cells[rid]))
+            row = tuple(orientation * vdot(F_row, c) for F_row in partial.reduced(cells[rid]))
             seen.add(rid)
             pieces[rid] = row
-            equations += _parallel_equations(partial.reduced(cells[rid]), row)
+            equations += parallel_equations(partial.reduced(cells[rid]), row)
             queue.append((cells[rid], row))
-    if log is not None and equations and len(_nullspace(equations, len(partial.basis), numerics, partial.precondition)) > 1:
+    if log is not None and equations and len(nullspace(equations, len(partial.basis), numerics, partial.precondition)) > 1:
         log["undetermined"] = log.get("undetermined", 0) + 1
     return None
 
@@ -165,12 +163,12 @@ def _bends_everywhere(queries, partial, c, traced, numerics, free=()):
     Agreement on the traced regions is not enough: a deeper neuron is a
     next-layer-like formula wherever the neurons in between keep their signs.
     Its prediction fails where they change, so every crossing is checked.
-    For a family (:func:`_trace`) only the regions where its ``free`` columns
+    For a family (:func:`trace_neuron`) only the regions where its ``free`` columns
     vanish have a prediction.
     """
     n0 = partial.n0
     crossed = set(traced)
-    measured = []  # float mode: (region, hyperplane measured at the kink found near the prediction)
+    measured = []  # float mode: (region, hyperplane measured at the breakpoint found near the prediction)
     for region in partial.complex.regions():
         partial.clock.check()
         if region.id in traced:
@@ -178,7 +176,7 @@ def _bends_everywhere(queries, partial, c, traced, numerics, free=()):
         F = partial.reduced(region)
         if any(F_row[k] for F_row in F for k in free):
             continue
-        row = tuple(_dot(F_row, c) for F_row in F)
+        row = tuple(vdot(F_row, c) for F_row in F)
         if not any(row[1:]):
             continue
         poly = region.polyhedron
@@ -186,18 +184,18 @@ def _bends_everywhere(queries, partial, c, traced, numerics, free=()):
         if cut.is_empty() or cut.dimension() != n0 - 1:
             continue
         y = cut.relative_interior_point()
-        found = _is_kink_along(queries, y, numerics.rationalize_row(row), numerics)
+        found = is_breakpoint_along(queries, y, numerics.rationalize_row(row), numerics)
         if found is None:
-            if isinstance(numerics, _Float) and _near_boundary(poly, y, 1e4 * numerics.tolerance * (1 + max(abs(v) for v in y))):
+            if isinstance(numerics, FloatNumerics) and _near_boundary(poly, y, 1e4 * numerics.tolerance * (1 + max(abs(v) for v in y))):
                 continue  # a rounded prediction grazing the region: a sliver the true hypersurface misses
             return None
         crossed.add(region.id)
-        if isinstance(numerics, _Float) and partial.locate(found) is region:
+        if isinstance(numerics, FloatNumerics) and partial.locate(found) is region:
             normal = numerics.rationalize_row(row)[1:]
-            step = _mul((1 + max(abs(v) for v in found)) * numerics.shrink**2 / max(abs(v) for v in normal), normal)
-            kink = _kink_at(queries, found, step, n0, numerics)
-            if kink is not None:
-                measured.append((region, kink.row))
+            step = vscale((1 + max(abs(v) for v in found)) * numerics.shrink**2 / max(abs(v) for v in normal), normal)
+            bp = breakpoint_at(queries, found, step, n0, numerics)
+            if bp is not None:
+                measured.append((region, bp.row))
     return crossed, measured
 
 
@@ -225,27 +223,27 @@ def _bends_at(queries, partial, a, b, numerics):
     for rid in regions_a & regions_b:
         region = cells[rid]
         F = partial.reduced(region)
-        ra = tuple(_dot(row, ca) for row in F)
-        rb = tuple(_dot(row, cb) for row in F)
+        ra = tuple(vdot(row, ca) for row in F)
+        rb = tuple(vdot(row, cb) for row in F)
         poly = region.polyhedron
         cut = Polyhedron(ieqs=poly.inequalities, eqns=[*poly.equations, ra, rb], ambient_dim=n0)
         if cut.is_empty() or cut.dimension() != n0 - 2:
             continue
         q = cut.relative_interior_point()
         ga, gb = ra[1:], rb[1:]
-        u = _sub(gb, _mul(_dot(gb, ga) / _dot(ga, ga), ga))
-        u = _mul(1 / max(abs(v) for v in u), u)
+        u = vsub(gb, vscale(vdot(gb, ga) / vdot(ga, ga), ga))
+        u = vscale(1 / max(abs(v) for v in u), u)
         offset = (1 + max(abs(v) for v in q)) * numerics.shrink
         for _ in range(6):
-            sides = (_add(q, _mul(offset, u)), _sub(q, _mul(offset, u)))
+            sides = (vadd(q, vscale(offset, u)), vsub(q, vscale(offset, u)))
             if all(partial.locate(y) is region for y in sides):
                 row = numerics.rationalize_row(ra)
-                return not all(_is_kink_along(queries, y, row, numerics, offset * numerics.shrink) for y in sides)
+                return not all(is_breakpoint_along(queries, y, row, numerics, offset * numerics.shrink) for y in sides)
             offset *= numerics.shrink
     return False
 
 
-def _drop_deeper(queries, partial, candidates, numerics):
+def drop_deeper(queries, partial, candidates, numerics):
     """The candidates that bend at no other candidate (a deeper neuron taken for one of this layer)."""
     return [
         a for i, a in enumerate(candidates)
