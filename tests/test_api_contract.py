@@ -741,6 +741,7 @@ API = {
             direction=([1, 1], VECTOR),
             domain=(None, DOMAIN),
             float_oracle=(False, FLAG),
+            tolerance=(None, (object(), "1e-9", [], True, NAN, -1.0, 1e-9)),  # exact mode refuses any tolerance
         ),
     ),
     "polyrelu.recovery.breakpoints.breakpoint_data": lambda fx: (
@@ -750,6 +751,7 @@ API = {
             point=(["1/2", "1/2"], VECTOR),
             direction=(["1/8", "1/8"], VECTOR),
             float_oracle=(False, FLAG),
+            tolerance=(None, (object(), "1e-9", [], True, NAN, -1.0, 1e-9)),  # exact mode refuses any tolerance
         ),
     ),
     "polyrelu.recovery.driver.recover_network": lambda fx: (

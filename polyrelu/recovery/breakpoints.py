@@ -4,14 +4,13 @@ import dataclasses
 import math
 from fractions import Fraction
 
-from ..checks import require_bool, require_callable, require_sequence
+from ..checks import require_callable, require_sequence
 from ..complex import domain_polyhedron
 from ..errors import RecoveryError, ShapeError, UsageError
 from ..geometry.rational import row_value, to_fraction_vector
 from .numerics import (
-    ExactNumerics,
-    FloatNumerics,
     StageFailed,
+    numerics_for,
     tangent_basis,
     vadd,
     vdot,
@@ -80,8 +79,7 @@ def segment_breakpoints(g, a, b, numerics):
                     and numerics.equal(g(t + eps), vadd(gb, vscale(t + eps - b, sb)))
                 ):
                     # how far the side maps may reach: float answers want long steps against noise
-                    reach = (left, right) if isinstance(numerics, FloatNumerics) else (t - eps, t + eps)
-                    found.append((t, sa, sb, *reach))
+                    found.append((t, sa, sb, *numerics.breakpoint_sides(t, eps, left, right)))
                     continue
         stack.extend([(mid, b), (a, mid)])
     return sorted(found, key=lambda k: k[0])
@@ -134,7 +132,7 @@ def breakpoints_on_line(queries, point, direction, domain_rows, numerics, reach=
     raise StageFailed("f keeps bending beyond 2^64 along a search line")
 
 
-def line_breakpoints(oracle, point, direction, *, domain=None, float_oracle=False):
+def line_breakpoints(oracle, point, direction, *, domain=None, float_oracle=False, tolerance=None):
     """The breakpoints of ``f`` on the line ``point + t·direction``, exactly.
 
     Parameters
@@ -147,6 +145,10 @@ def line_breakpoints(oracle, point, direction, *, domain=None, float_oracle=Fals
         line, whose ends are found by doubling until ``f`` is linear beyond.
     float_oracle : bool
         Tolerant comparisons for a floating-point oracle.
+    tolerance : float, optional
+        Float mode only: the relative tolerance of one answer; by default
+        chosen from the precision of the oracle's answers, as in
+        :func:`recover_network` (``1e-9`` for float64, ``1e-4`` for float32).
 
     Returns
     -------
@@ -162,8 +164,8 @@ def line_breakpoints(oracle, point, direction, *, domain=None, float_oracle=Fals
     >>> line_breakpoints(network_oracle(net), (0, 0), (1, 1))
     [Fraction(0, 1), Fraction(1, 1)]
     """
-    point, direction = _line_arguments("line_breakpoints", oracle, point, direction, float_oracle)
-    numerics = FloatNumerics(1e-9, 1 << 24) if float_oracle else ExactNumerics()
+    point, direction = _line_arguments("line_breakpoints", oracle, point, direction)
+    numerics = numerics_for("line_breakpoints", float_oracle, tolerance)
     queries = Queries(oracle, len(point), numerics, math.inf)
     rows = domain_inequalities(domain, len(point))
     try:
@@ -172,10 +174,9 @@ def line_breakpoints(oracle, point, direction, *, domain=None, float_oracle=Fals
         raise RecoveryError(str(exc)) from None
 
 
-def _line_arguments(caller, oracle, point, direction, float_oracle):
+def _line_arguments(caller, oracle, point, direction):
     """The checked arguments of a search along one line: exact point and non-zero direction of one length."""
     require_callable(oracle, "oracle", caller)
-    require_bool(float_oracle, "float_oracle", caller)
     point = to_fraction_vector(require_sequence(point, "point", caller), f"{caller}: point")
     direction = to_fraction_vector(require_sequence(direction, "direction", caller), f"{caller}: direction")
     if len(point) != len(direction):
@@ -266,7 +267,7 @@ def breakpoint_at(queries, point, step, n0, numerics):
     return None
 
 
-def breakpoint_data(oracle, point, direction, *, float_oracle=False):
+def breakpoint_data(oracle, point, direction, *, float_oracle=False, tolerance=None):
     """The :class:`Breakpoint` (facet hyperplane, weight, side maps) at a breakpoint found on a line.
 
     Parameters
@@ -278,6 +279,12 @@ def breakpoint_data(oracle, point, direction, *, float_oracle=False):
     direction : sequence of numbers
         The step to each side: ``f`` must be linear from ``point`` to
         ``point ± direction`` (the two linear pieces reach that far).
+    float_oracle : bool
+        Tolerant comparisons for a floating-point oracle.
+    tolerance : float, optional
+        Float mode only: the relative tolerance of one answer; by default
+        chosen from the precision of the oracle's answers, as in
+        :func:`recover_network` (``1e-9`` for float64, ``1e-4`` for float32).
 
     Returns
     -------
@@ -297,8 +304,8 @@ def breakpoint_data(oracle, point, direction, *, float_oracle=False):
     >>> k.row, k.jump
     ((1, 1, -2), (Fraction(3, 1),))
     """
-    point, step = _line_arguments("breakpoint_data", oracle, point, direction, float_oracle)
-    numerics = FloatNumerics(1e-9, 1 << 24) if float_oracle else ExactNumerics()
+    point, step = _line_arguments("breakpoint_data", oracle, point, direction)
+    numerics = numerics_for("breakpoint_data", float_oracle, tolerance)
     queries = Queries(oracle, len(point), numerics, math.inf)
     bp = breakpoint_at(queries, point, step, len(point), numerics)
     if bp is None:
@@ -320,10 +327,10 @@ def is_breakpoint_along(queries, point, row, numerics, radius=None):
     if radius is None:
         radius = min(max(1, max(abs(v) for v in point)) * numerics.shrink**3, numerics.shrink**2)
     eta = radius / max(abs(v) for v in normal)
-    if isinstance(numerics, FloatNumerics):
+    reach = numerics.prediction_reach(point)
+    if reach:
         # a rounded prediction misses the hypersurface by more than the probes reach: find the breakpoint nearby first
         unit = vscale(Fraction(1) / max(abs(v) for v in normal), normal)
-        reach = (1 + max(abs(v) for v in point)) * Fraction(numerics.tolerance * 1e6)
         if near_other:
             reach = min(reach, 8 * radius)
         g = lambda t: queries(vadd(point, vscale(t, unit)))  # noqa: E731

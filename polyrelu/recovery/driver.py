@@ -12,7 +12,7 @@ from tqdm import tqdm
 
 from ..checks import require_bool, require_callable, require_int, require_real
 from ..complex import Box
-from ..errors import ComplexTooLargeError, RecoveryError, UsageError
+from ..errors import ComplexTooLargeError, RecoveryError
 from ..geometry import Polyhedron
 from ..geometry.rational import row_value, to_fraction
 from ..network import ReLUNetwork
@@ -29,16 +29,15 @@ from .first_layer import explained_by, hyperplane_neuron, partly_bent_hyperplane
 from .numerics import (
     BudgetExhausted,
     Clock,
-    ExactNumerics,
-    FloatNumerics,
     StageFailed,
     TimeSpent,
+    numerics_for,
     span_complement,
     vadd,
     vscale,
     vsub,
 )
-from .oracle import DEFAULT_TOLERANCES, Queries
+from .oracle import Queries
 from .orientation import apply_flips, orient_layer
 from .output import MissedBreakpoint, fit_output
 from .partial import PartialNetwork
@@ -250,7 +249,7 @@ def _check_candidate(queries, net, points, numerics):
     """``(deviation, threshold, off)``: ``max |f - g|`` over ``points``, the most accepted, the points off by more than the search's screening.
 
     Every point is evaluated, so that the deviation is known even when the
-    search goes on (``off`` non-empty: :meth:`ExactNumerics.close` fails there).
+    search goes on (``off`` non-empty: :meth:`Numerics.close` fails there).
     """
     deviation, largest, off = Fraction(0), Fraction(0), []
     for x in points:
@@ -352,8 +351,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
         if not traced:
             raise MissedBreakpoint(pending[0].point)
         if partial.net is None:
-            if isinstance(numerics, FloatNumerics):  # unit rows keep later least-squares systems well scaled
-                traced = [vscale(1 / max(abs(v) for v in c[1:]), c) for c in traced]
+            traced = [numerics.first_layer_row(c) for c in traced]
             partial.layers.append([(tuple(c[1:]), c[0]) for c in traced])
         else:
             clock.stage = f"orienting layer {known}"
@@ -419,17 +417,17 @@ def _second_chance(queries, partial, rows, pending, numerics, log):
     return more
 
 
-def _orientation_by_search(queries, partial, pending, numerics, log, max_width=4):
+def _orientation_by_search(queries, partial, pending, numerics, log):
     """The next layer when no breakpoint pins a formula before the last layer is oriented: try every orientation.
 
-    Each orientation of a narrow last layer (at most ``max_width`` neurons,
-    exact mode) gets the oriented tracing of :func:`_second_chance`; a wrong
+    Each orientation of a narrow last layer (at most
+    ``numerics.orientation_search_width`` neurons) gets the oriented tracing of :func:`_second_chance`; a wrong
     one makes the pieces' equations inconsistent. The orientation that
     explains the most neurons is kept (the output fit checks it); None if
     none explains any.
     """
     n = len(partial.layers[-1])
-    if n > max_width or isinstance(numerics, FloatNumerics):
+    if n > numerics.orientation_search_width:
         return None
     original, layer = list(partial.layers[-1]), len(partial.layers)
     partial.clock.stage = f"searching the orientations of layer {layer}"
@@ -453,7 +451,7 @@ def _orientation_by_search(queries, partial, pending, numerics, log, max_width=4
 
 
 def _check_arguments(oracle, input_dim, max_queries, lines, seed, float_oracle, tolerance, max_rounds, checks, max_seconds, max_cells, progress):
-    """The arguments of :func:`recover_network`: wrong types are InvalidArgumentError, unusable values UsageError."""
+    """The numerics of :func:`recover_network` from its checked arguments: wrong types are InvalidArgumentError, unusable values UsageError."""
     caller = "recover_network"
     require_callable(oracle, "oracle", caller)
     require_int(input_dim, "input_dim", caller, minimum=1)
@@ -461,15 +459,10 @@ def _check_arguments(oracle, input_dim, max_queries, lines, seed, float_oracle, 
         require_int(value, name, caller, minimum=1)
     require_int(lines, "lines", caller, minimum=1, optional=True)
     require_int(seed, "seed", caller, minimum=0)
-    require_bool(float_oracle, "float_oracle", caller)
     if progress is not None:
         require_bool(progress, "progress", caller)
     require_real(max_seconds, "max_seconds", caller, above=0, optional=True)
-    if tolerance is not None:
-        if not float_oracle:
-            raise UsageError(f"{caller}: tolerance applies to float oracles (float_oracle=True); exact recovery compares exactly")
-        if require_real(tolerance, "tolerance", caller, above=0) >= 1:
-            raise UsageError(f"{caller}: tolerance must be a number in (0, 1), such as 1e-9 or 1e-4, not {tolerance!r}")
+    return numerics_for(caller, float_oracle, tolerance)
 
 
 def recover_network(
@@ -620,9 +613,8 @@ def recover_network(
     point queried, which includes ``n0 + 2`` points in every region of the
     result and the fresh points over ``domain``.
     """
-    _check_arguments(oracle, input_dim, max_queries, lines, seed, float_oracle, tolerance, max_rounds, checks, max_seconds, max_cells, progress)
+    numerics = _check_arguments(oracle, input_dim, max_queries, lines, seed, float_oracle, tolerance, max_rounds, checks, max_seconds, max_cells, progress)
     n0 = int(input_dim)
-    numerics = FloatNumerics(tolerance, 1 << 30) if float_oracle else ExactNumerics()
     domain_rows = domain_inequalities(domain, n0)
     if float_oracle and domain_rows is None:
         raise RecoveryError(
@@ -654,7 +646,7 @@ def recover_network(
         return RecoveryResult(
             status, network, queries.count, reason, len(explorer.breakpoints), explorer.lines, tuple(widths), regions, rounds,
             time.perf_counter() - started, None if deviation is None else float(deviation), region, domain_rows is None,
-            numerics.tolerance if float_oracle else None, None if last.get("threshold") is None else float(last["threshold"]),
+            numerics.tolerance, None if last.get("threshold") is None else float(last["threshold"]),
         )
 
     def off_by():
@@ -672,9 +664,8 @@ def recover_network(
         if float_oracle:
             clock.stage = "asking the oracle at the centre of the domain"
             vertices = explorer.vertices
+            # the first answer's precision sets the default tolerance (Numerics.adopt_precision)
             queries(tuple(sum(v[i] for v in vertices) / len(vertices) for i in range(n0)))
-            if tolerance is None:  # the precision of the oracle's answers sets the default
-                numerics.tolerance = DEFAULT_TOLERANCES[queries.precision]
         clock.stage = "searching breakpoints on the first search lines"
         for _ in range(2 * n0 + 2 if lines is None else lines):
             explorer.search()

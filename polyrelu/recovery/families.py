@@ -4,7 +4,7 @@ from fractions import Fraction
 
 from ..geometry import Polyhedron
 from ..geometry.rational import row_value
-from .numerics import FloatNumerics, echelon_basis, in_span, nullspace, vdot, vscale
+from .numerics import echelon_basis, in_span, vdot, vscale
 
 __all__ = []
 
@@ -20,13 +20,13 @@ def formula_family(partial, equations, pieces):
     cells = partial.complex
     blocks = [partial.reduced(cells[rid]) for rid in pieces]
     free = tuple(k for k in range(len(partial.basis)) if not any(F_row[k] for F in blocks for F_row in F))
-    span = nullspace(equations, len(partial.basis), partial.numerics)
+    span = partial.numerics.nullspace(equations, len(partial.basis))
     if len(span) < 2:
         return None
     span = echelon_basis(span)
     c = None
     if len(span) == 1 + len(free):
-        combination = nullspace([[v[k] for v in span] for k in free], len(span), partial.numerics)
+        combination = partial.numerics.nullspace([[v[k] for v in span] for k in free], len(span))
         if len(combination) != 1:
             return None
         c = tuple(sum(a * v[k] for a, v in zip(combination[0], span)) for k in range(len(partial.basis)))
@@ -53,11 +53,7 @@ def vanishes_somewhere(partial, c, regions, numerics):
     for rid in regions:
         F = partial.reduced(cells[rid])
         value = [vdot(row, c) for row in F]
-        if isinstance(numerics, FloatNumerics):
-            scale = max(abs(float(v)) for v in c) * max(abs(float(v)) for row in F for v in row)
-            if max(abs(float(v)) for v in value) <= 1e3 * numerics.tolerance * scale:
-                return True
-        elif not any(value):
+        if numerics.vanishes(value, c, F):
             return True
     return False
 
@@ -92,7 +88,7 @@ def _common_formula(partial, A, B):
         return None
     sa, sb = sa or (ca,), sb or (cb,)
     ncols = len(sa[0])
-    null = nullspace([[v[r] for v in sa] + [-v[r] for v in sb] for r in range(ncols)], len(sa) + len(sb), partial.numerics)
+    null = partial.numerics.nullspace([[v[r] for v in sa] + [-v[r] for v in sb] for r in range(ncols)], len(sa) + len(sb))
     common = [tuple(sum(x * v[r] for x, v in zip(z, sa)) for r in range(ncols)) for z in null]
     unit = lambda k: tuple(int(j == k) for j in range(ncols))  # noqa: E731
     units = [k for k in range(ncols) if in_span(unit(k), sa) and in_span(unit(k), sb)]

@@ -9,14 +9,9 @@ from ..checks import require_bool, require_instance
 from ..errors import PolyReluError, RecoveryError
 from ..geometry.rational import to_fraction
 from ..network import ReLUNetwork
-from .numerics import BudgetExhausted, Clock, FloatNumerics
+from .numerics import BudgetExhausted, Clock
 
 __all__ = ['network_oracle']
-
-
-# default tolerances of the float-oracle mode by the precision of the oracle's answers: about a thousand units
-# in the last place for float32 (a layer's sums lose a few digits), and the earlier default for float64
-DEFAULT_TOLERANCES = {"float64": 1e-9, "float32": 1e-4, "float16": 1e-2, "bfloat16": 1e-2}
 
 
 def answer_precision(value):
@@ -63,16 +58,15 @@ class Queries:
             return hit
         if len(self.cache) >= self.max_queries:
             raise BudgetExhausted
-        floats = isinstance(self.numerics, FloatNumerics)
-        value = self.oracle(tuple(float(v) for v in x) if floats else x)
-        value = self._check(value, x, floats)
+        value = self._check(self.oracle(self.numerics.query_point(x)), x)
         self.cache[x] = value
         return value
 
-    def _check(self, value, x, floats):
+    def _check(self, value, x):
         where = f"the oracle's answer at x = ({', '.join(map(str, x))})"
         if self.precision is None:
             self.precision = answer_precision(value)
+            self.numerics.adopt_precision(self.precision)
         if isinstance(value, np.ndarray) or (hasattr(value, "dtype") and hasattr(value, "tolist")):
             value = np.asarray(value.tolist(), dtype=object).ravel().tolist()  # numpy arrays and scalars, torch tensors
         elif not isinstance(value, (list, tuple)):
@@ -89,11 +83,7 @@ class Queries:
                 v = v.item()  # numpy and torch scalars
             if isinstance(v, float) and not math.isfinite(v):
                 raise RecoveryError(f"{where}: entry {i} is {v!r}, not a finite number")
-            if not floats and isinstance(v, float):
-                raise RecoveryError(
-                    f"{where}: entry {i} is the float {v!r}; exact recovery needs exact values (int, Fraction, 'p/q'). "
-                    "For a floating-point model pass float_oracle=True."
-                )
+            self.numerics.check_answer_entry(v, f"{where}: entry {i}")
             try:
                 out.append(to_fraction(v, f"{where}, entry {i}"))
             except PolyReluError as exc:

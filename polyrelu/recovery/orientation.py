@@ -2,10 +2,8 @@
 
 from fractions import Fraction
 
-import numpy as np
-
-from ..geometry.rational import fmpq_matrix, fraction_rows, reduced_echelon
-from .numerics import FloatNumerics, StageFailed
+from ..geometry.rational import fmpq_matrix, fraction_rows
+from .numerics import StageFailed
 
 __all__ = []
 
@@ -85,58 +83,17 @@ def orient_layer(partial, vectors, max_free=16, fixed=None, null=()):
     for j, flip in fixed.items():
         rows.append(tuple(Fraction(int(col == K + K * M + j)) for col in range(K + K * M + n)))
         rhs.append(Fraction(int(flip)))
-    if isinstance(partial.numerics, FloatNumerics):
-        flips, betas = _orient_float(rows, rhs, K, n, partial.numerics)
-        return flips, [(tuple(w), beta) for (w, _), beta in zip(parts, betas)], vectors
-    solved = reduced_echelon(rows, rhs)
-    if solved is None:
-        raise StageFailed(f"no orientation of layer {len(partial.layers)} explains the next layer's formulas")
-    pivots, table = solved
+    x = partial.numerics.orientation(rows, rhs, K, M, n, max_free, partial.clock, len(partial.layers))
     first_flip = K + K * M
-    free = [j for j in range(first_flip + n) if j not in pivots]
-    if any(j < K for j in free):
-        raise StageFailed(f"the biases of layer {len(partial.layers) + 1} are undetermined")
-    if len(free) > max_free:
-        raise StageFailed(f"the orientation of layer {len(partial.layers)} is undetermined in {len(free)} neurons")
-    flip_free = [j for j in free if j >= first_flip]
-    for bits in range(1 << len(flip_free)):
-        partial.clock.check()
-        x = [Fraction(0)] * (first_flip + n)
-        for b, j in enumerate(flip_free):
-            x[j] = Fraction((bits >> b) & 1)
-        for r, p in enumerate(pivots):
-            x[p] = table[r][-1] - sum(table[r][j] * x[j] for j in free)
-        if all(v in (0, 1) for v in x[first_flip:]):
-            flips = [v == 1 for v in x[first_flip:]]
-            moved = [
-                tuple(c[col] + sum(x[K + k * M + m] * null[m][col] for m in range(M)) for col in range(len(c)))
-                for k, c in enumerate(vectors)
-            ]
-            return flips, [(tuple(split_coefficients(partial, c)[0]), x[k]) for k, c in enumerate(moved)], moved
-    raise StageFailed(f"no 0/1 orientation of layer {len(partial.layers)} fits the next layer's formulas")
+    flips = [v == 1 for v in x[first_flip:]]
+    moved = [
+        tuple(c[col] + sum(x[K + k * M + m] * null[m][col] for m in range(M)) for col in range(len(c)))
+        for k, c in enumerate(vectors)
+    ]
+    return flips, [(tuple(split_coefficients(partial, c)[0]), x[k]) for k, c in enumerate(moved)], moved
 
 
-def _orient_float(rows, rhs, K, n, numerics, max_flips=14):
-    """Float mode of :func:`orient_layer`: every 0/1 orientation scored by least squares at once (``n <= max_flips``)."""
-    if n > max_flips:
-        raise StageFailed(f"float mode orients at most {max_flips} neurons per layer by search, not {n}")
-    M = np.array([[float(v) for v in r] for r in rows])
-    y = np.array([float(v) for v in rhs])
-    T = ((np.arange(1 << n)[:, None] >> np.arange(n)) & 1).astype(float)  # every orientation, one per row
-    B = M[:, :K]
-    # for each t, the best biases solve B β = y - M_t t; score the residual
-    pinv = np.linalg.pinv(B) if K else np.zeros((0, len(y)))
-    R = y[:, None] - M[:, K:] @ T.T
-    residual = R - B @ (pinv @ R)
-    score = np.linalg.norm(residual, axis=0) / (1 + np.linalg.norm(y) + np.linalg.norm(M))
-    order = np.argsort(score)
-    best = int(order[0])
-    # a discrete choice: the best orientation must fit and stand out from the next one
-    runner_up = score[order[1]] if len(order) > 1 else np.inf
-    if score[best] > 1e6 * numerics.tolerance or runner_up < 10 * score[best]:
-        raise StageFailed(f"no orientation stands out within the float tolerance (best residuals {score[best]:.2g}, {runner_up:.2g})")
-    betas = pinv @ R[:, best]
-    return [bool(v) for v in T[best]], [Fraction(float(b)) for b in betas]
+
 
 
 def apply_flips(partial, flips):

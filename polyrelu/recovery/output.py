@@ -3,22 +3,13 @@
 import itertools
 from fractions import Fraction
 
-import numpy as np
-
-from ..geometry.rational import reduced_echelon, row_value
+from ..geometry.rational import row_value
 from .breakpoints import side_map
 from .families import sign_rows, solve_rows
-from .numerics import FloatNumerics, StageFailed, nullspace, vadd, vscale
+from .numerics import MissedBreakpoint, StageFailed, vadd, vscale
 from .orientation import apply_flips, orient_layer
 
 __all__ = []
-
-
-class MissedBreakpoint(Exception):
-    """``f`` disagrees with the network so far near ``point``: explore there."""
-
-    def __init__(self, point):
-        self.point = point
 
 
 def _region_map(queries, partial, region, numerics):
@@ -44,19 +35,6 @@ def _region_map(queries, partial, region, numerics):
     return found
 
 
-def _least_squares_fit(blocks, regions, numerics):
-    """Float mode of the output fit: least squares, each region's residual within the tolerance."""
-    M = np.array([[float(v) for v in r] for F, _ in blocks for r in F])
-    y = np.array([float(v) for _, t in blocks for v in t])
-    x, *_ = np.linalg.lstsq(M, y, rcond=None)
-    per_region = np.abs(M @ x - y).reshape(len(blocks), -1).max(axis=1)
-    scale = 1 + np.abs(y).max()
-    worst = int(np.argmax(per_region))
-    if per_region[worst] > 1e5 * numerics.tolerance * scale:
-        raise MissedBreakpoint(regions[worst].relative_interior_point())
-    return tuple(Fraction(float(v)) for v in x)
-
-
 def fit_output(queries, partial, numerics):
     """The output layer (and the last hidden layer's orientation) from ``f`` on every region; regions checked."""
     regions = partial.complex.regions() if partial.complex is not None else [None]
@@ -72,35 +50,10 @@ def fit_output(queries, partial, numerics):
     vectors = []
     for j in range(m):
         blocks = [(partial.reduced(R), t) for R, t in zip(regions, targets[j])]
-        if isinstance(numerics, FloatNumerics):
-            vectors.append(_least_squares_fit(blocks, regions, numerics))
-        else:
-            vectors.append(_exact_fit(blocks, regions))
+        vectors.append(numerics.fit(blocks, regions))
     flips, rows, _ = orient_layer(partial, vectors)
     apply_flips(partial, flips)
     return rows, len(regions)
-
-
-def _exact_fit(blocks, regions, locate=True):
-    """A solution of the stacked blocks ``F x = t``; if none, None, or with ``locate`` ``MissedBreakpoint`` at the first contradicting region."""
-    solved = reduced_echelon([r for F, _ in blocks for r in F], [v for _, t in blocks for v in t])
-    if solved is None:
-        if not locate:
-            return None
-        # the first region whose map contradicts those before it: f bends where no known neuron does
-        lo, hi = 1, len(blocks)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if reduced_echelon([r for F, _ in blocks[:mid] for r in F], [v for _, t in blocks[:mid] for v in t]) is None:
-                hi = mid
-            else:
-                lo = mid + 1
-        raise MissedBreakpoint(regions[lo - 1].relative_interior_point())
-    pivots, table = solved
-    x = [Fraction(0)] * len(blocks[0][0][0])
-    for r, p in enumerate(pivots):
-        x[p] = table[r][-1]
-    return tuple(x)
 
 
 def _previous_relu(partial, region):
@@ -145,7 +98,7 @@ def _output_families(partial, regions):
     return families, relus
 
 
-def _fit_with_families(partial, regions, targets, families, relus, max_families=10):
+def _fit_with_families(partial, regions, targets, families, relus):
     """The output fit when last-layer neurons are families (:func:`trace_neuron`).
 
     Where family ``j`` is active the output reads ``v_j (z_j + Σ Δ_k d_k)``
@@ -157,10 +110,13 @@ def _fit_with_families(partial, regions, targets, families, relus, max_families=
     (:func:`_corrected_layer`, which also re-chooses the directions the output
     never sees).
     """
-    if isinstance(partial.numerics, FloatNumerics):
-        raise StageFailed("float mode does not recover neurons whose hypersurface misses a previous-layer neuron (TPIC fails)")
-    if len(families) > max_families:
-        raise StageFailed(f"{len(families)} neurons whose hypersurface misses a previous-layer neuron: at most {max_families} are oriented by search")
+    numerics = partial.numerics
+    if not numerics.max_families:
+        raise StageFailed(f"{numerics.name} does not recover neurons whose hypersurface misses a previous-layer neuron (TPIC fails)")
+    if len(families) > numerics.max_families:
+        raise StageFailed(
+            f"{len(families)} neurons whose hypersurface misses a previous-layer neuron: at most {numerics.max_families} are oriented by search"
+        )
     zero = (Fraction(0),) * (partial.n0 + 1)
     order = sorted(families)
     first, fitted = None, False
@@ -174,7 +130,7 @@ def _fit_with_families(partial, regions, targets, families, relus, max_families=
                 ([(*F_row, *(families[j][k, side[j]].get(R.id, zero)[r] for j, k in cols)) for r, F_row in enumerate(partial.reduced(R))], t)
                 for R, t in zip(regions, target)
             ]
-            x = _exact_fit(blocks, regions, locate=False)
+            x = numerics.fit(blocks, regions, locate=False)
             if x is None:
                 first = first or blocks
                 break
@@ -182,7 +138,7 @@ def _fit_with_families(partial, regions, targets, families, relus, max_families=
         else:
             fitted = True
             # the columns can be dependent (a family active almost everywhere): the orientation picks the solution
-            null = nullspace([row for F, _ in blocks for row in F], len(vectors[0]), partial.numerics)
+            null = partial.numerics.nullspace([row for F, _ in blocks for row in F], len(vectors[0]))
             try:
                 flips, rows, moved = orient_layer(partial, vectors, fixed=side, null=null)
             except StageFailed:
@@ -193,7 +149,7 @@ def _fit_with_families(partial, regions, targets, families, relus, max_families=
                 partial.layers[-1], rows = corrected
                 return rows
     if not fitted:
-        _exact_fit(first, regions)  # raises MissedBreakpoint where f bends beyond the known neurons
+        numerics.fit(first, regions)  # raises MissedBreakpoint where f bends beyond the known neurons
     raise StageFailed("no orientation of the neurons whose hypersurface misses a previous-layer neuron fits f")
 
 

@@ -2,12 +2,10 @@
 
 from fractions import Fraction
 
-import numpy as np
-
 from ..complex import canonical_complex
 from ..errors import GeometryError
 from ..network import ReLUNetwork
-from .numerics import Clock, FloatNumerics, pivot_columns
+from .numerics import Clock, pivot_columns
 
 __all__ = []
 
@@ -54,13 +52,7 @@ class PartialNetwork:
         self._features = {}
         regions = self.complex.regions()
         self.basis = pivot_columns([row for R in regions for row in self.features(R)])
-        self.precondition = None
-        if isinstance(self.numerics, FloatNumerics):
-            # traced formulas are solved in an orthonormal basis of the feature functions: the raw
-            # relu / linear columns agree on many regions, and noisy equations would lose digits to that
-            G = np.array([[float(v) for v in row] for R in regions for row in self.reduced(R)])
-            _, r = np.linalg.qr(G)
-            self.precondition = np.linalg.inv(r)
+        self.precondition = self.numerics.precondition([row for R in regions for row in self.reduced(R)])
 
     def features(self, region):
         """The ``(n0 + 1) × (2 n_l + 1)`` matrix of ``relu(ẑ_i)``, ``ẑ_i`` and ``1`` on a region (affine coefficient columns)."""

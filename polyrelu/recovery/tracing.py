@@ -7,7 +7,7 @@ from ..geometry import Polyhedron
 from ..geometry.rational import primitive_integer_row, row_value
 from .breakpoints import breakpoint_at, is_breakpoint_along, segment_breakpoints
 from .families import formula_family, scale_on_region, vanishes_somewhere
-from .numerics import FloatNumerics, nullspace, vadd, vdot, vscale, vsub
+from .numerics import vadd, vdot, vscale, vsub
 from .partial import parallel_equations
 
 __all__ = []
@@ -34,9 +34,7 @@ def _continue_across(queries, partial, facet, region, h, numerics):
     normal = vscale(1 / max(abs(v) for v in normal), normal)
     along = vscale(1 / max(abs(v) for v in along), along)
     offset = (1 + max(abs(v) for v in q)) * numerics.shrink
-    # float answers lose the breakpoint in noise on tiny segments: fewer, gentler shrinks
-    attempts, factor = (3, Fraction(1, 8)) if isinstance(numerics, FloatNumerics) else (6, numerics.shrink)
-    for _ in range(attempts):
+    for _ in range(numerics.continuation_attempts):
         centre = next((c for c in (vadd(q, vscale(offset, normal)), vsub(q, vscale(offset, normal))) if partial.locate(c) is region), None)
         if centre is not None:
             for length in (64, 8, 1):
@@ -51,8 +49,7 @@ def _continue_across(queries, partial, facet, region, h, numerics):
                     break
                 t, _, _, t0, t1 = found[0]
                 y = vadd(centre, vscale(t, step))
-                if isinstance(numerics, FloatNumerics):
-                    # through the pencil, the error of h would grow like 1/offset: measure the facet instead
+                if numerics.measures_continuations:
                     measured = breakpoint_at(queries, y, vscale(min(t - t0, t1 - t) / 2, step), n0, numerics)
                     if measured is None:
                         continue
@@ -63,7 +60,7 @@ def _continue_across(queries, partial, facet, region, h, numerics):
                 if any(h2[1:]) and is_breakpoint_along(queries, y, h2, numerics, offset * numerics.shrink):
                     return h2
                 # the one breakpoint was another hypersurface's, the continuation crossing beyond the segment
-        offset *= factor
+        offset *= numerics.continuation_shrink
     return None
 
 
@@ -100,7 +97,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
     pieces = {start.id: bp.row}
     agreeing = 0
     cap = 3 * len(partial.basis) + 2 * extra + 4
-    whole = partial.oriented and not isinstance(numerics, FloatNumerics)
+    whole = partial.oriented and numerics.max_families > 0
     while True:
         while queue and (whole or len(seen) < cap):
             region, h = queue.pop(0)
@@ -115,7 +112,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
                 seen.add(beyond[0].id)
                 pieces[beyond[0].id] = h2
                 equations += parallel_equations(partial.reduced(beyond[0]), h2)
-                null = nullspace(equations, len(partial.basis), numerics, partial.precondition)
+                null = numerics.nullspace(equations, len(partial.basis), partial.precondition)
                 if not null:
                     return None
                 if len(null) == 1 and not vanishes_somewhere(partial, null[0], seen, numerics):
@@ -128,7 +125,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
                         if measured:  # float mode: refit on every region crossed, the noise averages out
                             for region_, row in measured:
                                 equations += parallel_equations(partial.reduced(region_), row)
-                            refit = nullspace(equations, len(partial.basis), numerics, partial.precondition)
+                            refit = numerics.nullspace(equations, len(partial.basis), partial.precondition)
                             if len(refit) == 1:
                                 return refit[0], crossed, (), pieces
                         return null[0], crossed, (), pieces
@@ -152,7 +149,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
             pieces[rid] = row
             equations += parallel_equations(partial.reduced(cells[rid]), row)
             queue.append((cells[rid], row))
-    if log is not None and equations and len(nullspace(equations, len(partial.basis), numerics, partial.precondition)) > 1:
+    if log is not None and equations and len(numerics.nullspace(equations, len(partial.basis), partial.precondition)) > 1:
         log["undetermined"] = log.get("undetermined", 0) + 1
     return None
 
@@ -186,11 +183,12 @@ def _bends_everywhere(queries, partial, c, traced, numerics, free=()):
         y = cut.relative_interior_point()
         found = is_breakpoint_along(queries, y, numerics.rationalize_row(row), numerics)
         if found is None:
-            if isinstance(numerics, FloatNumerics) and _near_boundary(poly, y, 1e4 * numerics.tolerance * (1 + max(abs(v) for v in y))):
+            grazing = numerics.grazing_distance(y)
+            if grazing and _near_boundary(poly, y, grazing):
                 continue  # a rounded prediction grazing the region: a sliver the true hypersurface misses
             return None
         crossed.add(region.id)
-        if isinstance(numerics, FloatNumerics) and partial.locate(found) is region:
+        if numerics.measures_continuations and partial.locate(found) is region:
             normal = numerics.rationalize_row(row)[1:]
             step = vscale((1 + max(abs(v) for v in found)) * numerics.shrink**2 / max(abs(v) for v in normal), normal)
             bp = breakpoint_at(queries, found, step, n0, numerics)
