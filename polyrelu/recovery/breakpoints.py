@@ -1,4 +1,28 @@
-"""breakpoints"""
+"""Breakpoints of ``f`` on lines, and the local data at one.
+
+``f`` is piecewise linear, so on a line it is a piecewise-linear function of
+one parameter ``t``: two one-sided lines meet at each breakpoint. These
+functions find them by bisection with exact checks and read off, at one
+breakpoint, the affine maps on both sides, the facet's hyperplane and its
+tropical weight (docs/design.md §3).
+
+Glossary
+--------
+breakpoint
+    A point where ``f`` restricted to a line stops being affine; in ``R^n0``
+    it lies on a facet of the breakpoint complex (:class:`Breakpoint`).
+side map
+    The affine map of ``f`` on one side of a breakpoint, measured from
+    ``n0 + 1`` points (:func:`side_map`).
+jump
+    The difference of the two side maps' gradients: a multiple of the facet's
+    normal, whose factor per output is the tropical weight.
+domain inequalities
+    The rows ``b + a·x >= 0`` of a bounded query region, or None for ``R^n0``.
+
+What it leaves to others: which lines to search (``driver``), what a
+breakpoint's hyperplane belongs to (``first_layer``, ``tracing``).
+"""
 
 import dataclasses
 import math

@@ -1,4 +1,29 @@
-"""driver"""
+"""The whole recovery: :func:`recover_network` and its :class:`RecoveryResult`.
+
+Rounds of: breakpoints on random search lines (and far out on ``R^n0``),
+first-layer hyperplanes, deeper layers traced one at a time and oriented, the
+output layer fitted on every region; then the candidate is checked against
+the oracle on fresh points (uniform, near the boundary, far out). A
+candidate off somewhere sends more search lines there; one that agrees
+everywhere checked is ``recovered``, everything else ``undecided`` with the
+stage reached and why.
+
+Glossary
+--------
+round
+    One rebuild of every layer from the breakpoints found so far.
+search line
+    A random line (through a random point of the domain) searched for
+    breakpoints by :func:`~polyrelu.recovery.breakpoints.line_breakpoints`'s
+    machinery.
+fresh points
+    Points drawn independently of the search, on which the candidate must
+    agree with the oracle (exactly, or within the float threshold).
+second chance
+    Tracing again with the previous layer's orientation known: fewer unknowns.
+
+What it leaves to others: every stage above.
+"""
 
 import dataclasses
 import itertools

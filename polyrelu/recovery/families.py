@@ -1,4 +1,27 @@
-"""families"""
+"""Families: formulas the traced pieces of a hypersurface leave undetermined.
+
+When a hypersurface stays where some neurons of the previous layer are off,
+its pieces cannot show its weights on them (the TPIC condition of
+docs/design.md §4 fails there): every formula in a linear span fits every
+piece. This module finds such spans, merges spans that are pieces of one
+neuron, and fixes a member by the signs the neuron must have on every region
+(exact feasibility problems).
+
+Glossary
+--------
+family
+    ``(formula, free, span)``: the formulas fitting every traced piece;
+    ``free`` the feature columns that vanish on every piece.
+pieces
+    The hyperplane of the hypersurface on each traced region, oriented alike.
+sign rows
+    Linear inequalities saying an affine function has a given sign on a
+    region's interior (vertices, rays and lines of the region, and one
+    interior point).
+
+What it leaves to others: tracing the pieces (``tracing``), choosing a member
+by the output (``output``).
+"""
 
 from fractions import Fraction
 

@@ -1,4 +1,24 @@
-"""first_layer"""
+"""First-layer neurons: hyperplanes along which ``f`` bends everywhere.
+
+A first-layer neuron's zero set is a whole hyperplane; ``f`` bends along it
+wherever some downstream neuron is active, far out in every direction. A
+deeper neuron's hypersurface bends where it crosses the neurons it reads, so
+its flat pieces end (docs/design.md §5). The checks here use only the
+oracle.
+
+Glossary
+--------
+one-sided
+    ``f`` bends along the hyperplane on one side of every tangent direction
+    only: a first-layer neuron whose downstream neurons are off beyond, or a
+    deeper neuron's unbounded last piece (told apart by
+    :func:`partly_bent_hyperplanes`).
+window
+    The scale of the search so far: the checks go out to multiples of it.
+
+What it leaves to others: the breakpoint search (``breakpoints``), deeper
+layers (``tracing``).
+"""
 
 from fractions import Fraction
 

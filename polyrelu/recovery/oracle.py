@@ -1,4 +1,25 @@
-"""oracle"""
+"""The black box recovery asks: queries behind a cache, a budget and a clock.
+
+Recovery sees ``f`` only through :class:`Queries`: every point asked once
+(cached), counted against ``max_queries``, checked against the time budget,
+and every answer checked (a finite number per output, the same number of
+outputs each time) and made an exact rational.
+
+Glossary
+--------
+oracle
+    A callable ``x ↦ f(x)``; :func:`network_oracle` makes one from a network
+    while hiding it.
+query
+    One distinct point at which the oracle is asked; ``RecoveryResult.queries``
+    counts them.
+precision
+    The floats an oracle answers in (``"float64"``, ``"float32"``, ...), read
+    from its first answer; it sets the default tolerance of the float mode.
+
+What it leaves to others: how answers are compared (``numerics``), where to
+ask (``breakpoints`` and the later stages).
+"""
 
 import math
 from fractions import Fraction

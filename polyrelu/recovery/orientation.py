@@ -1,4 +1,23 @@
-"""orientation"""
+"""Orienting a layer: which neurons of the last known layer to flip.
+
+Traced formulas know a neuron only up to sign. With ``relu(-ẑ) = relu(ẑ) - ẑ``
+the next layer's formulas (or the output's) read the same in either
+orientation but with different biases and ``ẑ`` columns, so the flips ``t``
+(0 or 1 per neuron) and the biases solve one linear system over every
+region; the numerics solves it (:meth:`Numerics.orientation`).
+
+Glossary
+--------
+flip
+    Replacing a neuron ``ẑ_i`` by ``-ẑ_i`` (and the next layer's weight on it
+    by its negative).
+coefficient split
+    A formula's coefficients on ``relu(ẑ_i)`` (the next layer's weights) and
+    on the other basis columns.
+
+What it leaves to others: where the formulas come from (``tracing``,
+``output``).
+"""
 
 from fractions import Fraction
 

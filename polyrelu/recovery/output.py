@@ -1,4 +1,23 @@
-"""output"""
+"""The output layer: ``f``'s affine map on every region, fitted by the last hidden layer's features.
+
+On each region of the recovered complex ``f`` is affine, measured from
+``n0 + 2`` points (one checks affinity); the output layer's weights solve one
+linear system over all regions, which also orients the last hidden layer. A
+region whose map contradicts the others is where ``f`` bends beyond the known
+neurons: :class:`MissedBreakpoint` sends the search there. Last-layer neurons
+that are families are completed here, by the rank-one structure of the output
+and the signs they must keep.
+
+Glossary
+--------
+region map
+    ``(A, c)`` with ``f(x) = A x + c`` on a region.
+family columns
+    ``[j on]·d_k``: a family neuron's free directions where it is active.
+
+What it leaves to others: hidden layers (``tracing``, ``families``), the
+acceptance check on fresh points (``driver``).
+"""
 
 import itertools
 from fractions import Fraction

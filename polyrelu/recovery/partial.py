@@ -1,4 +1,30 @@
-"""partial"""
+"""The network recovered so far, and the features deeper formulas are written in.
+
+A neuron of layer ``l + 1`` is an affine function of the outputs of layer
+``l``; on one region of the complex of the layers known so far it is an
+affine function of ``x``, whose coefficients are linear in the neuron's
+unknown weights. :class:`PartialNetwork` holds the layers, their canonical
+complex (docs/design.md §2) and these linear maps.
+
+Glossary
+--------
+provisional orientation
+    The last known layer's neurons are known up to sign (``ẑ_i`` or
+    ``-ẑ_i``) until the next layer fixes them (``orientation``).
+features
+    On a region, the affine maps of ``relu(ẑ_i)``, ``ẑ_i`` and ``1``
+    (``relu(z_i)`` and ``1`` once oriented): a next-layer formula is a vector
+    of coefficients on them.
+basis
+    The feature columns that are linearly independent over all regions; a
+    formula is written in those.
+parallel equations
+    The linear equations in a formula's coefficients saying its affine map on
+    a region is a multiple of a measured hyperplane.
+
+What it leaves to others: finding the formulas (``tracing``, ``families``),
+orienting the layer (``orientation``).
+"""
 
 from fractions import Fraction
 

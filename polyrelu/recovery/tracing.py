@@ -1,4 +1,27 @@
-"""tracing"""
+"""Tracing a next-layer neuron's hypersurface across the regions of the known complex.
+
+From one breakpoint, the hypersurface of the neuron it belongs to is followed
+region by region: across each facet it continues along a hyperplane of the
+pencil through the facet, found from one breakpoint on a short segment. Each
+piece gives linear equations in the neuron's formula; a unique solution up to
+scale is the neuron, more than one a family (``families``). A deeper neuron
+mistaken for one of this layer is dropped because it bends where it crosses
+the others (docs/design.md §5).
+
+Glossary
+--------
+trace
+    ``(formula, regions crossed, span, pieces)`` for one hypersurface
+    (:func:`trace_neuron`).
+continuation
+    The hyperplane of the hypersurface beyond a facet of the region it is in.
+prediction
+    Where a formula says the hypersurface crosses a region: ``f`` must bend
+    there, which every crossing is checked for.
+
+What it leaves to others: orientation of the formulas found
+(``orientation``), the output layer (``output``).
+"""
 
 import math
 from fractions import Fraction
