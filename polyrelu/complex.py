@@ -1,17 +1,22 @@
 """The canonical polyhedral complex of a ReLU network, as an exact face lattice.
 
 The cells are the closures of the non-empty sign classes ``{x : s(x) = s}``
-(docs/design.md §2). They are built layer by layer and neuron by neuron: every cell
-found so far is a relatively open polyhedron on which the next neuron's
-pre-activation ``h`` is affine, and it is split into the parts where ``h`` is
-positive, negative and zero. Every split is decided exactly:
+(docs/design.md §2). They are built layer by layer and neuron by neuron: on
+every cell found so far the next neuron's pre-activation ``h`` is affine, and
+the cell splits into the parts where ``h`` is positive, negative and zero.
+Two methods build the same complex, and the tests check that they agree:
 
-* ``h`` constant on the cell's affine hull: its sign is read off;
-* otherwise the sign of ``h`` at the cell's exact relative interior point
-  shows one side non-empty, and one call to the certified LP oracle
-  (:class:`~polyrelu.geometry.LPOracle`) decides the other side; the zero part
-  is non-empty exactly when both sides are, and gets an exact interior point
-  on the segment between the two sides' points.
+* ``method="lattice"`` (the default) never solves an LP. The complex is kept
+  as a face lattice whose unbounded cells are closed up by ideal vertices
+  (directions at infinity), so the sign of ``h`` on a cell is read off its
+  exact values at the cell's vertices, computed for all vertices at once in
+  integer arithmetic; a cell seeing both signs splits combinatorially and a
+  cut edge gets the vertex where ``h`` vanishes
+  (:class:`~polyrelu.geometry.Subdivision`).
+* ``method="lp"`` splits relatively open cells: the sign of ``h`` at the
+  cell's exact relative interior point shows one side non-empty, and one call
+  to the certified LP oracle (:class:`~polyrelu.geometry.LPOracle`) decides
+  the other; the zero part is non-empty exactly when both sides are.
 
 A bounded polytope domain enters as a first "layer" of pseudo-neurons, its
 facet inequalities, with signs ``+`` (inside) and ``0`` (on the facet) only, so
