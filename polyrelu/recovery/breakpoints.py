@@ -32,18 +32,11 @@ from ..checks import require_callable, require_sequence
 from ..complex import domain_polyhedron
 from ..errors import RecoveryError, ShapeError, UsageError
 from ..geometry.rational import row_value, to_fraction_vector
-from .numerics import (
-    StageFailed,
-    numerics_for,
-    tangent_basis,
-    vadd,
-    vdot,
-    vscale,
-    vsub,
-)
+from .control import StageFailed
+from .numerics import numerics_for, tangent_basis, vadd, vdot, vscale, vsub
 from .oracle import Queries
 
-__all__ = ['Breakpoint', 'line_breakpoints', 'breakpoint_data']
+__all__ = ["Breakpoint", "line_breakpoints", "breakpoint_data"]
 
 
 def _intersection(ga, sa, a, gb, sb, b, numerics):

@@ -49,26 +49,17 @@ from .breakpoints import (
     is_breakpoint_along,
     line_range,
 )
+from .control import BudgetExhausted, Clock, StageFailed, TimeSpent
 from .families import fix_family, merge_families, on_pieces
 from .first_layer import explained_by, hyperplane_neuron, partly_bent_hyperplanes
-from .numerics import (
-    BudgetExhausted,
-    Clock,
-    StageFailed,
-    TimeSpent,
-    numerics_for,
-    span_complement,
-    vadd,
-    vscale,
-    vsub,
-)
+from .numerics import numerics_for, span_complement, vadd, vscale, vsub
 from .oracle import Queries
 from .orientation import apply_flips, orient_layer
 from .output import MissedBreakpoint, fit_output
 from .partial import PartialNetwork
 from .tracing import drop_deeper, trace_neuron
 
-__all__ = ['RecoveryResult', 'recover_network']
+__all__ = ["RecoveryResult", "recover_network"]
 
 
 @dataclasses.dataclass(frozen=True)

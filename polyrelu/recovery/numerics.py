@@ -15,8 +15,7 @@ the oracle answers, and on nothing else:
 Both implement :class:`Numerics`; the stages (``breakpoints``, ``tracing``,
 ``families``, ``orientation``, ``output``) call its methods and never ask which
 mode they are in. Also here: the vector helpers on tuples of rationals, the
-exact span helpers the stages share, the wall clock, and the control-flow
-exceptions a stage raises for the driver.
+exact span helpers the stages share.
 
 Glossary
 --------
@@ -37,7 +36,6 @@ the systems mean (``families``, ``orientation``, ``output``).
 
 import dataclasses
 import math
-import time
 from fractions import Fraction
 
 import flint
@@ -46,6 +44,7 @@ import numpy as np
 from ..checks import require_bool, require_real
 from ..errors import RecoveryError, UsageError
 from ..geometry.rational import primitive_integer_row, reduced_echelon
+from .control import MissedBreakpoint, StageFailed
 
 __all__ = ["Numerics", "ExactNumerics", "FloatNumerics", "FloatTolerances", "DEFAULT_TOLERANCES", "numerics_for"]
 
@@ -55,42 +54,6 @@ DEFAULT_TOLERANCES = {"float64": 1e-9, "float32": 1e-4, "float16": 1e-2, "bfloat
 
 # measured rows are rationalised with denominators up to this (after scaling to max-abs 1)
 RATIONAL_DENOMINATOR = 1 << 30
-
-
-class BudgetExhausted(Exception):
-    """Raised inside recovery when ``max_queries`` distinct points have been asked."""
-
-
-class StageFailed(Exception):
-    """A step could not be carried out; the message is the reason reported as ``undecided``."""
-
-
-class TimeSpent(Exception):
-    """Raised inside recovery when ``max_seconds`` have passed; the message is the stage reached."""
-
-
-class MissedBreakpoint(Exception):
-    """``f`` disagrees with the network so far near ``point``: explore there."""
-
-    def __init__(self, point):
-        self.point = point
-
-
-class Clock:
-    """The wall-clock budget of one recovery (``time.monotonic``) and the stage it has reached.
-
-    Work loops call :meth:`check`; every oracle query does too
-    (:class:`Queries`), so a search that never leaves one stage is still cut.
-    ``stage`` names what recovery is doing, for the reason when time runs out.
-    """
-
-    def __init__(self, max_seconds=None):
-        self.deadline = None if max_seconds is None else time.monotonic() + max_seconds
-        self.stage = "starting"
-
-    def check(self):
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            raise TimeSpent(self.stage)
 
 
 def vsub(u, v):

@@ -30,9 +30,9 @@ from ..checks import require_bool, require_instance
 from ..errors import PolyReluError, RecoveryError
 from ..geometry.rational import to_fraction
 from ..network import ReLUNetwork
-from .numerics import BudgetExhausted, Clock
+from .control import BudgetExhausted, Clock
 
-__all__ = ['network_oracle']
+__all__ = ["network_oracle"]
 
 
 def answer_precision(value):

@@ -24,8 +24,9 @@ from fractions import Fraction
 
 from ..geometry.rational import row_value
 from .breakpoints import side_map
+from .control import MissedBreakpoint, StageFailed
 from .families import sign_rows, solve_rows
-from .numerics import MissedBreakpoint, StageFailed, vadd, vscale
+from .numerics import vadd, vscale
 from .orientation import apply_flips, orient_layer
 
 __all__ = []

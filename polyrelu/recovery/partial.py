@@ -31,7 +31,8 @@ from fractions import Fraction
 from ..complex import canonical_complex
 from ..errors import GeometryError
 from ..network import ReLUNetwork
-from .numerics import Clock, pivot_columns
+from .control import Clock
+from .numerics import pivot_columns
 
 __all__ = []
 
