@@ -46,6 +46,7 @@ from .errors import (
     UsageError,
 )
 from .geometry import AffineSubspace, FaceLattice, Feasibility, LPOracle, Polyhedron, default_oracle
+from .geometry.linalg import integer_nullspace, pivot_columns
 from .geometry.polyhedron import reduce_modulo
 from .geometry.subdivision import Subdivision
 from .geometry.rational import fraction_to_json, primitive_integer_row, row_value, to_fraction, to_fraction_vector
@@ -569,16 +570,11 @@ def _first_layer_basis(W1, n0):
     integer basis of ``ker W1``.
     """
     rows = [primitive_integer_row(row) for row in W1]
-    mat = flint.fmpq_mat(n0, len(rows), [row[i] for i in range(n0) for row in rows])
-    rref, rank = mat.rref()
-    independent = []
-    for r in range(rank):
-        independent.append(next(c for c in range(len(rows)) if rref[r, c] != 0 and c not in independent))
+    independent = pivot_columns(list(zip(*rows)))
     basis = tuple(tuple(Fraction(v) for v in W1[i]) for i in independent)
-    kernel, nullity = flint.fmpz_mat(rows).nullspace()
     lines = []
-    for j in range(nullity):
-        vec = primitive_integer_row([int(kernel[i, j]) for i in range(n0)])
+    for vec in integer_nullspace(rows, n0):
+        vec = primitive_integer_row(vec)
         sign = 1 if next(v for v in vec if v) > 0 else -1
         lines.append(tuple(sign * v for v in vec))
     return independent, basis, tuple(sorted(lines))

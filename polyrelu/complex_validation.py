@@ -89,7 +89,8 @@ import flint
 from .errors import ComplexFormatError, GeometryError, InvalidArgumentError, LimitExceededError, PolyReluError
 from .geometry import AffineSubspace, FaceLattice, Polyhedron, default_oracle
 from .geometry.polyhedron import reduce_modulo
-from .geometry.rational import fmpq_matrix, fraction_rows, integer_vector, parse_int, primitive_integer_row
+from .geometry.linalg import echelon_basis, rank
+from .geometry.rational import integer_vector, parse_int, primitive_integer_row
 from .io.limits import DEFAULT_LIMITS, parse_json, read_json
 from .io import network_from_dict
 from .network import ReLUNetwork
@@ -664,10 +665,10 @@ class _Checker:
                         raise _Refusal(
                             where, f"its {kind} {i} is not orthogonal to its line {j}, as the stored section must be"
                         )
-        rank = flint.fmpz_mat([list(c) for c in generators]).rank()
-        if rank != cell.dimension + 1:
-            raise _Refusal(where, f"has dimension {cell.dimension}, but its generators span dimension {rank - 1}")
-        if len(cell.lines) > 1 and flint.fmpz_mat([list(l) for l in cell.lines]).rank() != len(cell.lines):
+        spanned = rank(generators)
+        if spanned != cell.dimension + 1:
+            raise _Refusal(where, f"has dimension {cell.dimension}, but its generators span dimension {spanned - 1}")
+        if len(cell.lines) > 1 and rank(cell.lines) != len(cell.lines):
             raise _Refusal(where, "its lines are not linearly independent")
 
     def check_same_polyhedron(self, cell, where, hull, generators):
@@ -774,7 +775,4 @@ def lineality_basis(lines):
     >>> lineality_basis([(2, 4, 0)])
     ((1, 2, 0),)
     """
-    if not lines:
-        return ()
-    echelon, rank = fmpq_matrix(lines).rref()
-    return tuple(primitive_integer_row(row) for row in fraction_rows(echelon)[:rank])
+    return tuple(primitive_integer_row(row) for row in echelon_basis(lines))

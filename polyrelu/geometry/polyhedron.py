@@ -14,12 +14,11 @@ means ``b + a·x >= 0`` and an equation row means ``b + a·x = 0``.
 from dataclasses import dataclass
 from fractions import Fraction
 
-import flint
-
 from ..checks import require_instance, require_int
 from ..errors import GeometryError, ShapeError
 from ._cdd import cdd, cdd_gmp
 from .lattice import FaceLattice
+from .linalg import project_orthogonal_to, solution_space
 from .lp import Feasibility, LPOracle, default_oracle
 from .rational import primitive_integer_row, row_value, to_fraction_matrix, to_fraction_vector, to_integer_rows
 
@@ -98,28 +97,12 @@ class AffineSubspace:
 
 def _affine_subspace(equations, d):
     """Solve the integer equation rows exactly; ``None`` if they are inconsistent."""
-    if not equations:
-        zero = (Fraction(0),) * d
-        basis = tuple(tuple(Fraction(int(i == j)) for i in range(d)) for j in range(d))
-        return AffineSubspace(zero, basis, ())
-    mat = flint.fmpq_mat(len(equations), d + 1, [v for e in equations for v in (*e[1:], e[0])])
-    rref, rank = mat.rref()
-    rows = [[Fraction(int(rref[r, c].p), int(rref[r, c].q)) for c in range(d + 1)] for r in range(rank)]
-    pivots = [next(c for c, v in enumerate(row) if v) for row in rows]
-    if pivots and pivots[-1] == d:
+    space = solution_space([e[1:] for e in equations], [-e[0] for e in equations], d)
+    if space is None:
         return None
-    free = [c for c in range(d) if c not in pivots]
-    point = [Fraction(0)] * d
-    for row, p in zip(rows, pivots):
-        point[p] = -row[d]
-    basis = []
-    for f in free:
-        vec = [Fraction(int(c == f)) for c in range(d)]
-        for row, p in zip(rows, pivots):
-            vec[p] = -row[f]
-        basis.append(tuple(vec))
-    eqs = tuple(primitive_integer_row([row[d], *row[:d]]) for row in rows)
-    return AffineSubspace(tuple(point), tuple(basis), eqs)
+    # the echelon rows of [e | -c] are those of c + e·x = 0
+    eqs = tuple(primitive_integer_row([-row[d], *row[:d]]) for row in space.echelon)
+    return AffineSubspace(space.point, space.basis, eqs)
 
 
 def _restrict(row, hull):
@@ -505,16 +488,8 @@ class Polyhedron:
 def _orthogonal_section(vertices, rays, lines):
     """Project generators onto the orthogonal complement of the lineality space (exact)."""
     d = len(lines[0])
-    L = flint.fmpq_mat([list(l) for l in lines]).transpose()
-    P = L * (L.transpose() * L).inv() * L.transpose()
-
-    def project(x):
-        xs = flint.fmpq_mat([[flint.fmpq(v.numerator, v.denominator)] for v in map(Fraction, x)])
-        y = xs - P * xs
-        return [Fraction(int(y[i, 0].p), int(y[i, 0].q)) for i in range(d)]
-
-    new_vertices = {tuple(project(v)) for v in vertices}
-    new_rays = {primitive_integer_row(project(r)) for r in rays}
+    new_vertices = set(project_orthogonal_to(vertices, lines))
+    new_rays = {primitive_integer_row(r) for r in project_orthogonal_to(rays, lines)}
     new_rays.discard((0,) * d)
     return list(new_vertices), list(new_rays)
 
