@@ -23,7 +23,6 @@ the sign vectors: ``τ ≤ σ`` exactly when ``s(τ)_k ∈ {s(σ)_k, 0}`` for ev
 
 import functools
 import os
-import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -32,7 +31,6 @@ from fractions import Fraction
 
 import flint
 import numpy as np
-from tqdm import tqdm
 
 from .atomic import write_json
 from .checks import describe, require_bool, require_choice, require_index, require_instance, require_int, require_path, require_str
@@ -52,6 +50,7 @@ from .geometry.subdivision import Subdivision
 from .geometry.rational import fraction_to_json, primitive_integer_row, row_value, to_fraction, to_fraction_vector
 from .io import DEFAULT_LIMITS, Limits, network_to_dict
 from .network import ReLUNetwork
+from .progress import progress_bar
 from .size_guard import CellSample, Estimated, SizeGuard, arrangement_cells_bound, check_next_layer, first_layer_cell_count
 
 __all__ = ["Box", "Cell", "CanonicalComplex", "CellEstimate", "canonical_complex", "estimate_cells"]
@@ -302,14 +301,7 @@ def canonical_complex(net, domain=None, *, method="lattice", max_cells=1_000_000
     oracle = require_instance(oracle, LPOracle, "oracle", "canonical_complex", optional=True) or default_oracle
     if progress is not None:
         require_bool(progress, "progress", "canonical_complex")
-    bar = tqdm(
-        total=net.architecture.num_hidden,
-        desc="neurons",
-        delay=1.0,
-        disable=None if progress is None else not progress,
-        file=sys.stderr,
-        leave=False,
-    )
+    bar = progress_bar(total=net.architecture.num_hidden, desc="neurons", enabled=progress)
     start = time.perf_counter()
     try:
         build = _lattice_cells if method == "lattice" else _lp_cells
@@ -395,7 +387,7 @@ def estimate_cells(net, domain=None, *, method="lattice", max_cells=1_000_000) -
     if not net.architecture.depth:
         return CellEstimate(1 if domain is None else len(domain.face_lattice()), False, 0)
     build = _lattice_cells if method == "lattice" else _lp_cells
-    bar = tqdm(disable=True)
+    bar = progress_bar(desc="neurons", enabled=False)
     try:
         build(net, domain, domain_rows, default_oracle, SizeGuard(max_cells, stop_at=net.architecture.depth), bar)
     except Estimated as done:

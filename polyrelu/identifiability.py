@@ -38,6 +38,7 @@ from .errors import GeometryError
 from .geometry.linalg import echelon_pivots, pivot_columns, residue, solve, solve_nonsingular, span_complement
 from .geometry.rational import to_fraction_vector
 from .network import ReLUNetwork
+from .progress import progress_bar
 
 __all__ = [
     "FunctionalDimension",
@@ -569,16 +570,12 @@ def minimality_report(network, domain=None, *, max_cells=1_000_000):
     from .symmetry import same_function
     from .tropical import breakpoint_complex, tropical_weights
 
-    import sys
-
-    from tqdm import tqdm
-
     require_instance(network, ReLUNetwork, "network", "minimality_report")
     require_int(max_cells, "max_cells", "minimality_report", minimum=1)
     arch = network.architecture
     K = canonical_complex(network, domain, max_cells=max_cells)
     removals = []
-    neurons = tqdm(arch.hidden_neurons(), desc="neurons", delay=1.0, disable=None, file=sys.stderr, leave=False)
+    neurons = progress_bar(arch.hidden_neurons(), desc="neurons")
     for layer, index in neurons:
         if arch.hidden_widths[layer - 1] < 2:
             continue  # a layer cannot be emptied
