@@ -478,7 +478,7 @@ class _IntegerNetwork:
     """
 
     def __init__(self, net):
-        self.layers = net._integer_layers()
+        self.layers = net.integer_layers()[:-1]
 
     def __call__(self, points):
         """All hidden pre-activation values at each point, as one tuple per point."""

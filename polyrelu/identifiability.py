@@ -313,13 +313,11 @@ def _jacobian(network, patterns, layers, modulus=None):
 
 
 def _integer_layers(network):
-    """Homogeneous layers scaled to integers (object arrays), and each layer's scale ``c_l``."""
+    """Homogeneous layers ``[[c_l, 0], c_l [b_l | W_l]]`` scaled to integers (object arrays), and each layer's scale ``c_l``."""
     layers, scales = [], []
-    for W, b in network.layers:
-        c = math.lcm(*(v.denominator for row in W for v in row), *(v.denominator for v in b))
-        p = len(W[0])
-        layers.append(np.array([[c] + [0] * p] + [[int(bi * c), *(int(v * c) for v in row)] for row, bi in zip(W, b)],
-                               dtype=object))
+    for M, c in network.integer_layers():
+        p = M.ncols() - 1
+        layers.append(np.array([[c] + [0] * p] + [[int(v) for v in row] for row in M.tolist()], dtype=object))
         scales.append(c)
     return layers, scales
 
