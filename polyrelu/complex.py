@@ -34,7 +34,7 @@ import numpy as np
 
 from .atomic import write_json
 from .checks import describe, require_bool, require_choice, require_index, require_instance, require_int, require_path, require_str
-from .complex_validation import StoredPolyhedron, check_document, covering_from_signs, lineality_basis, read_document
+from .complex_validation import check_document, covering_from_signs, lineality_basis, read_document
 from .errors import (
     ComplexFormatError,
     GeometryError,
@@ -462,7 +462,9 @@ def _lp_cells(net, domain, domain_rows, oracle, guard, bar):
         _CellRecord(
             c.hull.dimension,
             c.signs,
-            polyhedron=Polyhedron._with_relative_interior(c.strict, c.equations, c.hull, c.point, oracle),
+            polyhedron=Polyhedron.from_trusted(
+                n0, h_representation=(c.strict, c.equations), relative_interior_point=c.point, affine_hull=c.hull, oracle=oracle
+            ),
         )
         for c in cells
     ]
@@ -733,7 +735,7 @@ def _layer_rows(net, layer, prefix):
     return rows[start : start + net.architecture.hidden_widths[layer - 1]]
 
 
-class _CellPolyhedron(Polyhedron):
+class _LatticeCell:
     """The closure of a cell of a lattice-built complex, both representations from the lattice.
 
     The V-representation (extreme generators) is known at once. The H-side is
@@ -741,23 +743,35 @@ class _CellPolyhedron(Polyhedron):
     constraints (domain facets, then neurons), equations those of the zero
     ones; the facets of the polyhedron are the constraints that vanish on some
     lattice facet of the cell; a positive combination of all generators is a
-    relative interior point.
+    relative interior point. :meth:`polyhedron` hands these to
+    :meth:`Polyhedron.from_trusted`, which asks for each on first use.
     """
 
     def __init__(self, complex_, cell, vrep):
-        self._complex = complex_
-        self._cell = cell
-        self._oracle = complex_._oracle
-        self._d = complex_.network.architecture.input_dim
-        self._vrep = vrep
-        self._rows = self._decomposition = self._minimal_h = None
+        self.complex = complex_
+        self.cell = cell
+        self.d = complex_.network.architecture.input_dim
+        self.vrep = vrep
+        self.rows = self.hull = None
 
-    def _constraint_rows(self):
-        if self._rows is None:
-            cell = self._cell
+    def polyhedron(self):
+        return Polyhedron.from_trusted(
+            self.d,
+            h_representation=lambda: self.constraint_rows()[:2],
+            minimal_h_representation=self.minimal_h_representation,
+            vertices_rays_lines=self.vrep,
+            relative_interior_point=self.relative_interior_point,
+            affine_hull=self.affine_hull,
+            oracle=self.complex._oracle,
+        )
+
+    def constraint_rows(self):
+        """``(ieqs, eqns, row_of)``: ``row_of[j]`` is the inequality of constraint ``j`` (non-zero sign)."""
+        if self.rows is None:
+            cell = self.cell
             ieqs, eqns, row_of = [], [], {}
-            constraints = list(zip(self._complex._domain_rows, cell.domain_signs))
-            constraints.extend(zip(self._complex.network.pre_activation_rows(cell.signs), cell.signs))
+            constraints = list(zip(self.complex._domain_rows, cell.domain_signs))
+            constraints.extend(zip(self.complex.network.pre_activation_rows(cell.signs), cell.signs))
             for j, (row, s) in enumerate(constraints):
                 if s == 0:
                     if any(row):
@@ -765,39 +779,33 @@ class _CellPolyhedron(Polyhedron):
                 else:
                     row_of[j] = len(ieqs)
                     ieqs.append(row if s > 0 else tuple(-v for v in row))
-            self._rows = (tuple(ieqs), tuple(eqns), row_of)
-        return self._rows
+            self.rows = (tuple(ieqs), tuple(eqns), row_of)
+        return self.rows
 
-    _ieqs = property(lambda self: self._constraint_rows()[0])
-    _eqns = property(lambda self: self._constraint_rows()[1])
-
-    def _decompose(self):
-        if self._decomposition is None:
-            hull = AffineSubspace.from_equations(self._eqns, self._d)
-            self._decomposition = (hull, self.relative_interior_point(), frozenset())
-        return self._decomposition
+    def affine_hull(self):
+        if self.hull is None:
+            self.hull = AffineSubspace.from_equations(self.constraint_rows()[1], self.d)
+        return self.hull
 
     def relative_interior_point(self):
         # A positive combination of all generators of a polyhedron lies in its relative interior:
         # no H-representation needed.
-        vertices, rays, _ = self._vrep
+        vertices, rays, _ = self.vrep
         n = len(vertices)
-        return tuple(sum((v[i] for v in vertices), Fraction(0)) / n + sum(r[i] for r in rays) for i in range(self._d))
+        return tuple(sum((v[i] for v in vertices), Fraction(0)) / n + sum(r[i] for r in rays) for i in range(self.d))
 
     def minimal_h_representation(self):
-        if self._minimal_h is None:
-            ieqs, _, row_of = self._constraint_rows()
-            hull = self.affine_hull()
-            full = self._cell.domain_signs + self._cell.signs
-            facet_rows = set()
-            for f in self._complex.lattice.facets(self._cell.id):
-                facet = self._complex[f]
-                for j, v in enumerate(facet.domain_signs + facet.signs):
-                    if v == 0 and full[j] != 0:
-                        facet_rows.add(reduce_modulo(ieqs[row_of[j]], hull.equations))
-            facet_rows.discard(None)
-            self._minimal_h = (tuple(sorted(facet_rows)), hull.equations)
-        return self._minimal_h
+        ieqs, _, row_of = self.constraint_rows()
+        hull = self.affine_hull()
+        full = self.cell.domain_signs + self.cell.signs
+        facet_rows = set()
+        for f in self.complex.lattice.facets(self.cell.id):
+            facet = self.complex[f]
+            for j, v in enumerate(facet.domain_signs + facet.signs):
+                if v == 0 and full[j] != 0:
+                    facet_rows.add(reduce_modulo(ieqs[row_of[j]], hull.equations))
+        facet_rows.discard(None)
+        return (tuple(sorted(facet_rows)), hull.equations)
 
 
 class CanonicalComplex:
@@ -837,8 +845,8 @@ class CanonicalComplex:
         return K
 
     def _cell_polyhedron(self, cell):
-        """The closed cell of a lattice-built complex (see :class:`_CellPolyhedron`)."""
-        return _CellPolyhedron(self, cell, self._generators[cell.id]())
+        """The closed cell of a lattice-built complex (see :class:`_LatticeCell`)."""
+        return _LatticeCell(self, cell, self._generators[cell.id]()).polyhedron()
 
     # -- queries ---------------------------------------------------------------------
     def __len__(self):
@@ -1143,6 +1151,6 @@ class CanonicalComplex:
         n0 = document.network.architecture.input_dim
         domain = None if document.domain_rows is None else Polyhedron(ieqs=document.domain_rows, ambient_dim=n0)
         cells = [
-            Cell(c.id, c.dimension, c.signs, c.domain_signs, polyhedron=StoredPolyhedron(c)) for c in document.cells
+            Cell(c.id, c.dimension, c.signs, c.domain_signs, polyhedron=c.polyhedron()) for c in document.cells
         ]
         return cls(document.network, domain, document.domain_rows or (), cells, document.lattice)

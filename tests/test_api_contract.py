@@ -628,6 +628,18 @@ API = {
             oracle=(None, ORACLE),
         ),
     ),
+    "polyrelu.geometry.polyhedron.Polyhedron.from_trusted": lambda fx: (
+        Polyhedron.from_trusted,
+        dict(
+            ambient_dim=(2, COUNT),
+            h_representation=((fx.square, ()), (None, object(), 3, "rows", [fx.square], [[(1, "x", 0)], []], [[(1, 2)], []])),
+            minimal_h_representation=(None, (object(), 3, "rows", [fx.square], [[(1, 0.5, 0)], []])),
+            vertices_rays_lines=(None, (object(), 3, "xy", [[(0, 0)]], [[(0, "0")], [], []], [[(0, 0)], [(0.5, 1)], []])),
+            relative_interior_point=(None, (object(), 3, "xy", [1], [0.5, 0.5], (1, 2, 3))),
+            affine_hull=(None, (object(), 3, "hull", [1, 2], Fx("triangle"))),
+            oracle=(None, ORACLE),
+        ),
+    ),
     "polyrelu.geometry.polyhedron.Polyhedron.contains": lambda fx: (fx.triangle.contains, dict(x=([0, 0], VECTOR))),
     "polyrelu.geometry.polyhedron.Polyhedron.relative_interior_contains": lambda fx: (
         fx.triangle.relative_interior_contains,
