@@ -35,75 +35,22 @@ import numpy as np
 from .atomic import write_json
 from .checks import describe, require_bool, require_choice, require_index, require_instance, require_int, require_path, require_str
 from .complex_validation import check_document, covering_from_signs, lineality_basis, read_document
-from .errors import (
-    ComplexFormatError,
-    GeometryError,
-    InvalidArgumentError,
-    InvalidNumberError,
-    ShapeError,
-    UsageError,
-)
+from .domain import Box, domain_polyhedron
+from .errors import ComplexFormatError, GeometryError, InvalidArgumentError, ShapeError, UsageError
 from .geometry import AffineSubspace, FaceLattice, Feasibility, LPOracle, Polyhedron, default_oracle
 from .geometry.linalg import integer_nullspace, pivot_columns
 from .geometry.polyhedron import reduce_modulo
 from .geometry.subdivision import Subdivision
-from .geometry.rational import fraction_to_json, primitive_integer_row, row_value, to_fraction, to_fraction_vector
+from .geometry.rational import fraction_to_json, primitive_integer_row, row_value, to_fraction_vector
 from .io import DEFAULT_LIMITS, Limits, network_to_dict
 from .network import ReLUNetwork
 from .progress import progress_bar
 from .size_guard import CellSample, Estimated, SizeGuard, arrangement_cells_bound, check_next_layer, first_layer_cell_count
 
-__all__ = ["Box", "Cell", "CanonicalComplex", "CellEstimate", "canonical_complex", "estimate_cells"]
+__all__ = ["Cell", "CanonicalComplex", "CellEstimate", "canonical_complex", "estimate_cells"]
 
 COMPLEX_FORMAT = "polyrelu.complex"
 COMPLEX_VERSION = 1
-
-
-@dataclass(frozen=True)
-class Box:
-    """The box ``[lower, upper]^n`` (scalars) or ``prod_i [lower_i, upper_i]`` (vectors).
-
-    Examples
-    --------
-    >>> Box(-1, 1).polyhedron(2).vertices()[0]
-    (Fraction(-1, 1), Fraction(-1, 1))
-    """
-
-    lower: object
-    upper: object
-
-    def __post_init__(self):
-        lo, hi = (_bound(v, name) for v, name in ((self.lower, "lower"), (self.upper, "upper")))
-        if isinstance(lo, tuple) != isinstance(hi, tuple) or (isinstance(lo, tuple) and len(lo) != len(hi)):
-            raise ShapeError(f"Box: lower and upper must both be numbers, or vectors of one length; got {self.lower!r} and {self.upper!r}")
-        for i, (a, b) in enumerate(zip(*((lo, hi) if isinstance(lo, tuple) else ((lo,), (hi,))))):
-            if a >= b:
-                raise GeometryError(f"Box: lower[{i}] = {a} is not below upper[{i}] = {b}; the box would be flat or empty")
-
-    def polyhedron(self, dim):
-        """The box as a :class:`~polyrelu.geometry.Polyhedron` in ``Q^dim``."""
-        dim = require_int(dim, "dim", "Box.polyhedron", minimum=1)
-        lo, hi = (
-            to_fraction_vector(v, name, dim) if hasattr(v, "__len__") and not isinstance(v, str) else (to_fraction(v, name),) * dim
-            for v, name in ((self.lower, "box lower"), (self.upper, "box upper"))
-        )
-        for i, (a, b) in enumerate(zip(lo, hi)):
-            if a >= b:
-                raise GeometryError(f"box: lower[{i}] = {a} is not below upper[{i}] = {b}; the box would be flat or empty")
-        rows = []
-        for i in range(dim):
-            unit = [0] * dim
-            unit[i] = 1
-            rows.append((-lo[i], *unit))
-            rows.append((hi[i], *(-u for u in unit)))
-        return Polyhedron(ieqs=rows)
-
-
-def _bound(value, name):
-    """A bound of a :class:`Box`: a Fraction, or a tuple of them for a vector."""
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
-        return to_fraction(value, f"Box: {name}")
-    return to_fraction_vector(value, f"Box: {name}")
 
 
 class Cell:
@@ -696,36 +643,6 @@ def check_complex_of(complex_, network, domain, caller):
         if rows != complex_._domain_rows:
             raise UsageError(f"{caller}: complex_ was computed on another domain than domain; pass one of them only")
     return complex_
-
-
-def domain_polyhedron(domain, n0, caller=None):
-    """A ``domain`` argument as a full-dimensional polytope in ``Q^n0``, or None for ``R^n0``; messages start with ``caller``."""
-    where = f"{caller}: " if caller else ""
-    if domain is None:
-        return None
-    if isinstance(domain, Box):
-        try:
-            return domain.polyhedron(n0)
-        except ShapeError as exc:
-            raise GeometryError(f"{where}the box domain does not fit the network's input Q^{n0}: {exc}") from None
-    if isinstance(domain, (list, tuple)):
-        try:
-            domain = Polyhedron(ieqs=domain, ambient_dim=n0)
-        except (ShapeError, InvalidNumberError) as exc:  # named by row: say they are the domain's
-            raise type(exc)(f"{where}domain rows (b, a1, ..., a{n0}): {exc}") from None
-    if not isinstance(domain, Polyhedron):
-        raise InvalidArgumentError(
-            f"{where}domain must be None, a Box, a Polyhedron or inequality rows (b, a1, ..., an), got {describe(domain)}"
-        )
-    if domain.ambient_dim != n0:
-        raise GeometryError(f"{where}the domain lives in Q^{domain.ambient_dim} but the network's input is Q^{n0}")
-    if domain.is_empty():
-        raise GeometryError(f"{where}the domain is empty")
-    if not domain.is_bounded():
-        raise GeometryError(f"{where}the domain is unbounded; pass domain=None for all of R^n0, or a polytope")
-    if not domain.is_full_dimensional():
-        raise GeometryError(f"{where}the domain has dimension {domain.dimension()} < {n0}; pass a full-dimensional polytope")
-    return domain
 
 
 def _layer_rows(net, layer, prefix):

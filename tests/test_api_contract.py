@@ -408,11 +408,11 @@ API = {
         complex_module.CanonicalComplex.from_json,
         dict(data=(fx.K.to_json(), JSON_DATA), trusted=(False, FLAG), limits=(io.DEFAULT_LIMITS, LIMITS)),
     ),
-    "polyrelu.complex.Box": lambda fx: (
+    "polyrelu.domain.Box": lambda fx: (
         Box,
         dict(lower=(-1, (None, object(), "abc", {}, [[1]], True, NAN)), upper=(1, (None, object(), "abc", {}, [[1]], True, NAN, -2))),
     ),
-    "polyrelu.complex.Box.polyhedron": lambda fx: (Box(-1, 1).polyhedron, dict(dim=(2, COUNT))),
+    "polyrelu.domain.Box.polyhedron": lambda fx: (Box(-1, 1).polyhedron, dict(dim=(2, COUNT))),
     # -- polyrelu.tropical
     "polyrelu.tropical.tropical_weights": lambda fx: (tropical.tropical_weights, dict(complex_=(fx.K, COMPLEX))),
     "polyrelu.tropical.bent_hypersurfaces": lambda fx: (
