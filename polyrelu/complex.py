@@ -35,7 +35,7 @@ import numpy as np
 from .atomic import write_json
 from .checks import describe, require_bool, require_choice, require_index, require_instance, require_int, require_path, require_str
 from .complex_validation import check_document, covering_from_signs, lineality_basis, read_document
-from .domain import Box, domain_polyhedron
+from .domain import Box, domain_polyhedron  # noqa: F401  (Box: still importable from here, and the doctests use it)
 from .errors import ComplexFormatError, GeometryError, InvalidArgumentError, ShapeError, UsageError
 from .geometry import AffineSubspace, FaceLattice, Feasibility, LPOracle, Polyhedron, default_oracle
 from .geometry.linalg import integer_nullspace, pivot_columns

@@ -22,7 +22,7 @@ checked beyond what the computation needs.
 
 import math
 from fractions import Fraction
-from typing import NamedTuple, Optional, Sequence
+from typing import Any, NamedTuple, Optional, Sequence
 
 import flint
 
@@ -207,7 +207,7 @@ def solution_space(rows: Rows, rhs: Sequence, ncols: Optional[int] = None) -> Op
     >>> solution_space([[1, 1], [1, 1]], [0, 1]) is None
     True
     """
-    n = len(rows[0]) if rows else ncols
+    n = len(rows[0]) if rows else (ncols or 0)
     solved = reduced_echelon(rows, rhs)
     if solved is None:
         return None
@@ -287,7 +287,9 @@ def nullspace(rows: Rows, ncols: int) -> tuple:
     >>> nullspace([], 2)
     ((Fraction(1, 1), Fraction(0, 1)), (Fraction(0, 1), Fraction(1, 1)))
     """
-    return solution_space(rows, [0] * len(rows), ncols).basis
+    space = solution_space(rows, [0] * len(rows), ncols)
+    assert space is not None  # a homogeneous system always has a solution
+    return space.basis
 
 
 def integer_nullspace(rows: Rows, ncols: int) -> tuple:
@@ -357,6 +359,7 @@ def pivot_columns(rows: Rows, *, modulus: Optional[int] = None) -> list:
     """
     if not rows or not len(rows[0]):
         return []
+    matrix: Any
     if modulus is None:
         matrix = fmpq_matrix(rows)
     else:
