@@ -21,6 +21,7 @@ from .complex import CanonicalComplex
 from .errors import ShapeError
 from .geometry.rational import to_fraction_vector
 from .network import ReLUNetwork
+from .progress import progress_bar
 
 __all__ = ["Analysis", "analyze", "slice_network", "thinnest_region"]
 
@@ -281,16 +282,11 @@ def thinnest_region(complex_, box=None):
     """
     import cvxpy as cp
 
-    import sys
-
-    from tqdm import tqdm
-
     K = require_instance(complex_, CanonicalComplex, "complex_", "thinnest_region")
     require_real(box, "box", "thinnest_region", above=0, optional=True)
     n0 = K.network.architecture.input_dim
     best = None
-    # a progress bar on a terminal only, and only once the loop has run for a second
-    for region in tqdm(K.regions(), desc="inradius", delay=1.0, disable=None, file=sys.stderr, leave=False):
+    for region in progress_bar(K.regions(), desc="inradius"):
         ieqs, eqns = region.polyhedron.minimal_h_representation()
         rows = [_float_row(r) for r in ieqs]
         if any(r is not None and r[0] == -math.inf for r in rows):

@@ -28,7 +28,6 @@ the sign vectors: ``τ ≤ σ`` exactly when ``s(τ)_k ∈ {s(σ)_k, 0}`` for ev
 
 import functools
 import os
-import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -37,78 +36,26 @@ from fractions import Fraction
 
 import flint
 import numpy as np
-from tqdm import tqdm
 
 from .atomic import write_json
 from .checks import describe, require_bool, require_choice, require_index, require_instance, require_int, require_path, require_str
-from .complex_validation import StoredPolyhedron, check_document, covering_from_signs, lineality_basis, read_document
-from .errors import (
-    ComplexFormatError,
-    GeometryError,
-    InvalidArgumentError,
-    InvalidNumberError,
-    ShapeError,
-    UsageError,
-)
+from .complex_validation import check_document, covering_from_signs, lineality_basis, read_document
+from .domain import Box, domain_polyhedron  # noqa: F401  (Box: still importable from here, and the doctests use it)
+from .errors import ComplexFormatError, GeometryError, InvalidArgumentError, ShapeError, UsageError
 from .geometry import AffineSubspace, FaceLattice, Feasibility, LPOracle, Polyhedron, default_oracle
+from .geometry.linalg import integer_nullspace, pivot_columns
 from .geometry.polyhedron import reduce_modulo
 from .geometry.subdivision import Subdivision
-from .geometry.rational import fraction_to_json, primitive_integer_row, row_value, to_fraction, to_fraction_vector
+from .geometry.rational import fraction_to_json, primitive_integer_row, row_value, to_fraction_vector
 from .io import DEFAULT_LIMITS, Limits, network_to_dict
 from .network import ReLUNetwork
+from .progress import progress_bar
 from .size_guard import CellSample, Estimated, SizeGuard, arrangement_cells_bound, check_next_layer, first_layer_cell_count
 
-__all__ = ["Box", "Cell", "CanonicalComplex", "CellEstimate", "canonical_complex", "estimate_cells"]
+__all__ = ["Cell", "CanonicalComplex", "CellEstimate", "canonical_complex", "estimate_cells"]
 
 COMPLEX_FORMAT = "polyrelu.complex"
 COMPLEX_VERSION = 1
-
-
-@dataclass(frozen=True)
-class Box:
-    """The box ``[lower, upper]^n`` (scalars) or ``prod_i [lower_i, upper_i]`` (vectors).
-
-    Examples
-    --------
-    >>> Box(-1, 1).polyhedron(2).vertices()[0]
-    (Fraction(-1, 1), Fraction(-1, 1))
-    """
-
-    lower: object
-    upper: object
-
-    def __post_init__(self):
-        lo, hi = (_bound(v, name) for v, name in ((self.lower, "lower"), (self.upper, "upper")))
-        if isinstance(lo, tuple) != isinstance(hi, tuple) or (isinstance(lo, tuple) and len(lo) != len(hi)):
-            raise ShapeError(f"Box: lower and upper must both be numbers, or vectors of one length; got {self.lower!r} and {self.upper!r}")
-        for i, (a, b) in enumerate(zip(*((lo, hi) if isinstance(lo, tuple) else ((lo,), (hi,))))):
-            if a >= b:
-                raise GeometryError(f"Box: lower[{i}] = {a} is not below upper[{i}] = {b}; the box would be flat or empty")
-
-    def polyhedron(self, dim):
-        """The box as a :class:`~polyrelu.geometry.Polyhedron` in ``Q^dim``."""
-        dim = require_int(dim, "dim", "Box.polyhedron", minimum=1)
-        lo, hi = (
-            to_fraction_vector(v, name, dim) if hasattr(v, "__len__") and not isinstance(v, str) else (to_fraction(v, name),) * dim
-            for v, name in ((self.lower, "box lower"), (self.upper, "box upper"))
-        )
-        for i, (a, b) in enumerate(zip(lo, hi)):
-            if a >= b:
-                raise GeometryError(f"box: lower[{i}] = {a} is not below upper[{i}] = {b}; the box would be flat or empty")
-        rows = []
-        for i in range(dim):
-            unit = [0] * dim
-            unit[i] = 1
-            rows.append((-lo[i], *unit))
-            rows.append((hi[i], *(-u for u in unit)))
-        return Polyhedron(ieqs=rows)
-
-
-def _bound(value, name):
-    """A bound of a :class:`Box`: a Fraction, or a tuple of them for a vector."""
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
-        return to_fraction(value, f"Box: {name}")
-    return to_fraction_vector(value, f"Box: {name}")
 
 
 class Cell:
@@ -306,14 +253,7 @@ def canonical_complex(net, domain=None, *, method="lattice", max_cells=1_000_000
     oracle = require_instance(oracle, LPOracle, "oracle", "canonical_complex", optional=True) or default_oracle
     if progress is not None:
         require_bool(progress, "progress", "canonical_complex")
-    bar = tqdm(
-        total=net.architecture.num_hidden,
-        desc="neurons",
-        delay=1.0,
-        disable=None if progress is None else not progress,
-        file=sys.stderr,
-        leave=False,
-    )
+    bar = progress_bar(total=net.architecture.num_hidden, desc="neurons", enabled=progress)
     start = time.perf_counter()
     try:
         build = _lattice_cells if method == "lattice" else _lp_cells
@@ -399,7 +339,7 @@ def estimate_cells(net, domain=None, *, method="lattice", max_cells=1_000_000) -
     if not net.architecture.depth:
         return CellEstimate(1 if domain is None else len(domain.face_lattice()), False, 0)
     build = _lattice_cells if method == "lattice" else _lp_cells
-    bar = tqdm(disable=True)
+    bar = progress_bar(desc="neurons", enabled=False)
     try:
         build(net, domain, domain_rows, default_oracle, SizeGuard(max_cells, stop_at=net.architecture.depth), bar)
     except Estimated as done:
@@ -474,7 +414,9 @@ def _lp_cells(net, domain, domain_rows, oracle, guard, bar):
         _CellRecord(
             c.hull.dimension,
             c.signs,
-            polyhedron=Polyhedron._with_relative_interior(c.strict, c.equations, c.hull, c.point, oracle),
+            polyhedron=Polyhedron.from_trusted(
+                n0, h_representation=(c.strict, c.equations), relative_interior_point=c.point, affine_hull=c.hull, oracle=oracle
+            ),
         )
         for c in cells
     ]
@@ -490,7 +432,7 @@ class _IntegerNetwork:
     """
 
     def __init__(self, net):
-        self.layers = net._integer_layers()
+        self.layers = net.integer_layers()[:-1]
 
     def __call__(self, points):
         """All hidden pre-activation values at each point, as one tuple per point."""
@@ -574,16 +516,11 @@ def _first_layer_basis(W1, n0):
     integer basis of ``ker W1``.
     """
     rows = [primitive_integer_row(row) for row in W1]
-    mat = flint.fmpq_mat(n0, len(rows), [row[i] for i in range(n0) for row in rows])
-    rref, rank = mat.rref()
-    independent = []
-    for r in range(rank):
-        independent.append(next(c for c in range(len(rows)) if rref[r, c] != 0 and c not in independent))
+    independent = pivot_columns(list(zip(*rows)))
     basis = tuple(tuple(Fraction(v) for v in W1[i]) for i in independent)
-    kernel, nullity = flint.fmpz_mat(rows).nullspace()
     lines = []
-    for j in range(nullity):
-        vec = primitive_integer_row([int(kernel[i, j]) for i in range(n0)])
+    for vec in integer_nullspace(rows, n0):
+        vec = primitive_integer_row(vec)
         sign = 1 if next(v for v in vec if v) > 0 else -1
         lines.append(tuple(sign * v for v in vec))
     return independent, basis, tuple(sorted(lines))
@@ -713,36 +650,6 @@ def check_complex_of(complex_, network, domain, caller):
     return complex_
 
 
-def domain_polyhedron(domain, n0, caller=None):
-    """A ``domain`` argument as a full-dimensional polytope in ``Q^n0``, or None for ``R^n0``; messages start with ``caller``."""
-    where = f"{caller}: " if caller else ""
-    if domain is None:
-        return None
-    if isinstance(domain, Box):
-        try:
-            return domain.polyhedron(n0)
-        except ShapeError as exc:
-            raise GeometryError(f"{where}the box domain does not fit the network's input Q^{n0}: {exc}") from None
-    if isinstance(domain, (list, tuple)):
-        try:
-            domain = Polyhedron(ieqs=domain, ambient_dim=n0)
-        except (ShapeError, InvalidNumberError) as exc:  # named by row: say they are the domain's
-            raise type(exc)(f"{where}domain rows (b, a1, ..., a{n0}): {exc}") from None
-    if not isinstance(domain, Polyhedron):
-        raise InvalidArgumentError(
-            f"{where}domain must be None, a Box, a Polyhedron or inequality rows (b, a1, ..., an), got {describe(domain)}"
-        )
-    if domain.ambient_dim != n0:
-        raise GeometryError(f"{where}the domain lives in Q^{domain.ambient_dim} but the network's input is Q^{n0}")
-    if domain.is_empty():
-        raise GeometryError(f"{where}the domain is empty")
-    if not domain.is_bounded():
-        raise GeometryError(f"{where}the domain is unbounded; pass domain=None for all of R^n0, or a polytope")
-    if not domain.is_full_dimensional():
-        raise GeometryError(f"{where}the domain has dimension {domain.dimension()} < {n0}; pass a full-dimensional polytope")
-    return domain
-
-
 def _layer_rows(net, layer, prefix):
     """Integer rows ``(g, G)`` of the layer's pre-activations on cells with the given earlier signs."""
     rows = net.pre_activation_rows(prefix + (0,) * (net.architecture.num_hidden - len(prefix)))
@@ -750,7 +657,7 @@ def _layer_rows(net, layer, prefix):
     return rows[start : start + net.architecture.hidden_widths[layer - 1]]
 
 
-class _CellPolyhedron(Polyhedron):
+class _LatticeCell:
     """The closure of a cell of a lattice-built complex, both representations from the lattice.
 
     The V-representation (extreme generators) is known at once. The H-side is
@@ -758,23 +665,35 @@ class _CellPolyhedron(Polyhedron):
     constraints (domain facets, then neurons), equations those of the zero
     ones; the facets of the polyhedron are the constraints that vanish on some
     lattice facet of the cell; a positive combination of all generators is a
-    relative interior point.
+    relative interior point. :meth:`polyhedron` hands these to
+    :meth:`Polyhedron.from_trusted`, which asks for each on first use.
     """
 
     def __init__(self, complex_, cell, vrep):
-        self._complex = complex_
-        self._cell = cell
-        self._oracle = complex_._oracle
-        self._d = complex_.network.architecture.input_dim
-        self._vrep = vrep
-        self._rows = self._decomposition = self._minimal_h = None
+        self.complex = complex_
+        self.cell = cell
+        self.d = complex_.network.architecture.input_dim
+        self.vrep = vrep
+        self.rows = self.hull = None
 
-    def _constraint_rows(self):
-        if self._rows is None:
-            cell = self._cell
+    def polyhedron(self):
+        return Polyhedron.from_trusted(
+            self.d,
+            h_representation=lambda: self.constraint_rows()[:2],
+            minimal_h_representation=self.minimal_h_representation,
+            vertices_rays_lines=self.vrep,
+            relative_interior_point=self.relative_interior_point,
+            affine_hull=self.affine_hull,
+            oracle=self.complex._oracle,
+        )
+
+    def constraint_rows(self):
+        """``(ieqs, eqns, row_of)``: ``row_of[j]`` is the inequality of constraint ``j`` (non-zero sign)."""
+        if self.rows is None:
+            cell = self.cell
             ieqs, eqns, row_of = [], [], {}
-            constraints = list(zip(self._complex._domain_rows, cell.domain_signs))
-            constraints.extend(zip(self._complex.network.pre_activation_rows(cell.signs), cell.signs))
+            constraints = list(zip(self.complex._domain_rows, cell.domain_signs))
+            constraints.extend(zip(self.complex.network.pre_activation_rows(cell.signs), cell.signs))
             for j, (row, s) in enumerate(constraints):
                 if s == 0:
                     if any(row):
@@ -782,39 +701,33 @@ class _CellPolyhedron(Polyhedron):
                 else:
                     row_of[j] = len(ieqs)
                     ieqs.append(row if s > 0 else tuple(-v for v in row))
-            self._rows = (tuple(ieqs), tuple(eqns), row_of)
-        return self._rows
+            self.rows = (tuple(ieqs), tuple(eqns), row_of)
+        return self.rows
 
-    _ieqs = property(lambda self: self._constraint_rows()[0])
-    _eqns = property(lambda self: self._constraint_rows()[1])
-
-    def _decompose(self):
-        if self._decomposition is None:
-            hull = AffineSubspace.from_equations(self._eqns, self._d)
-            self._decomposition = (hull, self.relative_interior_point(), frozenset())
-        return self._decomposition
+    def affine_hull(self):
+        if self.hull is None:
+            self.hull = AffineSubspace.from_equations(self.constraint_rows()[1], self.d)
+        return self.hull
 
     def relative_interior_point(self):
         # A positive combination of all generators of a polyhedron lies in its relative interior:
         # no H-representation needed.
-        vertices, rays, _ = self._vrep
+        vertices, rays, _ = self.vrep
         n = len(vertices)
-        return tuple(sum((v[i] for v in vertices), Fraction(0)) / n + sum(r[i] for r in rays) for i in range(self._d))
+        return tuple(sum((v[i] for v in vertices), Fraction(0)) / n + sum(r[i] for r in rays) for i in range(self.d))
 
     def minimal_h_representation(self):
-        if self._minimal_h is None:
-            ieqs, _, row_of = self._constraint_rows()
-            hull = self.affine_hull()
-            full = self._cell.domain_signs + self._cell.signs
-            facet_rows = set()
-            for f in self._complex.lattice.facets(self._cell.id):
-                facet = self._complex[f]
-                for j, v in enumerate(facet.domain_signs + facet.signs):
-                    if v == 0 and full[j] != 0:
-                        facet_rows.add(reduce_modulo(ieqs[row_of[j]], hull.equations))
-            facet_rows.discard(None)
-            self._minimal_h = (tuple(sorted(facet_rows)), hull.equations)
-        return self._minimal_h
+        ieqs, _, row_of = self.constraint_rows()
+        hull = self.affine_hull()
+        full = self.cell.domain_signs + self.cell.signs
+        facet_rows = set()
+        for f in self.complex.lattice.facets(self.cell.id):
+            facet = self.complex[f]
+            for j, v in enumerate(facet.domain_signs + facet.signs):
+                if v == 0 and full[j] != 0:
+                    facet_rows.add(reduce_modulo(ieqs[row_of[j]], hull.equations))
+        facet_rows.discard(None)
+        return (tuple(sorted(facet_rows)), hull.equations)
 
 
 class CanonicalComplex:
@@ -854,8 +767,8 @@ class CanonicalComplex:
         return K
 
     def _cell_polyhedron(self, cell):
-        """The closed cell of a lattice-built complex (see :class:`_CellPolyhedron`)."""
-        return _CellPolyhedron(self, cell, self._generators[cell.id]())
+        """The closed cell of a lattice-built complex (see :class:`_LatticeCell`)."""
+        return _LatticeCell(self, cell, self._generators[cell.id]()).polyhedron()
 
     # -- queries ---------------------------------------------------------------------
     def __len__(self):
@@ -1160,6 +1073,6 @@ class CanonicalComplex:
         n0 = document.network.architecture.input_dim
         domain = None if document.domain_rows is None else Polyhedron(ieqs=document.domain_rows, ambient_dim=n0)
         cells = [
-            Cell(c.id, c.dimension, c.signs, c.domain_signs, polyhedron=StoredPolyhedron(c)) for c in document.cells
+            Cell(c.id, c.dimension, c.signs, c.domain_signs, polyhedron=c.polyhedron()) for c in document.cells
         ]
         return cls(document.network, domain, document.domain_rows or (), cells, document.lattice)

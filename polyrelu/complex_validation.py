@@ -87,9 +87,10 @@ from pathlib import Path
 import flint
 
 from .errors import ComplexFormatError, GeometryError, InvalidArgumentError, LimitExceededError, PolyReluError
-from .geometry import AffineSubspace, FaceLattice, Polyhedron, default_oracle
+from .geometry import AffineSubspace, FaceLattice, Polyhedron
 from .geometry.polyhedron import reduce_modulo
-from .geometry.rational import fmpq_matrix, fraction_rows, integer_vector, parse_int, primitive_integer_row
+from .geometry.linalg import echelon_basis, rank
+from .geometry.rational import integer_vector, parse_int, primitive_integer_row
 from .io.limits import DEFAULT_LIMITS, parse_json, read_json
 from .io import network_from_dict
 from .network import ReLUNetwork
@@ -98,7 +99,6 @@ from .schemas import validate
 __all__ = [
     "StoredCell",
     "ComplexDocument",
-    "StoredPolyhedron",
     "read_document",
     "check_document",
     "covering_from_signs",
@@ -147,6 +147,26 @@ class StoredCell:
     eqns: tuple
     affine_map: tuple
 
+    def polyhedron(self, oracle=None) -> Polyhedron:
+        """The cell's closed polyhedron as stored: nothing is recomputed.
+
+        The minimal H-representation is the stored ``ieqs`` and ``eqns``, the
+        V-representation the stored generators, the relative interior point
+        the stored one (see :meth:`Polyhedron.from_trusted
+        <polyrelu.geometry.Polyhedron.from_trusted>`, whose guarantees the
+        checks of :func:`check_document` prove); the affine hull solves the
+        stored equations on first use.
+        """
+        minimal = (self.ieqs, self.eqns)
+        return Polyhedron.from_trusted(
+            len(self.point),
+            h_representation=minimal,
+            minimal_h_representation=minimal,
+            vertices_rays_lines=(self.vertices, self.rays, self.lines),
+            relative_interior_point=self.point,
+            oracle=oracle,
+        )
+
 
 @dataclass(frozen=True)
 class ComplexDocument:
@@ -169,29 +189,6 @@ class ComplexDocument:
     domain_rows: tuple
     cells: tuple
     lattice: FaceLattice
-
-
-class StoredPolyhedron(Polyhedron):
-    """A cell's closed polyhedron as stored in a complex file: nothing is recomputed.
-
-    The minimal H-representation is the stored ``ieqs`` and ``eqns``, the
-    V-representation the stored generators, the relative interior point the
-    stored one; the affine hull solves the stored equations on first use.
-    """
-
-    def __init__(self, cell: StoredCell, oracle=None):
-        self._oracle = oracle if oracle is not None else default_oracle
-        self._d = len(cell.point)
-        self._ieqs, self._eqns = cell.ieqs, cell.eqns
-        self._vrep = (cell.vertices, cell.rays, cell.lines)
-        self._minimal_h = (cell.ieqs, cell.eqns)
-        self._point = cell.point
-        self._decomposition = None
-
-    def _decompose(self):
-        if self._decomposition is None:
-            self._decomposition = (AffineSubspace.from_equations(self._eqns, self._d), self._point, frozenset())
-        return self._decomposition
 
 
 class _Refusal(Exception):
@@ -664,17 +661,19 @@ class _Checker:
                         raise _Refusal(
                             where, f"its {kind} {i} is not orthogonal to its line {j}, as the stored section must be"
                         )
-        rank = flint.fmpz_mat([list(c) for c in generators]).rank()
-        if rank != cell.dimension + 1:
-            raise _Refusal(where, f"has dimension {cell.dimension}, but its generators span dimension {rank - 1}")
-        if len(cell.lines) > 1 and flint.fmpz_mat([list(l) for l in cell.lines]).rank() != len(cell.lines):
+        spanned = rank(generators)
+        if spanned != cell.dimension + 1:
+            raise _Refusal(where, f"has dimension {cell.dimension}, but its generators span dimension {spanned - 1}")
+        if len(cell.lines) > 1 and rank(cell.lines) != len(cell.lines):
             raise _Refusal(where, "its lines are not linearly independent")
 
     def check_same_polyhedron(self, cell, where, hull, generators):
         """Step 5, second part: the inequalities describe the polyhedron the generators span."""
         m = cell.dimension - len(cell.lines)
         if m >= 3:
-            computed = Polyhedron._with_relative_interior(cell.ieqs, cell.eqns, hull, cell.point).vertices_rays_lines()
+            computed = Polyhedron.from_trusted(
+                len(cell.point), h_representation=(cell.ieqs, cell.eqns), relative_interior_point=cell.point, affine_hull=hull
+            ).vertices_rays_lines()
             same_lines = lineality_basis(computed[2]) == lineality_basis(cell.lines)
             if computed[:2] != (cell.vertices, cell.rays) or not same_lines:
                 raise _Refusal(
@@ -774,7 +773,4 @@ def lineality_basis(lines):
     >>> lineality_basis([(2, 4, 0)])
     ((1, 2, 0),)
     """
-    if not lines:
-        return ()
-    echelon, rank = fmpq_matrix(lines).rref()
-    return tuple(primitive_integer_row(row) for row in fraction_rows(echelon)[:rank])
+    return tuple(primitive_integer_row(row) for row in echelon_basis(lines))

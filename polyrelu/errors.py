@@ -9,35 +9,68 @@ generic handlers keep working. The command line maps them to exit codes:
 :class:`UsageError` (and argparse's own errors) exit with 2, every other
 :class:`PolyReluError` with 1, an interrupt with 130.
 
+Every such class is defined here, grouped by the kind of failure:
+
+- usage: the call or the command line is wrong
+  (:class:`UsageError`, :class:`InvalidArgumentError`, :class:`OutputPathError`);
+- input values: a number or a shape that cannot be used
+  (:class:`InvalidNumberError`, :class:`ShapeError`);
+- input files: a file that is malformed, foreign, unsafe or inconsistent
+  (:class:`NetworkFormatError` and its subclasses :class:`UnsafeFileError`,
+  :class:`ModelMismatchError`, :class:`ComplexFormatError`; :class:`GraphFormatError`,
+  :class:`AnalysisFormatError`);
+- limits: input or work beyond a safety bound
+  (:class:`LimitExceededError`, :class:`ComplexTooLargeError`);
+- environment: a required exact backend is missing (:class:`BackendUnavailableError`);
+- mathematics: an object without the structure asked for
+  (:class:`GeometryError`, :class:`SymmetryError`, :class:`GraphError`);
+- recovery: a black-box oracle that does not answer like a function (:class:`RecoveryError`).
+
 An exception that is *not* a :class:`PolyReluError` escaping a public function
-is a bug in polyrelu, never the user's fault.
+is a bug in polyrelu, never the user's fault. (A few private exceptions stop
+a computation early inside one module and are caught there; they never
+reach a caller.)
 """
 
 __all__ = [
+    # the base class
     "PolyReluError",
+    # usage
     "UsageError",
     "InvalidArgumentError",
     "OutputPathError",
-    "LimitExceededError",
-    "ComplexTooLargeError",
-    "BackendUnavailableError",
+    # input values
     "InvalidNumberError",
     "ShapeError",
+    # input files
     "NetworkFormatError",
     "UnsafeFileError",
     "ModelMismatchError",
     "ComplexFormatError",
+    "GraphFormatError",
+    "AnalysisFormatError",
+    # limits
+    "LimitExceededError",
+    "ComplexTooLargeError",
+    # environment
+    "BackendUnavailableError",
+    # mathematics
     "GeometryError",
     "SymmetryError",
     "GraphError",
-    "GraphFormatError",
-    "AnalysisFormatError",
+    # recovery
     "RecoveryError",
 ]
 
 
+# -- the base class ------------------------------------------------------------------------------
+
+
 class PolyReluError(Exception):
     """Base class of every error raised by polyrelu."""
+
+
+# -- usage: the call or command line is wrong (exit status 2) ------------------------------------
 
 
 class UsageError(PolyReluError, ValueError):
@@ -50,6 +83,47 @@ class InvalidArgumentError(UsageError, TypeError):
 
 class OutputPathError(UsageError):
     """An output path cannot be written: no such directory, not writable, the input file itself, a bad suffix."""
+
+
+# -- input values: a number or a shape that cannot be used ---------------------------------------
+
+
+class InvalidNumberError(PolyReluError, ValueError):
+    """An entry is not a finite real number (NaN, inf, bool, None, text, ...)."""
+
+
+class ShapeError(PolyReluError, ValueError):
+    """Shapes do not fit: layer sizes, vector lengths, empty layers."""
+
+
+# -- input files: a file that is not what it claims to be ----------------------------------------
+
+
+class NetworkFormatError(PolyReluError, ValueError):
+    """A network file is malformed, of a foreign format or an unknown version."""
+
+
+class UnsafeFileError(NetworkFormatError):
+    """A file could run code when opened (a pickled object); it is refused, not opened."""
+
+
+class ModelMismatchError(NetworkFormatError):
+    """A converted network does not compute what the model it came from computes."""
+
+
+class ComplexFormatError(NetworkFormatError):
+    """A complex file is malformed, fails its JSON Schema, or is geometrically inconsistent."""
+
+
+class GraphFormatError(PolyReluError, ValueError):
+    """A graph file (GraphML, JSON) is malformed or of a foreign format."""
+
+
+class AnalysisFormatError(PolyReluError, ValueError):
+    """An analysis report (``polyrelu analyze --json``) is malformed or fails its JSON Schema."""
+
+
+# -- limits: input or work beyond a safety bound -------------------------------------------------
 
 
 class LimitExceededError(PolyReluError, ValueError):
@@ -78,32 +152,14 @@ class ComplexTooLargeError(LimitExceededError):
         self.margin = margin
 
 
+# -- environment: a required backend is missing --------------------------------------------------
+
+
 class BackendUnavailableError(PolyReluError, ImportError):
     """A required exact backend (``cdd.gmp``) cannot be imported."""
 
 
-class InvalidNumberError(PolyReluError, ValueError):
-    """An entry is not a finite real number (NaN, inf, bool, None, text, ...)."""
-
-
-class ShapeError(PolyReluError, ValueError):
-    """Shapes do not fit: layer sizes, vector lengths, empty layers."""
-
-
-class NetworkFormatError(PolyReluError, ValueError):
-    """A network file is malformed, of a foreign format or an unknown version."""
-
-
-class UnsafeFileError(NetworkFormatError):
-    """A file could run code when opened (a pickled object); it is refused, not opened."""
-
-
-class ModelMismatchError(NetworkFormatError):
-    """A converted network does not compute what the model it came from computes."""
-
-
-class ComplexFormatError(NetworkFormatError):
-    """A complex file is malformed, fails its JSON Schema, or is geometrically inconsistent."""
+# -- mathematics: objects without the structure asked for ----------------------------------------
 
 
 class GeometryError(PolyReluError, ValueError):
@@ -118,12 +174,7 @@ class GraphError(PolyReluError, ValueError):
     """A graph does not have the structure asked for: a cycle in a DAG, a missing attribute."""
 
 
-class GraphFormatError(PolyReluError, ValueError):
-    """A graph file (GraphML, JSON) is malformed or of a foreign format."""
-
-
-class AnalysisFormatError(PolyReluError, ValueError):
-    """An analysis report (``polyrelu analyze --json``) is malformed or fails its JSON Schema."""
+# -- recovery: an oracle that does not behave like a function ------------------------------------
 
 
 class RecoveryError(PolyReluError, ValueError):

@@ -35,8 +35,10 @@ import numpy as np
 from .checks import require_architecture, require_bool, require_choice, require_instance, require_int, require_real, require_sequence
 from .complex import check_complex_of
 from .errors import GeometryError
-from .geometry.rational import reduced_echelon, to_fraction_vector
+from .geometry.linalg import echelon_pivots, pivot_columns, residue, solve, solve_nonsingular, span_complement
+from .geometry.rational import to_fraction_vector
 from .network import ReLUNetwork
+from .progress import progress_bar
 
 __all__ = [
     "FunctionalDimension",
@@ -311,13 +313,11 @@ def _jacobian(network, patterns, layers, modulus=None):
 
 
 def _integer_layers(network):
-    """Homogeneous layers scaled to integers (object arrays), and each layer's scale ``c_l``."""
+    """Homogeneous layers ``[[c_l, 0], c_l [b_l | W_l]]`` scaled to integers (object arrays), and each layer's scale ``c_l``."""
     layers, scales = [], []
-    for W, b in network.layers:
-        c = math.lcm(*(v.denominator for row in W for v in row), *(v.denominator for v in b))
-        p = len(W[0])
-        layers.append(np.array([[c] + [0] * p] + [[int(bi * c), *(int(v * c) for v in row)] for row, bi in zip(W, b)],
-                               dtype=object))
+    for M, c in network.integer_layers():
+        p = M.ncols() - 1
+        layers.append(np.array([[c] + [0] * p] + [[int(v) for v in row] for row in M.tolist()], dtype=object))
         scales.append(c)
     return layers, scales
 
@@ -359,30 +359,18 @@ def _certified_rank(network, patterns, want_kernel):
         if nonzero != columns:  # a column that vanishes modulo p only: take the echelon form of the true ones
             echelon, rank = _echelon(J_mod[:, nonzero], p)
         # the scaling directions in J's coordinates, modulo p: kernel vectors by the positive homogeneity of relu
-        known = [[_mod(Fraction(v) / c, p) if v else 0 for v, c in zip(vec, column_scale)] for vec in scaling]
+        known = [[residue(Fraction(v) / c, p) if v else 0 for v, c in zip(vec, column_scale)] for vec in scaling]
         found = _exact_kernel(J, nonzero, J_mod[:, nonzero], echelon, rank, p, known)
         if found is None:
             continue  # an unlucky prime: the rank modulo p was below the rank over Q
         extra = ()
         if want_kernel:
-            extra = tuple(tuple(v * c if v else v for v, c in zip(vec, column_scale)) for vec in _complement(known, found, p))
+            # the found vectors that extend a basis of span(known), by independence modulo p
+            residues = [[residue(v, p) if v else 0 for v in vec] for vec in found]
+            beyond = [found[k] for k in span_complement(known, residues, modulus=p)]
+            extra = tuple(tuple(v * c if v else v for v, c in zip(vec, column_scale)) for vec in beyond)
         return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p, extra)
     raise GeometryError(f"no rank certificate for {network.name or 'the network'} with the primes tried")
-
-
-def _pivot_columns(echelon, rank):
-    """The pivot column of each of the first ``rank`` rows of a reduced echelon form.
-
-    Pivots increase along the rows, so one scan reads only the entries up to
-    each pivot (converting the whole matrix to Python integers costs more).
-    """
-    pivots, j = [], 0
-    for i in range(rank):
-        while not int(echelon[i, j]):
-            j += 1
-        pivots.append(j)
-        j += 1
-    return pivots
 
 
 def _echelon(M, p):
@@ -392,21 +380,12 @@ def _echelon(M, p):
     return flint.nmod_mat(M.shape[0], M.shape[1], M.ravel().tolist(), p).rref()
 
 
-def _mod(v, p):
-    return int(v.numerator % p) * pow(int(v.denominator % p), -1, p) % p
-
-
 def _independent_prefix(vectors, p, D):
-    """Indices of the first maximal subsequence of ``vectors`` (reduced modulo ``p``) that is independent.
+    """Indices of the first maximal subsequence of ``vectors`` (residues modulo ``p``) that is independent.
 
-    The pivot columns of one echelon form of the matrix whose columns are the
-    vectors; independence modulo ``p`` implies independence over Q.
+    Independence modulo ``p`` implies independence over Q.
     """
-    if not vectors:
-        return []
-    M = flint.nmod_mat(D, len(vectors), [vec[i] for i in range(D) for vec in vectors], p)
-    echelon, r = M.rref()
-    return _pivot_columns(echelon, r)
+    return pivot_columns([[vec[i] for vec in vectors] for i in range(D)], modulus=p) if vectors else []
 
 
 def _exact_kernel(J, nonzero, J_mod, echelon, rank, p, known):
@@ -431,7 +410,7 @@ def _exact_kernel(J, nonzero, J_mod, echelon, rank, p, known):
     found = list(units)
     if have < need and nonzero:
         r = rank
-        pivot_pos = _pivot_columns(echelon, r)
+        pivot_pos = echelon_pivots(echelon, r)
         pivots = [nonzero[j] for j in pivot_pos]
         free_pos = [j for j in range(len(nonzero)) if j not in set(pivot_pos)]
         # kernel vectors modulo p straight from the echelon form: e_n - sum over pivot rows of R[i, n] e_pivot
@@ -450,16 +429,14 @@ def _exact_kernel(J, nonzero, J_mod, echelon, rank, p, known):
         rows = _independent_rows(J_mod[:, pivot_pos], r, p)
         if rows is None:
             return None
-        A = flint.fmpz_mat(J[np.ix_(rows, pivots)].tolist())
-        B = flint.fmpz_mat((-J[np.ix_(rows, chosen)]).tolist())
-        solution = A.solve(B).tolist()  # A is invertible modulo p, hence over Q
+        # A is invertible modulo p, hence over Q
+        solution = solve_nonsingular(J[np.ix_(rows, pivots)].tolist(), (-J[np.ix_(rows, chosen)]).tolist())
         solved = []
         for a, n in enumerate(chosen):
             vec = [Fraction(0)] * D
             vec[n] = Fraction(1)
             for b, c in enumerate(pivots):
-                q = solution[b][a]
-                vec[c] = Fraction(int(q.p), int(q.q))
+                vec[c] = solution[b][a]
             solved.append(vec)
         # the certificate: J k = 0 for every row, in integers, on the vector's support
         for vec in solved:
@@ -474,15 +451,6 @@ def _exact_kernel(J, nonzero, J_mod, echelon, rank, p, known):
     return found
 
 
-def _complement(known, found, p):
-    """The vectors of ``found`` that extend a basis of span(``known``) (given modulo ``p``), by independence modulo ``p``."""
-    if not found:
-        return []
-    D = len(found[0])
-    reduced = [list(vec) for vec in known] + [[_mod(v, p) if v else 0 for v in vec] for vec in found]
-    return [found[k - len(known)] for k in _independent_prefix(reduced, p, D) if k >= len(known)]
-
-
 def _independent_rows(M, r, p):
     """``r`` rows of ``M`` (``r`` columns, entries already reduced modulo ``p``) independent modulo ``p``.
 
@@ -495,7 +463,7 @@ def _independent_rows(M, r, p):
         T = M[rows].T
         echelon, rank = flint.nmod_mat(T.shape[0], T.shape[1], T.ravel().tolist(), p).rref()
         if rank == r:
-            return [rows[j] for j in _pivot_columns(echelon, r)]
+            return [rows[j] for j in echelon_pivots(echelon, r)]
     return None
 
 
@@ -600,16 +568,12 @@ def minimality_report(network, domain=None, *, max_cells=1_000_000):
     from .symmetry import same_function
     from .tropical import breakpoint_complex, tropical_weights
 
-    import sys
-
-    from tqdm import tqdm
-
     require_instance(network, ReLUNetwork, "network", "minimality_report")
     require_int(max_cells, "max_cells", "minimality_report", minimum=1)
     arch = network.architecture
     K = canonical_complex(network, domain, max_cells=max_cells)
     removals = []
-    neurons = tqdm(arch.hidden_neurons(), desc="neurons", delay=1.0, disable=None, file=sys.stderr, leave=False)
+    neurons = progress_bar(arch.hidden_neurons(), desc="neurons")
     for layer, index in neurons:
         if arch.hidden_widths[layer - 1] < 2:
             continue  # a layer cannot be emptied
@@ -659,12 +623,9 @@ def _affine_relation(network, K, layer, index):
         for c in range(n0 + 1):
             rows.append([output(i)[c] for i in others] + [int(c == 0)])
             rhs.append(target[c])
-    solved = reduced_echelon(rows, rhs)
-    if solved is None:
+    solution = solve(rows, rhs)
+    if solution is None:
         return None  # inconsistent: 0 = 1
-    solution = [Fraction(0)] * (len(others) + 1)
-    for pivot, row in zip(*solved):
-        solution[pivot] = row[-1]
     alpha = {i: solution[k] for k, i in enumerate(others)}
     return alpha, solution[-1]
 

@@ -432,7 +432,7 @@ class ReLUNetwork:
         n0 = self.architecture.input_dim
         A = flint.fmpz_mat(n0 + 1, n0 + 1, [int(i == j) for i in range(n0 + 1) for j in range(n0 + 1)])
         rows, k = [], 0
-        for Wb, c in self._integer_layers():
+        for Wb, c in self.integer_layers()[:-1]:
             Z = Wb * A
             n = Z.nrows()
             entries = [int(v) for v in Z.entries()]
@@ -457,12 +457,29 @@ class ReLUNetwork:
             self._hom_layers = layers
         return self._hom_layers
 
-    def _integer_layers(self):
-        """Hidden layers as pairs ``(c_l [b_l | W_l], c_l)`` of integer matrices and scales (cached)."""
+    def integer_layers(self):
+        """Every layer, hidden and output, scaled to an integer matrix (internal API, cached).
+
+        For exact evaluation in integers (cell construction, Jacobians): each
+        layer's affine map is stored once as an integer matrix and a scale.
+
+        Returns
+        -------
+        tuple of (flint.fmpz_mat, int)
+            One pair ``(M_l, c_l)`` per layer ``l = 1, ..., L+1``: ``c_l`` is the
+            least positive integer that clears the denominators of ``W_l`` and
+            ``b_l``, and ``M_l = c_l [b_l | W_l]`` has one row per neuron of the
+            layer (its bias first, then its incoming weights).
+
+        Examples
+        --------
+        >>> ReLUNetwork([[["1/2", 1]], [[3]]], [["1/3"], [0]]).integer_layers()
+        (([2, 3, 6], 6), ([0, 3], 1))
+        """
         if not hasattr(self, "_int_layers"):
             layers = []
-            for W, b in self.layers[:-1]:
+            for W, b in self.layers:
                 c = math.lcm(*(v.denominator for row in W for v in row), *(v.denominator for v in b))
                 layers.append((flint.fmpz_mat([[int(bi * c), *(int(v * c) for v in row)] for row, bi in zip(W, b)]), c))
-            self._int_layers = layers
+            self._int_layers = tuple(layers)
         return self._int_layers

@@ -23,11 +23,11 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
-import flint
 import numpy as np
 
 from .errors import ComplexTooLargeError
 from .geometry import Polyhedron
+from .geometry.linalg import rank
 from .geometry.rational import primitive_integer_row
 
 __all__ = [
@@ -299,8 +299,7 @@ def first_layer_cell_count(net, domain_rows, cap):
     width, n0 = net.architecture.hidden_widths[0], net.architecture.input_dim
     rows = [primitive_integer_row((b, *W)) for W, b in zip(net.weights[0], net.biases[0])]
     if not domain_rows:
-        rank = flint.fmpq_mat([list(r[1:]) for r in rows]).rank()
-        return Count(arrangement_cells_bound(width, rank), False)
+        return Count(arrangement_cells_bound(width, rank([r[1:] for r in rows])), False)
     rng = np.random.default_rng(0)
     estimate, variance = 1.0, 0.0
     for i in range(1, n0 + 1):

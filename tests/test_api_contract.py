@@ -408,11 +408,11 @@ API = {
         complex_module.CanonicalComplex.from_json,
         dict(data=(fx.K.to_json(), JSON_DATA), trusted=(False, FLAG), limits=(io.DEFAULT_LIMITS, LIMITS)),
     ),
-    "polyrelu.complex.Box": lambda fx: (
+    "polyrelu.domain.Box": lambda fx: (
         Box,
         dict(lower=(-1, (None, object(), "abc", {}, [[1]], True, NAN)), upper=(1, (None, object(), "abc", {}, [[1]], True, NAN, -2))),
     ),
-    "polyrelu.complex.Box.polyhedron": lambda fx: (Box(-1, 1).polyhedron, dict(dim=(2, COUNT))),
+    "polyrelu.domain.Box.polyhedron": lambda fx: (Box(-1, 1).polyhedron, dict(dim=(2, COUNT))),
     # -- polyrelu.tropical
     "polyrelu.tropical.tropical_weights": lambda fx: (tropical.tropical_weights, dict(complex_=(fx.K, COMPLEX))),
     "polyrelu.tropical.bent_hypersurfaces": lambda fx: (
@@ -625,6 +625,18 @@ API = {
             rays=(None, MATRIX[1:]),
             lines=(None, MATRIX[1:]),
             ambient_dim=(None, ("2", 2.5, True, object(), 0, -1, 3)),
+            oracle=(None, ORACLE),
+        ),
+    ),
+    "polyrelu.geometry.polyhedron.Polyhedron.from_trusted": lambda fx: (
+        Polyhedron.from_trusted,
+        dict(
+            ambient_dim=(2, COUNT),
+            h_representation=((fx.square, ()), (None, object(), 3, "rows", [fx.square], [[(1, "x", 0)], []], [[(1, 2)], []])),
+            minimal_h_representation=(None, (object(), 3, "rows", [fx.square], [[(1, 0.5, 0)], []])),
+            vertices_rays_lines=(None, (object(), 3, "xy", [[(0, 0)]], [[(0, "0")], [], []], [[(0, 0)], [(0.5, 1)], []])),
+            relative_interior_point=(None, (object(), 3, "xy", [1], [0.5, 0.5], (1, 2, 3))),
+            affine_hull=(None, (object(), 3, "hull", [1, 2], Fx("triangle"))),
             oracle=(None, ORACLE),
         ),
     ),

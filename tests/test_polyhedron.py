@@ -558,3 +558,42 @@ def test_exact_input_conversion():
     assert a == b and a.vertices() == ((0,), (F(1, 2),))
     c = Polyhedron(ieqs=[(0.1, -1), (0, 1)])  # 0.1 is a dyadic rational, not 1/10
     assert c.vertices()[1] == (F(0.1),) and c != Polyhedron(ieqs=[("1/10", -1), (0, 1)])
+
+
+# --------------------------------------------------------------------------------------
+# trusted construction
+# --------------------------------------------------------------------------------------
+def test_from_trusted_answers_from_what_it_was_given_and_computes_the_rest_on_demand():
+    square = Polyhedron(vertices=[(0, 0), (0, 1), (1, 0), (1, 1)])
+    calls = []
+
+    def given(name, value):
+        def compute():
+            calls.append(name)
+            return value
+
+        return compute
+
+    trusted = Polyhedron.from_trusted(
+        2,
+        h_representation=given("h", (square.inequalities, square.equations)),
+        minimal_h_representation=given("minimal", square.minimal_h_representation()),
+        relative_interior_point=given("point", (F(1, 3), F(1, 2))),
+    )
+    assert calls == []  # nothing is computed before it is asked for
+    assert trusted.relative_interior_point() == (F(1, 3), F(1, 2)) and trusted.dimension() == 2
+    assert trusted.vertices() == square.vertices()  # not given: double description of the given rows
+    assert trusted == square and trusted.implicit_equalities() == frozenset()
+    assert trusted.contains([1, 1]) and not trusted.contains([2, 0])
+    assert sorted(calls) == ["h", "minimal", "point"]  # each callable once
+
+
+def test_from_trusted_believes_contradicting_representations_as_documented():
+    # the V-side says a triangle, the H-side a square: each query answers from the side it reads
+    square = Polyhedron(ieqs=[(0, 1, 0), (0, 0, 1), (1, -1, 0), (1, 0, -1)])
+    triangle = Polyhedron(vertices=[(0, 0), (0, 1), (1, 0)])
+    liar = Polyhedron.from_trusted(
+        2, h_representation=(square.inequalities, ()), vertices_rays_lines=triangle.vertices_rays_lines()
+    )
+    assert liar.vertices() == triangle.vertices() and liar.contains([1, 1])
+    assert liar == square and liar != triangle

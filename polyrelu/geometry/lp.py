@@ -34,11 +34,10 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 
-import flint
-
 from ..checks import require_choice
 from ..errors import ShapeError, UsageError
 from ._cdd import cdd, cdd_gmp
+from .linalg import integer_nullspace, solve_nonsingular
 from .rational import row_value, to_integer_rows
 
 __all__ = ["Feasibility", "FeasibilityCertificate", "LPOracle", "default_oracle"]
@@ -312,11 +311,10 @@ def _basic_point(rows, d, basis):
             eqs.append((0,) * d + (1, 1))
     if len(eqs) != d + 1:
         return None
-    try:
-        sol = flint.fmpz_mat([e[:-1] for e in eqs]).solve(flint.fmpz_mat([[e[-1]] for e in eqs]))
-    except ZeroDivisionError:
+    solution = solve_nonsingular([e[:-1] for e in eqs], [[e[-1]] for e in eqs])
+    if solution is None:
         return None
-    x = [Fraction(int(sol[j, 0].p), int(sol[j, 0].q)) for j in range(d)]
+    x = [solution[j][0] for j in range(d)]
     den = math.lcm(*(v.denominator for v in x))
     X = [v.numerator * (den // v.denominator) for v in x]
     for r in rows:
@@ -332,12 +330,10 @@ def _one_sided_null_vector(support_rows, d):
     Returns ``None`` unless the null space is one-dimensional and spanned by a
     vector of one sign.
     """
-    s = len(support_rows)
-    mat = flint.fmpz_mat(d, s, [support_rows[i][j] for j in range(d) for i in range(s)])
-    basis, nullity = mat.nullspace()
-    if nullity != 1:
+    basis = integer_nullspace([[row[j] for row in support_rows] for j in range(d)], len(support_rows))
+    if len(basis) != 1:
         return None
-    y = [int(basis[i, 0]) for i in range(s)]
+    y = list(basis[0])
     if all(v <= 0 for v in y):
         y = [-v for v in y]
     if any(v < 0 for v in y):

@@ -14,12 +14,11 @@ means ``b + a·x >= 0`` and an equation row means ``b + a·x = 0``.
 from dataclasses import dataclass
 from fractions import Fraction
 
-import flint
-
-from ..checks import require_instance, require_int
-from ..errors import GeometryError, ShapeError
+from ..checks import describe, require_instance, require_int
+from ..errors import GeometryError, InvalidArgumentError, InvalidNumberError, ShapeError
 from ._cdd import cdd, cdd_gmp
 from .lattice import FaceLattice
+from .linalg import project_orthogonal_to, solution_space
 from .lp import Feasibility, LPOracle, default_oracle
 from .rational import primitive_integer_row, row_value, to_fraction_matrix, to_fraction_vector, to_integer_rows
 
@@ -98,28 +97,12 @@ class AffineSubspace:
 
 def _affine_subspace(equations, d):
     """Solve the integer equation rows exactly; ``None`` if they are inconsistent."""
-    if not equations:
-        zero = (Fraction(0),) * d
-        basis = tuple(tuple(Fraction(int(i == j)) for i in range(d)) for j in range(d))
-        return AffineSubspace(zero, basis, ())
-    mat = flint.fmpq_mat(len(equations), d + 1, [v for e in equations for v in (*e[1:], e[0])])
-    rref, rank = mat.rref()
-    rows = [[Fraction(int(rref[r, c].p), int(rref[r, c].q)) for c in range(d + 1)] for r in range(rank)]
-    pivots = [next(c for c, v in enumerate(row) if v) for row in rows]
-    if pivots and pivots[-1] == d:
+    space = solution_space([e[1:] for e in equations], [-e[0] for e in equations], d)
+    if space is None:
         return None
-    free = [c for c in range(d) if c not in pivots]
-    point = [Fraction(0)] * d
-    for row, p in zip(rows, pivots):
-        point[p] = -row[d]
-    basis = []
-    for f in free:
-        vec = [Fraction(int(c == f)) for c in range(d)]
-        for row, p in zip(rows, pivots):
-            vec[p] = -row[f]
-        basis.append(tuple(vec))
-    eqs = tuple(primitive_integer_row([row[d], *row[:d]]) for row in rows)
-    return AffineSubspace(tuple(point), tuple(basis), eqs)
+    # the echelon rows of [e | -c] are those of c + e·x = 0
+    eqs = tuple(primitive_integer_row([-row[d], *row[:d]]) for row in space.echelon)
+    return AffineSubspace(space.point, space.basis, eqs)
 
 
 def _restrict(row, hull):
@@ -174,7 +157,7 @@ class Polyhedron:
     """
 
     def __init__(self, ieqs=None, eqns=None, *, vertices=None, rays=None, lines=None, ambient_dim=None, oracle=None):
-        self._oracle = require_instance(oracle, LPOracle, "oracle", "Polyhedron", optional=True) or default_oracle
+        oracle = require_instance(oracle, LPOracle, "oracle", "Polyhedron", optional=True)
         require_int(ambient_dim, "ambient_dim", "Polyhedron", minimum=1, optional=True)
         given = {"ieqs": ieqs, "eqns": eqns, "vertices": vertices, "rays": rays, "lines": lines}
         matrices = {name: to_fraction_matrix(value if value is not None else [], name) for name, value in given.items()}
@@ -182,39 +165,131 @@ class Polyhedron:
         v_given = vertices is not None or rays is not None or lines is not None
         if h_given and v_given:
             raise GeometryError("give either an H-representation (ieqs, eqns) or a V-representation (vertices, rays, lines), not both")
-        self._ieqs = self._eqns = None
-        self._vrep = None
-        self._decomposition = None
-        self._minimal_h = None
         if v_given:
             vert, ray, line = matrices["vertices"], matrices["rays"], matrices["lines"]
             d = self._ambient_dim_of([vert, ray, line], ambient_dim, offset=0)
             if not vert and (ray or line):
                 vert = ((Fraction(0),) * d,)
-            self._d = d
-            self._generators = (vert, ray, line)
-            self._ieqs, self._eqns = self._h_from_generators()
+            self._start(d, oracle)
+            self._h = _h_from_generators(vert, ray, line, d)
         else:
             ineq, eq = matrices["ieqs"], matrices["eqns"]
-            self._d = self._ambient_dim_of([ineq, eq], ambient_dim, offset=1)
-            self._ieqs = tuple(primitive_integer_row(r) for r in ineq)
-            self._eqns = tuple(primitive_integer_row(r) for r in eq)
+            self._start(self._ambient_dim_of([ineq, eq], ambient_dim, offset=1), oracle)
+            self._h = (tuple(primitive_integer_row(r) for r in ineq), tuple(primitive_integer_row(r) for r in eq))
+
+    def _start(self, d, oracle):
+        """Empty caches: each representation is computed on first use (or was given, see :meth:`from_trusted`)."""
+        self._d = d
+        self._oracle = oracle if oracle is not None else default_oracle
+        self._h = None  # (ieqs, eqns) as given, or a callable giving them
+        self._vrep = self._minimal_h = self._decomposition = None
+        self._known_point = self._known_hull = None  # from_trusted: a relative interior point, the affine hull
 
     @classmethod
-    def _with_relative_interior(cls, ieqs, eqns, hull, point, oracle=None):
-        """A polyhedron from primitive integer rows whose affine hull and a point are already known.
+    def from_trusted(
+        cls,
+        ambient_dim,
+        *,
+        h_representation,
+        minimal_h_representation=None,
+        vertices_rays_lines=None,
+        relative_interior_point=None,
+        affine_hull=None,
+        oracle=None,
+    ):
+        """A polyhedron from representations its caller has derived and guarantees: nothing is recomputed.
 
-        ``hull`` must be the solution set of ``eqns`` and ``point`` must satisfy
-        every inequality strictly (so none is an implicit equality). Callers that
-        built the rows themselves (cell enumeration) skip the LP work this way.
+        For polyrelu's own constructions (the cells of a complex, a complex
+        file after its checks), which know a cell's representations already
+        and skip the double description and the LPs this way. Each argument
+        pre-fills the answer of the method of the same name; it may be given
+        as a value, or as a callable without arguments that computes it on
+        first use (and only then).
+
+        Parameters
+        ----------
+        ambient_dim : int
+            The dimension ``d`` of the ambient space ``Q^d``.
+        h_representation : pair, or callable returning one
+            ``(ieqs, eqns)``: primitive integer rows ``(b, a_1, ..., a_d)``
+            describing the polyhedron (:attr:`inequalities`, :attr:`equations`).
+        minimal_h_representation : pair, or callable returning one, optional
+            The canonical irredundant form, exactly as
+            :meth:`minimal_h_representation` returns it.
+        vertices_rays_lines : triple, or callable returning one, optional
+            The canonical minimal V-representation, exactly as
+            :meth:`vertices_rays_lines` returns it.
+        relative_interior_point : vector, or callable returning one, optional
+            A point satisfying every equation, and every inequality of
+            ``h_representation`` strictly (so none of them is an implicit
+            equality).
+        affine_hull : AffineSubspace, or callable returning one, optional
+            The solution set of the equations; computed from them if needed
+            and not given. Used only with ``relative_interior_point``.
+        oracle : LPOracle, optional
+
+        Returns
+        -------
+        Polyhedron
+
+        Raises
+        ------
+        InvalidArgumentError, ShapeError, InvalidNumberError
+            A value given directly is not of the documented kind and shape
+            (rows of ints of length ``d + 1``, vectors of ints or Fractions of
+            length ``d``). Values computed by a callable are not checked.
+
+        Notes
+        -----
+        The caller guarantees that every representation given describes one
+        and the same polyhedron, in the canonical form stated. Nothing checks
+        it: if they disagree, each method answers from the representation it
+        reads (``vertices()`` from the V-side, ``contains`` from the
+        inequalities, ``==`` from the minimal H-representation), so the
+        polyhedron contradicts itself and equals nothing built from either
+        representation alone. Read untrusted data with the ordinary
+        constructor, or check it first (as :meth:`CanonicalComplex.from_json
+        <polyrelu.complex.CanonicalComplex.from_json>` does).
+
+        Examples
+        --------
+        >>> square = Polyhedron.from_trusted(
+        ...     2, h_representation=([(0, 1, 0), (0, 0, 1), (1, -1, 0), (1, 0, -1)], []),
+        ...     relative_interior_point=(Fraction(1, 2), Fraction(1, 2)))
+        >>> square.dimension(), square.relative_interior_point()
+        (2, (Fraction(1, 2), Fraction(1, 2)))
+        >>> square == Polyhedron(vertices=[(0, 0), (0, 1), (1, 0), (1, 1)])
+        True
         """
+        caller = "Polyhedron.from_trusted"
+        d = require_int(ambient_dim, "ambient_dim", caller, minimum=1)
+        oracle = require_instance(oracle, LPOracle, "oracle", caller, optional=True)
+        if h_representation is None:
+            raise InvalidArgumentError(f"{caller}: h_representation is required: pass (ieqs, eqns), or a callable giving them")
         P = cls.__new__(cls)
-        P._oracle = oracle if oracle is not None else default_oracle
-        P._d = len(point)
-        P._ieqs, P._eqns = tuple(ieqs), tuple(eqns)
-        P._vrep = P._minimal_h = None
-        P._decomposition = (hull, tuple(point), frozenset())
+        P._start(d, oracle)
+        P._h = _trusted(h_representation, "h_representation", caller, lambda v: _h_pair(v, "h_representation", d))
+        P._minimal_h = _trusted(
+            minimal_h_representation, "minimal_h_representation", caller, lambda v: _h_pair(v, "minimal_h_representation", d)
+        )
+        P._vrep = _trusted(vertices_rays_lines, "vertices_rays_lines", caller, lambda v: _v_triple(v, d))
+        P._known_point = _trusted(
+            relative_interior_point, "relative_interior_point", caller,
+            lambda v: _trusted_vectors((v,), "relative_interior_point", d, integer=False)[0],
+        )
+        P._known_hull = _trusted(affine_hull, "affine_hull", caller, lambda v: _hull_in(v, d), kinds=AffineSubspace)
         return P
+
+    def _resolved(self, attribute):
+        """The cached value of ``attribute``, computed first if :meth:`from_trusted` left a callable there."""
+        value = getattr(self, attribute)
+        if callable(value):
+            value = value()
+            setattr(self, attribute, value)
+        return value
+
+    _ieqs = property(lambda self: self._resolved("_h")[0])
+    _eqns = property(lambda self: self._resolved("_h")[1])
 
     @staticmethod
     def _ambient_dim_of(matrices, ambient_dim, offset):
@@ -253,18 +328,6 @@ class Polyhedron:
         lin = set(range(1 + len(self._ieqs), len(rows)))
         return cdd_gmp.matrix_from_array(rows, lin_set=lin, rep_type=cdd.RepType.INEQUALITY)
 
-    def _h_from_generators(self):
-        vert, ray, line = self._generators
-        if not vert:
-            return ((-1,) + (0,) * self._d,), ()
-        rows = [(1, *v) for v in vert] + [(0, *r) for r in ray] + [(0, *l) for l in line]
-        lin = set(range(len(vert) + len(ray), len(rows)))
-        mat = cdd_gmp.matrix_from_array(rows, lin_set=lin, rep_type=cdd.RepType.GENERATOR)
-        out = cdd_gmp.copy_inequalities(cdd_gmp.polyhedron_from_matrix(mat))
-        ieqs = tuple(primitive_integer_row(r) for i, r in enumerate(out.array) if i not in out.lin_set)
-        eqns = tuple(primitive_integer_row(r) for i, r in enumerate(out.array) if i in out.lin_set)
-        return tuple(r for r in ieqs if any(r[1:])), eqns
-
     def vertices_rays_lines(self):
         """The minimal V-representation, by ``cdd.gmp`` double description (cached).
 
@@ -278,7 +341,7 @@ class Polyhedron:
             lines present, vertices and rays are those of the section by the
             orthogonal complement of the lines, so the description is unique.
         """
-        if self._vrep is None:
+        if self._resolved("_vrep") is None:
             if self.is_empty():
                 self._vrep = ((), (), ())
             else:
@@ -328,7 +391,7 @@ class Polyhedron:
         Two polyhedra are equal exactly when these agree. The empty polyhedron
         gets ``(((-1, 0, ..., 0),), ())``.
         """
-        if self._minimal_h is None:
+        if self._resolved("_minimal_h") is None:
             if self.is_empty():
                 self._minimal_h = (((-1,) + (0,) * self._d,), ())
             else:
@@ -362,6 +425,10 @@ class Polyhedron:
         rounds; each decision is certified (see :mod:`polyrelu.geometry.lp`).
         """
         if self._decomposition is not None:
+            return self._decomposition
+        if self._known_point is not None:
+            hull = self._resolved("_known_hull") or _affine_subspace(list(self._eqns), self._d)
+            self._decomposition = (hull, tuple(self._resolved("_known_point")), frozenset())
             return self._decomposition
         equations = list(self._eqns)
         implicit = set()
@@ -502,19 +569,70 @@ class Polyhedron:
         )
 
 
+def _h_from_generators(vertices, rays, lines, d):
+    """An H-representation ``(ieqs, eqns)`` of the polyhedron the generators span (``cdd.gmp``)."""
+    if not vertices:
+        return ((-1,) + (0,) * d,), ()
+    rows = [(1, *v) for v in vertices] + [(0, *r) for r in rays] + [(0, *l) for l in lines]
+    lin = set(range(len(vertices) + len(rays), len(rows)))
+    mat = cdd_gmp.matrix_from_array(rows, lin_set=lin, rep_type=cdd.RepType.GENERATOR)
+    out = cdd_gmp.copy_inequalities(cdd_gmp.polyhedron_from_matrix(mat))
+    ieqs = tuple(primitive_integer_row(r) for i, r in enumerate(out.array) if i not in out.lin_set)
+    eqns = tuple(primitive_integer_row(r) for i, r in enumerate(out.array) if i in out.lin_set)
+    return tuple(r for r in ieqs if any(r[1:])), eqns
+
+
+def _trusted(value, name, caller, check, kinds=(tuple, list)):
+    """A :meth:`Polyhedron.from_trusted` argument: None, a callable (unchecked), or a value checked by ``check``."""
+    if value is None or callable(value):
+        return value
+    if not isinstance(value, kinds):
+        raise InvalidArgumentError(f"{caller}: {name} must be a value as documented, or a callable giving it; got {describe(value)}")
+    return check(value)
+
+
+def _trusted_vectors(vectors, name, length, integer):
+    """``vectors`` as a tuple of tuples, if each has ``length`` entries, all ints (or ints and Fractions)."""
+    caller = "Polyhedron.from_trusted"
+    if type(vectors) not in (tuple, list):
+        raise InvalidArgumentError(f"{caller}: {name} must be a sequence of vectors, got {describe(vectors)}")
+    kinds = (int,) if integer else (int, Fraction)
+    out = []
+    for i, v in enumerate(vectors):
+        if type(v) not in (tuple, list) or len(v) != length:
+            raise ShapeError(f"{caller}: {name}[{i}] must be a vector of {length} entries, got {describe(v)}")
+        if not all(type(x) in kinds for x in v):
+            what = "integers" if integer else "exact rationals (int or Fraction)"
+            raise InvalidNumberError(f"{caller}: {name}[{i}] must hold {what}, got {describe(v)}")
+        out.append(tuple(v))
+    return tuple(out)
+
+
+def _h_pair(value, name, d):
+    if len(value) != 2:
+        raise ShapeError(f"Polyhedron.from_trusted: {name} must be a pair (ieqs, eqns), got {len(value)} entries")
+    return tuple(_trusted_vectors(rows, f"{name}[{k}]", d + 1, integer=True) for k, rows in enumerate(value))
+
+
+def _v_triple(value, d):
+    if len(value) != 3:
+        raise ShapeError(f"Polyhedron.from_trusted: vertices_rays_lines must be a triple (vertices, rays, lines), got {len(value)} entries")
+    return tuple(
+        _trusted_vectors(vectors, f"vertices_rays_lines[{k}]", d, integer=k > 0) for k, vectors in enumerate(value)
+    )
+
+
+def _hull_in(hull, d):
+    if len(hull.point) != d:
+        raise InvalidArgumentError(f"Polyhedron.from_trusted: affine_hull must be an AffineSubspace of Q^{d}, got {describe(hull)}")
+    return hull
+
+
 def _orthogonal_section(vertices, rays, lines):
     """Project generators onto the orthogonal complement of the lineality space (exact)."""
     d = len(lines[0])
-    L = flint.fmpq_mat([list(l) for l in lines]).transpose()
-    P = L * (L.transpose() * L).inv() * L.transpose()
-
-    def project(x):
-        xs = flint.fmpq_mat([[flint.fmpq(v.numerator, v.denominator)] for v in map(Fraction, x)])
-        y = xs - P * xs
-        return [Fraction(int(y[i, 0].p), int(y[i, 0].q)) for i in range(d)]
-
-    new_vertices = {tuple(project(v)) for v in vertices}
-    new_rays = {primitive_integer_row(project(r)) for r in rays}
+    new_vertices = set(project_orthogonal_to(vertices, lines))
+    new_rays = {primitive_integer_row(r) for r in project_orthogonal_to(rays, lines)}
     new_rays.discard((0,) * d)
     return list(new_vertices), list(new_rays)
 

@@ -21,6 +21,9 @@ import numpy as np
 from ..checks import describe, is_sequence, require_int
 from ..errors import InvalidArgumentError, InvalidNumberError, LimitExceededError, ShapeError
 
+# moved to polyrelu.geometry.linalg; still importable here for the recovery modules until they import linalg
+from .linalg import fmpq_matrix, fraction_rows, reduced_echelon  # noqa: F401
+
 __all__ = [
     "to_fraction",
     "parse_number",
@@ -33,9 +36,6 @@ __all__ = [
     "integer_vector",
     "fraction_to_json",
     "row_value",
-    "fmpq_matrix",
-    "fraction_rows",
-    "reduced_echelon",
 ]
 
 
@@ -383,48 +383,3 @@ def row_value(row, x):
     Fraction(-1, 1)
     """
     return row[0] + sum(a * xi for a, xi in zip(row[1:], x))
-
-
-def fmpq_matrix(rows):
-    """Rows of rationals (ints, Fractions) as a flint ``fmpq_mat``, exactly.
-
-    Examples
-    --------
-    >>> fraction_rows(fmpq_matrix([[1, Fraction(1, 2)]]) * fmpq_matrix([[2], [4]]))
-    [[Fraction(4, 1)]]
-    """
-    def q(v):
-        v = Fraction(v)
-        return flint.fmpq(v.numerator, v.denominator)
-
-    return flint.fmpq_mat([[q(v) for v in row] for row in rows])
-
-
-def fraction_rows(matrix):
-    """A flint ``fmpq_mat`` as a list of rows of :class:`~fractions.Fraction`."""
-    return [[Fraction(int(v.p), int(v.q)) for v in row] for row in matrix.tolist()]
-
-
-def reduced_echelon(rows, rhs):
-    """The reduced row echelon form of ``[rows | rhs]`` over Q (flint): ``(pivots, table)``, or None if inconsistent.
-
-    ``table`` holds the non-zero rows as lists of :class:`~fractions.Fraction`;
-    ``pivots[r]`` is the column of row ``r``'s leading one. A solution sets the
-    free unknowns and reads ``x[pivots[r]] = table[r][-1] - Σ_free table[r][j] x[j]``.
-
-    Examples
-    --------
-    >>> pivots, table = reduced_echelon([[1, 1], [1, -1]], [3, 1])
-    >>> pivots, [row[-1] for row in table]
-    ([0, 1], [Fraction(2, 1), Fraction(1, 1)])
-    >>> reduced_echelon([[1, 1], [2, 2]], [1, 3]) is None
-    True
-    """
-    n = len(rows[0])
-    echelon, rank = fmpq_matrix([[*r, t] for r, t in zip(rows, rhs)]).rref()
-    table = fraction_rows(echelon)[:rank]
-    pivots = [next(j for j, v in enumerate(row) if v != 0) for row in table]
-    if pivots and pivots[-1] == n:
-        return None
-    return pivots, table
-

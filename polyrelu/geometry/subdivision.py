@@ -22,9 +22,11 @@ Nothing here knows about neural networks: callers supply the values.
 
 import math
 from dataclasses import dataclass, field
+from itertools import product
 
 from ..checks import describe, is_sequence, require_index, require_int, require_sequence
 from ..errors import GeometryError, InvalidArgumentError, ShapeError
+from .linalg import solve_nonsingular
 from .rational import primitive_integer_row, to_fraction_matrix, to_integer_rows
 
 __all__ = ["Subdivision"]
@@ -147,26 +149,21 @@ class Subdivision:
         vertex where all ``u_i`` vanish, and ideal vertices ``±`` the columns
         of ``A^{-1}``. Every cell's ``signs`` start with ``s``.
         """
-        import flint
-        from fractions import Fraction
-        from itertools import product
-
         caller = "Subdivision.from_arrangement"
         rows = to_integer_rows(rows, f"{caller}: rows")
         d = len(rows)
         if not d or len(rows[0]) != d + 1:
             raise ShapeError(f"{caller}: rows must be d rows (b, a_1, ..., a_d) in Q^d, got {d} rows of {len(rows[0]) if d else 0} entries")
-        A = flint.fmpq_mat(d, d, [v for r in rows for v in r[1:]])
-        if A.rank() < d:
+        inv = solve_nonsingular([r[1:] for r in rows], [[int(i == j) for j in range(d)] for i in range(d)])
+        if inv is None:
             raise GeometryError(f"{caller}: the linear parts of rows are not linearly independent")
-        inv = A.inv()
-        point = [-sum(Fraction(int(inv[i, j].p), int(inv[i, j].q)) * rows[j][0] for j in range(d)) for i in range(d)]
+        point = [-sum(inv[i][j] * rows[j][0] for j in range(d)) for i in range(d)]
         S = cls(d)
         den = math.lcm(*(x.denominator for x in point))
         origin = S._add_vertex(primitive_integer_row((den, *(int(x * den) for x in point))), True)
         ideal = {}
         for j in range(d):
-            col = [Fraction(int(inv[i, j].p), int(inv[i, j].q)) for i in range(d)]
+            col = [inv[i][j] for i in range(d)]
             cden = math.lcm(*(x.denominator for x in col))
             for sgn in (1, -1):
                 ideal[j, sgn] = S._add_vertex(primitive_integer_row((0, *(sgn * int(x * cden) for x in col))), False)
