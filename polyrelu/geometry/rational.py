@@ -21,8 +21,6 @@ import numpy as np
 from ..checks import describe, is_sequence, require_int
 from ..errors import InvalidArgumentError, InvalidNumberError, LimitExceededError, ShapeError
 
-# moved to polyrelu.geometry.linalg; still importable here for the recovery modules until they import linalg
-from .linalg import fmpq_matrix, fraction_rows, reduced_echelon  # noqa: F401
 
 __all__ = [
     "to_fraction",

@@ -29,7 +29,7 @@ import math
 from fractions import Fraction
 
 from ..checks import require_callable, require_sequence
-from ..complex import domain_polyhedron
+from ..domain import domain_polyhedron
 from ..errors import RecoveryError, ShapeError, UsageError
 from ..geometry.rational import row_value, to_fraction_vector
 from .control import StageFailed

@@ -28,19 +28,19 @@ What it leaves to others: every stage above.
 import dataclasses
 import itertools
 import math
-import sys
 import time
 from fractions import Fraction
 
 import numpy as np
-from tqdm import tqdm
 
 from ..checks import require_bool, require_callable, require_int, require_real
-from ..complex import Box
+from ..domain import Box
 from ..errors import ComplexTooLargeError, RecoveryError
 from ..geometry import Polyhedron
+from ..geometry.linalg import span_complement
 from ..geometry.rational import row_value, to_fraction
 from ..network import ReLUNetwork
+from ..progress import progress_bar
 from ..symmetry import canonical_form
 from .breakpoints import (
     breakpoint_at,
@@ -52,7 +52,7 @@ from .breakpoints import (
 from .control import BudgetExhausted, Clock, StageFailed, TimeSpent
 from .families import fix_family, merge_families, on_pieces
 from .first_layer import explained_by, hyperplane_neuron, partly_bent_hyperplanes
-from .numerics import numerics_for, span_complement, vadd, vscale, vsub
+from .numerics import numerics_for, vadd, vscale, vsub
 from .oracle import Queries
 from .orientation import apply_flips, orient_layer
 from .output import MissedBreakpoint, fit_output
@@ -427,7 +427,7 @@ def _second_chance(queries, partial, rows, pending, numerics, log):
             continue
         if span:
             partial.free[layer, len(rows) + len(more)] = tuple(
-                (tuple(d[position[i]] for i in range(n)), d[position[n]]) for d in span_complement(c, span)
+                (tuple(d[position[i]] for i in range(n)), d[position[n]]) for d in (span[k] for k in span_complement([c], span))
             )
         more.append((tuple(c[position[i]] for i in range(n)), c[position[n]]))
     return more
@@ -645,7 +645,7 @@ def recover_network(
     rounds = 0
     log = {}
     last = {}  # the last candidate's check: deviation, threshold, round
-    bar = tqdm(desc="neurons", unit="neuron", delay=1.0, disable=None if progress is None else not progress, file=sys.stderr, leave=False)
+    bar = progress_bar(desc="neurons", unit="neuron", enabled=progress)
 
     def result(status, network=None, reason=None, widths=(), regions=0):
         bar.close()

@@ -26,8 +26,9 @@ by the output (``output``).
 from fractions import Fraction
 
 from ..geometry import Polyhedron
+from ..geometry.linalg import echelon_basis, in_span
 from ..geometry.rational import row_value
-from .numerics import echelon_basis, in_span, vdot, vscale
+from .numerics import vdot, vscale
 
 __all__ = []
 

@@ -14,8 +14,8 @@ the oracle answers, and on nothing else:
 
 Both implement :class:`Numerics`; the stages (``breakpoints``, ``tracing``,
 ``families``, ``orientation``, ``output``) call its methods and never ask which
-mode they are in. Also here: the vector helpers on tuples of rationals, the
-exact span helpers the stages share.
+mode they are in. Also here: the vector helpers on tuples of rationals the
+stages share (exact linear algebra itself is :mod:`polyrelu.geometry.linalg`).
 
 Glossary
 --------
@@ -35,15 +35,14 @@ the systems mean (``families``, ``orientation``, ``output``).
 """
 
 import dataclasses
-import math
 from fractions import Fraction
 
-import flint
 import numpy as np
 
 from ..checks import require_bool, require_real
 from ..errors import RecoveryError, UsageError
-from ..geometry.rational import primitive_integer_row, reduced_echelon
+from ..geometry.linalg import integer_nullspace, reduced_echelon
+from ..geometry.rational import primitive_integer_row
 from .control import MissedBreakpoint, StageFailed
 
 __all__ = ["Numerics", "ExactNumerics", "FloatNumerics", "FloatTolerances", "DEFAULT_TOLERANCES", "numerics_for"]
@@ -284,14 +283,8 @@ class ExactNumerics(Numerics):
         return None
 
     def nullspace(self, rows, ncols, precondition=None):
-        if not rows:
-            return identity_basis(ncols)
-        ints = []
-        for r in rows:
-            den = math.lcm(*(Fraction(v).denominator for v in r))
-            ints.append([int(Fraction(v) * den) for v in r])
-        kernel, nullity = flint.fmpz_mat(ints).nullspace()
-        return [tuple(Fraction(int(kernel[i, j])) for i in range(ncols)) for j in range(nullity)]
+        # FLINT's fraction-free basis: small integers, which later sign and orientation systems keep small
+        return [tuple(map(Fraction, v)) for v in integer_nullspace(rows, ncols)]
 
     def vanishes(self, value, c, F):
         return not any(value)
@@ -437,7 +430,7 @@ class FloatNumerics(Numerics):
 
     def nullspace(self, rows, ncols, precondition=None):
         if not rows:
-            return identity_basis(ncols)
+            return [tuple(Fraction(int(i == j)) for j in range(ncols)) for i in range(ncols)]
         M = np.array([[float(v) for v in r] for r in rows])
         P = np.eye(ncols) if precondition is None else precondition
         M = M @ P
@@ -508,34 +501,3 @@ def numerics_for(caller, float_oracle, tolerance):
     if tolerance is not None and require_real(tolerance, "tolerance", caller, above=0) >= 1:
         raise UsageError(f"{caller}: tolerance must be a number in (0, 1), such as 1e-9 or 1e-4, not {tolerance!r}")
     return FloatNumerics(None if tolerance is None else float(tolerance))
-
-
-def identity_basis(n):
-    """The unit vectors of ``Q^n`` (the null space of no equations)."""
-    return [tuple(Fraction(int(i == j)) for j in range(n)) for i in range(n)]
-
-
-def echelon_basis(vectors):
-    """The reduced row echelon basis of the span of ``vectors`` (small entries, unlike an integer kernel's)."""
-    _, table = reduced_echelon(vectors, [0] * len(vectors))
-    return tuple(tuple(row[:-1]) for row in table)
-
-
-def pivot_columns(rows):
-    """Indices of a maximal set of linearly independent columns, earliest first."""
-    solved = reduced_echelon(rows, [0] * len(rows))
-    return solved[0]
-
-
-def in_span(v, vectors):
-    """Whether ``v`` is a linear combination of ``vectors``."""
-    if not vectors:
-        return not any(v)
-    columns = lambda vs: [[u[r] for u in vs] for r in range(len(v))]  # noqa: E731
-    return len(pivot_columns(columns([*vectors, v]))) == len(pivot_columns(columns(vectors)))
-
-
-def span_complement(c, span):
-    """Members of ``span`` that with ``c`` form a basis of it."""
-    pivots = pivot_columns([[c[r], *(v[r] for v in span)] for r in range(len(c))])
-    return [span[k - 1] for k in pivots if k]

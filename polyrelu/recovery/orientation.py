@@ -21,7 +21,7 @@ What it leaves to others: where the formulas come from (``tracing``,
 
 from fractions import Fraction
 
-from ..geometry.rational import fmpq_matrix, fraction_rows
+from ..geometry.linalg import fmpq_matrix, fraction_rows
 from .control import StageFailed
 
 __all__ = []

@@ -30,9 +30,9 @@ from fractions import Fraction
 
 from ..complex import canonical_complex
 from ..errors import GeometryError
+from ..geometry.linalg import pivot_columns
 from ..network import ReLUNetwork
 from .control import Clock
-from .numerics import pivot_columns
 
 __all__ = []
 
