@@ -21,7 +21,6 @@ import numpy as np
 from ..checks import describe, is_sequence, require_int
 from ..errors import InvalidArgumentError, InvalidNumberError, LimitExceededError, ShapeError
 
-
 __all__ = [
     "to_fraction",
     "parse_number",
