@@ -21,6 +21,7 @@ from .complex import CanonicalComplex
 from .errors import ShapeError
 from .geometry.rational import to_fraction_vector
 from .network import ReLUNetwork
+from .report import network_report
 
 __all__ = ["Analysis", "analyze", "slice_network", "thinnest_region"]
 
@@ -57,8 +58,6 @@ class Analysis:
     timings: dict = field(default_factory=dict)
 
     def __str__(self):
-        from .cli import network_report
-
         K, W, G = self.complex, self.weights, self.graph
         facets = list(W.weights().values())
         visible = [f for f in facets if any(f.weight)]
