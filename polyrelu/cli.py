@@ -47,7 +47,7 @@ from .errors import (
 )
 from .examples import bent_line_network
 from .io import load_network, save_network
-from .plot import check_figure_path
+from .plot import check_figure_path, plot_dependency_graph, save_figure
 from .report import network_report, number_text, vector_text
 from .symmetry import equivalent, permute, scale
 from .genericity import genericity
@@ -414,9 +414,7 @@ def _graph_command(args):
         import matplotlib
 
         matplotlib.use("Agg")
-        from .plot import save_figure
-
-        save_figure(G.plot(title=f"dependency graph of {net.name or args.network}"), args.plot)
+        save_figure(plot_dependency_graph(G, title=f"dependency graph of {net.name or args.network}"), args.plot)
         print(f"written           {args.plot}")
 
 

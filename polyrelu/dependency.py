@@ -487,12 +487,6 @@ class DependencyGraph:
             raise GraphFormatError(f"{path}: not a polyrelu dependency graph (missing {sorted(missing) or ['kind']})")
         return cls(graph)
 
-    def plot(self, ax=None, **kwargs):
-        """Draw by layers; see :func:`polyrelu.plot.plot_dependency_graph`."""
-        from .plot import plot_dependency_graph
-
-        return plot_dependency_graph(self, ax=ax, **kwargs)
-
 
 def _make_graph(kind, input_dim, vertices, edges):
     """An igraph DAG from ``[(facets, neuron, complete, flat)]`` and ``{(u, v): witnesses}``."""
