@@ -20,10 +20,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from .checks import require_architecture, require_instance, require_int
+from .checks import require_instance, require_int
 from .errors import GeometryError, ShapeError, UsageError
 from .geometry.rational import to_fraction, to_fraction_vector
-from .network import ReLUNetwork
+from .network import ReLUNetwork, require_architecture
 
 __all__ = [
     "bent_line_network",

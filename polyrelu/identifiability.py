@@ -32,11 +32,11 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .checks import require_architecture, require_bool, require_choice, require_instance, require_int, require_real, require_sequence
+from .checks import require_bool, require_choice, require_instance, require_int, require_real, require_sequence
 from .complex import check_complex_of
 from .errors import GeometryError
 from .geometry.rational import reduced_echelon, to_fraction_vector
-from .network import ReLUNetwork
+from .network import ReLUNetwork, require_architecture
 
 __all__ = [
     "FunctionalDimension",
