@@ -10,18 +10,30 @@ nothing). :func:`slice_network` restricts a network to a plane, which is how
 """
 
 import math
+import sys
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+import cvxpy as cp
 import numpy as np
+from tqdm import tqdm
 
 from .atomic import write_json
 from .checks import require_axes, require_bool, require_instance, require_int, require_real
-from .complex import CanonicalComplex
+from .complex import CanonicalComplex, canonical_complex
+from .dependency import dependency_graph, depth_hierarchy
 from .errors import ShapeError
+from .genericity import genericity
 from .geometry.rational import to_fraction_vector
+from .identifiability import functional_dimension, identifiability_report, minimality_report
+from .io import network_to_dict
 from .network import ReLUNetwork
+from .plot import check_figure_path, plot_complex, save_figure
 from .report import network_report
+from .tropical import breakpoint_complex, tropical_weights
+
+# matplotlib is imported where a picture is drawn: it is slow to load and only drawing needs it
 
 __all__ = ["Analysis", "analyze", "slice_network", "thinnest_region"]
 
@@ -86,8 +98,6 @@ class Analysis:
 
     def to_json(self):
         """A JSON-ready dict, valid under the ``analysis`` schema (:func:`polyrelu.schemas.validate`)."""
-        from .io import network_to_dict
-
         K, W = self.complex, self.weights
         facets = list(W.weights().values())
         visible = [f for f in facets if any(f.weight)]
@@ -161,10 +171,6 @@ class Analysis:
             matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        from .complex import canonical_complex
-        from .plot import check_figure_path, plot_complex, save_figure
-        from .tropical import tropical_weights
-
         if path is not None:
             check_figure_path(path)
         require_axes(ax, "ax", "Analysis.plot", optional=True)
@@ -215,14 +221,6 @@ def analyze(network, domain=None, inradius=True, *, max_cells=1_000_000):
     >>> a.identifiability.verdict, a.functional_dimension.rank, a.depth.lower_bound
     ('identifiable (theorem conditions hold)', 15, 2)
     """
-    import time
-
-    from .complex import canonical_complex
-    from .dependency import dependency_graph, depth_hierarchy
-    from .genericity import genericity
-    from .identifiability import functional_dimension, identifiability_report, minimality_report
-    from .tropical import breakpoint_complex, tropical_weights
-
     require_instance(network, ReLUNetwork, "network", "analyze")
     inradius = require_bool(inradius, "inradius", "analyze")
     require_int(max_cells, "max_cells", "analyze", minimum=1)
@@ -278,12 +276,6 @@ def thinnest_region(complex_, box=None):
     cvxpy. Nothing exact depends on it: thin regions flag networks whose
     geometry floats would get wrong.
     """
-    import cvxpy as cp
-
-    import sys
-
-    from tqdm import tqdm
-
     K = require_instance(complex_, CanonicalComplex, "complex_", "thinnest_region")
     require_real(box, "box", "thinnest_region", above=0, optional=True)
     n0 = K.network.architecture.input_dim

@@ -23,9 +23,12 @@ from collections.abc import Iterable, Mapping, Set
 from decimal import Decimal
 from fractions import Fraction
 
+import igraph
 import numpy as np
 
 from .errors import InvalidArgumentError, UsageError
+
+# matplotlib is imported where an Axes is checked: it is slow to load and only drawing needs it
 
 __all__ = [
     "describe",
@@ -366,18 +369,12 @@ def require_index(value, count: int, name: str, caller: str, *, what: str = "cel
 
 
 def require_igraph(value, name: str, caller: str, *, also=()):
-    """``value`` if it is an ``igraph.Graph`` (or an instance of one of the classes ``also``).
-
-    igraph is imported here, on first use, as everywhere in polyrelu:
-    ``import polyrelu`` does not load it.
-    """
-    import igraph
-
+    """``value`` if it is an ``igraph.Graph`` (or an instance of one of the classes ``also``)."""
     return require_instance(value, (*also, igraph.Graph), name, caller)
 
 
 def require_axes(value, name: str, caller: str, *, optional: bool = False):
-    """``value`` if it is a matplotlib ``Axes`` (or None when ``optional``); matplotlib is imported on first use."""
+    """``value`` if it is a matplotlib ``Axes`` (or None when ``optional``)."""
     from matplotlib.axes import Axes
 
     return require_instance(value, Axes, name, caller, optional=optional)

@@ -36,8 +36,10 @@ import traceback
 from fractions import Fraction
 
 from . import __version__
+from .analysis import analyze
 from .atomic import check_output_path, write_json
 from .complex import Box, canonical_complex
+from .dependency import dependency_graph, depth_hierarchy, parameter_dependency_graph
 from .errors import (
     ComplexTooLargeError,
     InvalidNumberError,
@@ -45,14 +47,18 @@ from .errors import (
     PolyReluError,
     UsageError,
 )
-from .examples import bent_line_network
-from .io import load_network, save_network
-from .plot import check_figure_path, plot_dependency_graph, save_figure
-from .report import network_report, number_text, vector_text
-from .symmetry import equivalent, permute, scale
+from .examples import bent_line_network, generic_network, seeded_gaussian_network
 from .genericity import genericity
 from .geometry.rational import parse_number
+from .identifiability import architecture_survey
+from .io import load_network, save_network
+from .plot import check_figure_path, plot_dependency_graph, save_figure
+from .recovery import network_oracle, recover_network
+from .report import network_report, number_text, vector_text
+from .symmetry import equivalent, permute, same_function, scale
 from .tropical import bent_hypersurfaces, breakpoint_complex, tropical_weights
+
+# matplotlib is imported where a picture is drawn: it is slow to load and only drawing needs it
 
 __all__ = ["main", "load", "parse_domain", "survey_table"]
 
@@ -115,9 +121,6 @@ def _demo():
 
 
 def _demo_dependency(breakpoints):
-    from .dependency import dependency_graph, depth_hierarchy, parameter_dependency_graph
-    from .examples import generic_network
-
     G = dependency_graph(breakpoints)
     print("\ndependency graph from f alone (docs/design.md §5):")
     print(f"  worked example: {len(G)} candidate pieces, {len(G.candidates.unresolved)} unresolved junctions "
@@ -256,8 +259,6 @@ def load(spec, *, trust_pickle=False):
     kind, _, rest = name.partition("-")
     parts = rest.split("-")
     if kind in ("generic", "randn") and len(parts) >= 2 and all(p.isascii() and p.isdigit() and len(p) < 10 for p in parts):
-        from .examples import generic_network, seeded_gaussian_network
-
         widths = tuple(int(p) for p in parts)
         _check_architecture(widths, spec)
         if kind == "randn":
@@ -296,8 +297,6 @@ def _check_architecture(widths, what):
 
 
 def _analyze_command(args):
-    from .analysis import analyze
-
     net = load(args.network, trust_pickle=args.trust_pickle)
     domain = _domain(args, net)
     n0 = net.architecture.input_dim
@@ -314,9 +313,6 @@ def _analyze_command(args):
 
 
 def _recover_command(args):
-    from .recovery import network_oracle, recover_network
-    from .symmetry import equivalent, same_function
-
     net = load(args.source, trust_pickle=args.trust_pickle)
     domain = parse_domain(args.domain) if args.domain else None
     # the network is only wrapped in a black box: recovery sees function values, nothing else
@@ -345,8 +341,6 @@ def survey_table(input_dim, depths, widths, samples, seed=0):
     Each cell surveys the architecture ``(n0, w, ..., w, 1)`` with ``depth``
     hidden layers of width ``w`` (:func:`~polyrelu.identifiability.architecture_survey`).
     """
-    from .identifiability import architecture_survey
-
     lines = ["| hidden layers \\ width | " + " | ".join(str(w) for w in widths) + " |",
              "|---" * (len(widths) + 1) + "|"]
     for depth in depths:
@@ -363,8 +357,6 @@ def _survey_command(args):
 
 
 def _graph_command(args):
-    from .dependency import dependency_graph, depth_hierarchy, parameter_dependency_graph
-
     net = load(args.network, trust_pickle=args.trust_pickle)
     domain = _domain(args, net)
     print(f"network           {args.network}  ({net.architecture})", flush=True)

@@ -49,6 +49,7 @@ from .geometry import AffineSubspace, FaceLattice, Feasibility, LPOracle, Polyhe
 from .geometry.polyhedron import reduce_modulo
 from .geometry.subdivision import Subdivision
 from .geometry.rational import fraction_to_json, primitive_integer_row, row_value, to_fraction, to_fraction_vector
+from .graphs import igraph_to_networkx
 from .io import DEFAULT_LIMITS, Limits, network_to_dict
 from .network import ReLUNetwork
 from .size_guard import CellSample, Estimated, SizeGuard, arrangement_cells_bound, check_next_layer, first_layer_cell_count
@@ -1026,8 +1027,6 @@ class CanonicalComplex:
 
     def to_networkx(self):
         """The Hasse diagram as a networkx DiGraph with node attributes ``dim`` and ``signs``."""
-        from .graphs import igraph_to_networkx
-
         return igraph_to_networkx(self.to_igraph())
 
     # -- interchange ---------------------------------------------------------------------

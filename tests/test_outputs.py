@@ -157,7 +157,7 @@ def test_library_writers_check_the_path_before_any_work(graph, analysis, tmp_pat
         graph.write_json(tmp_path / "missing" / "g.json")
     with pytest.raises(OutputPathError, match="is a directory"):
         analysis.write_json(tmp_path)
-    monkeypatch.setattr("polyrelu.plot.plot_complex", lambda *a, **k: pytest.fail("drawn before the path was checked"))
+    monkeypatch.setattr("polyrelu.analysis.plot_complex", lambda *a, **k: pytest.fail("drawn before the path was checked"))
     with pytest.raises(OutputPathError, match=r"\.png, \.svg or \.pdf"):
         analysis.plot(tmp_path / "a.jpg")
     assert os.listdir(tmp_path) == []

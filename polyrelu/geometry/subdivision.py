@@ -22,6 +22,10 @@ Nothing here knows about neural networks: callers supply the values.
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import product
+
+import flint
 
 from ..checks import describe, is_sequence, require_index, require_int, require_sequence
 from ..errors import GeometryError, InvalidArgumentError, ShapeError
@@ -147,10 +151,6 @@ class Subdivision:
         vertex where all ``u_i`` vanish, and ideal vertices ``±`` the columns
         of ``A^{-1}``. Every cell's ``signs`` start with ``s``.
         """
-        import flint
-        from fractions import Fraction
-        from itertools import product
-
         caller = "Subdivision.from_arrangement"
         rows = to_integer_rows(rows, f"{caller}: rows")
         d = len(rows)
