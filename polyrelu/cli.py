@@ -35,7 +35,7 @@ import time
 import traceback
 from fractions import Fraction
 
-from . import __version__
+from ._version import __version__
 from .analysis import analyze
 from .atomic import check_output_path, write_json
 from .complex import Box, canonical_complex
