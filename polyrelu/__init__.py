@@ -5,6 +5,7 @@ polyhedra, certified LP, face lattices) and :mod:`polyrelu.graphs` (igraph
 helpers) know nothing about networks and can be used on their own.
 """
 
+from ._version import __version__ as __version__  # the "as" marks a re-export
 from .errors import (
     AnalysisFormatError,
     BackendUnavailableError,
@@ -63,8 +64,6 @@ from .tropical import (
     breakpoint_complex,
     tropical_weights,
 )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Architecture",

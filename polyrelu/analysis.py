@@ -10,6 +10,7 @@ nothing). :func:`slice_network` restricts a network to a plane, which is how
 """
 
 import math
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -17,11 +18,21 @@ import numpy as np
 
 from .atomic import write_json
 from .checks import require_axes, require_bool, require_instance, require_int, require_real
-from .complex import CanonicalComplex
+from .complex import CanonicalComplex, canonical_complex
+from .dependency import dependency_graph, depth_hierarchy
 from .errors import ShapeError
+from .genericity import genericity
 from .geometry.rational import to_fraction_vector
+from .identifiability import functional_dimension, identifiability_report, minimality_report
+from .io import network_to_dict
 from .network import ReLUNetwork
 from .progress import progress_bar
+from .plot import check_figure_path, plot_complex, save_figure
+from .report import network_report
+from .tropical import breakpoint_complex, tropical_weights
+
+# matplotlib is imported where a picture is drawn, and cvxpy where the thinnest region is measured: each takes
+# longer to load than the rest of polyrelu, and every command of the CLI imports this module
 
 __all__ = ["Analysis", "analyze", "slice_network", "thinnest_region"]
 
@@ -58,8 +69,6 @@ class Analysis:
     timings: dict = field(default_factory=dict)
 
     def __str__(self):
-        from .cli import network_report
-
         K, W, G = self.complex, self.weights, self.graph
         facets = list(W.weights().values())
         visible = [f for f in facets if any(f.weight)]
@@ -88,8 +97,6 @@ class Analysis:
 
     def to_json(self):
         """A JSON-ready dict, valid under the ``analysis`` schema (:func:`polyrelu.schemas.validate`)."""
-        from .io import network_to_dict
-
         K, W = self.complex, self.weights
         facets = list(W.weights().values())
         visible = [f for f in facets if any(f.weight)]
@@ -163,10 +170,6 @@ class Analysis:
             matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        from .complex import canonical_complex
-        from .plot import check_figure_path, plot_complex, save_figure
-        from .tropical import tropical_weights
-
         if path is not None:
             check_figure_path(path)
         require_axes(ax, "ax", "Analysis.plot", optional=True)
@@ -217,14 +220,6 @@ def analyze(network, domain=None, inradius=True, *, max_cells=1_000_000):
     >>> a.identifiability.verdict, a.functional_dimension.rank, a.depth.lower_bound
     ('identifiable (theorem conditions hold)', 15, 2)
     """
-    import time
-
-    from .complex import canonical_complex
-    from .dependency import dependency_graph, depth_hierarchy
-    from .genericity import genericity
-    from .identifiability import functional_dimension, identifiability_report, minimality_report
-    from .tropical import breakpoint_complex, tropical_weights
-
     require_instance(network, ReLUNetwork, "network", "analyze")
     inradius = require_bool(inradius, "inradius", "analyze")
     require_int(max_cells, "max_cells", "analyze", minimum=1)

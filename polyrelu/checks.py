@@ -23,9 +23,12 @@ from collections.abc import Iterable, Mapping, Set
 from decimal import Decimal
 from fractions import Fraction
 
+import igraph
 import numpy as np
 
-from .errors import InvalidArgumentError, ShapeError, UsageError
+from .errors import InvalidArgumentError, UsageError
+
+# matplotlib is imported where an Axes is checked: it is slow to load and only drawing needs it
 
 __all__ = [
     "describe",
@@ -40,7 +43,6 @@ __all__ = [
     "is_sequence",
     "require_sequence",
     "require_index",
-    "require_architecture",
     "require_igraph",
     "require_axes",
 ]
@@ -366,49 +368,13 @@ def require_index(value, count: int, name: str, caller: str, *, what: str = "cel
     return int(value)
 
 
-def require_architecture(value, name: str, caller: str):
-    """``value`` as an :class:`~polyrelu.network.Architecture` (given as one, or as a sequence of widths).
-
-    Raises
-    ------
-    InvalidArgumentError
-        Not an Architecture nor a sequence.
-    ShapeError
-        Widths that are not positive integers, or fewer than two.
-
-    Examples
-    --------
-    >>> require_architecture([2, 3, 1], "architecture", "generic_network").widths
-    (2, 3, 1)
-    >>> require_architecture((2, 0, 1), "widths", "seeded_gaussian_network")
-    Traceback (most recent call last):
-    ...
-    polyrelu.errors.ShapeError: seeded_gaussian_network: widths (2, 0, 1): the hidden layer 1 is empty (width 0)
-    """
-    from .network import Architecture  # network.py imports this module: importing it here breaks the cycle
-
-    if isinstance(value, Architecture):
-        return value
-    widths = require_sequence(value, name, caller)
-    try:
-        return Architecture(tuple(widths))
-    except ShapeError as exc:  # Architecture names the widths; name the argument they came from too
-        raise ShapeError(f"{caller}: {exc}" if name == "widths" else f"{caller}: {name}: {exc}") from None
-
-
 def require_igraph(value, name: str, caller: str, *, also=()):
-    """``value`` if it is an ``igraph.Graph`` (or an instance of one of the classes ``also``).
-
-    igraph is imported here, on first use, as everywhere in polyrelu:
-    ``import polyrelu`` does not load it.
-    """
-    import igraph
-
+    """``value`` if it is an ``igraph.Graph`` (or an instance of one of the classes ``also``)."""
     return require_instance(value, (*also, igraph.Graph), name, caller)
 
 
 def require_axes(value, name: str, caller: str, *, optional: bool = False):
-    """``value`` if it is a matplotlib ``Axes`` (or None when ``optional``); matplotlib is imported on first use."""
+    """``value`` if it is a matplotlib ``Axes`` (or None when ``optional``)."""
     from matplotlib.axes import Axes
 
     return require_instance(value, Axes, name, caller, optional=optional)

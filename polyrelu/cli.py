@@ -35,26 +35,32 @@ import time
 import traceback
 from fractions import Fraction
 
-from . import __version__
+from ._version import __version__
+from .analysis import analyze
 from .atomic import check_output_path, write_json
 from .complex import Box, canonical_complex
+from .dependency import dependency_graph, depth_hierarchy, parameter_dependency_graph
 from .errors import (
     ComplexTooLargeError,
     InvalidNumberError,
     LimitExceededError,
     PolyReluError,
-    SymmetryError,
     UsageError,
 )
-from .examples import bent_line_network
-from .io import load_network, save_network
-from .plot import check_figure_path
-from .symmetry import canonical_form, equivalent, permute, scale
+from .examples import bent_line_network, generic_network, seeded_gaussian_network
 from .genericity import genericity
-from .geometry.rational import fraction_to_json, parse_number
+from .geometry.rational import parse_number
+from .identifiability import architecture_survey
+from .io import load_network, save_network
+from .plot import check_figure_path, plot_dependency_graph, save_figure
+from .recovery import network_oracle, recover_network
+from .report import network_report, number_text, vector_text
+from .symmetry import equivalent, permute, same_function, scale
 from .tropical import bent_hypersurfaces, breakpoint_complex, tropical_weights
 
-__all__ = ["main", "network_report", "load", "parse_domain", "survey_table"]
+# matplotlib is imported where a picture is drawn: it is slow to load and only drawing needs it
+
+__all__ = ["main", "load", "parse_domain", "survey_table"]
 
 # Built-in names are typed, not read from a file: absurd sizes are refused before anything is allocated.
 _BUILTIN_MAX_WIDTH = 4096
@@ -62,51 +68,6 @@ _BUILTIN_MAX_LAYERS = 1000
 _BUILTIN_MAX_PARAMETERS = 2_000_000
 _DEFAULT_MAX_CELLS = inspect.signature(canonical_complex).parameters["max_cells"].default
 _NETWORK_SUFFIXES = (".json", ".npz")  # what save_network writes
-
-
-def _num(v):
-    return str(fraction_to_json(v))
-
-
-def _vec(vs):
-    return "(" + ", ".join(_num(v) for v in vs) + ")"
-
-
-def network_report(net):
-    """A plain-text report: architecture, parameter counts, hypothesis, canonical form.
-
-    Examples
-    --------
-    >>> from polyrelu.examples import bent_line_network
-    >>> print(network_report(bent_line_network()).splitlines()[1])
-    architecture        2→2→1→1  (input 2, hidden (2, 1), output 1; depth L = 2)
-    """
-    arch = net.architecture
-    narrow = [f"hidden layer {l} has width {n}" for l, n in enumerate(arch.hidden_widths, 1) if n < 2]
-    if arch.input_dim < 2:
-        narrow.insert(0, f"input width is {arch.input_dim}")
-    lines = [
-        f"network             {net.name or '(unnamed)'}",
-        f"architecture        {arch}  (input {arch.input_dim}, hidden {arch.hidden_widths}, "
-        f"output {arch.output_dim}; depth L = {arch.depth})",
-        f"parameters D        {arch.num_parameters}",
-        f"hidden neurons H    {arch.num_hidden}",
-        f"D - H               {arch.functional_dimension_bound}  (upper bound on the functional dimension)",
-        "width hypothesis    "
-        + ("holds (n0 >= 2, every hidden width >= 2)" if arch.width_hypothesis else "fails: " + "; ".join(narrow)),
-    ]
-    try:
-        canon = canonical_form(net)
-    except SymmetryError as exc:  # the rest of the report stands without it
-        lines.append(f"canonical form      not computed: {exc}")
-        return "\n".join(lines)
-    lines.append("canonical form      (rows scaled to a leading ±1, neurons sorted; row | bias)")
-    for l, (W, b) in enumerate(canon.layers, start=1):
-        kind = "output" if l == len(canon.layers) else "hidden"
-        for i, (row, bias) in enumerate(zip(W, b)):
-            label = f"  layer {l} ({kind})" if i == 0 else ""
-            lines.append(f"{label:<20}{_vec(row)} | {_num(bias)}")
-    return "\n".join(lines)
 
 
 def _demo():
@@ -120,7 +81,7 @@ def _demo():
     perturbed = type(net).from_parameters(net.architecture, theta)
     x = [Fraction(3, 2), Fraction(1, 3)]
     print("trivial symmetries")
-    print(f"  permuted + rescaled copy: f{_vec(x)} = {_vec(twin(x))} (original {_vec(net(x))}), "
+    print(f"  permuted + rescaled copy: f{vector_text(x)} = {vector_text(twin(x))} (original {vector_text(net(x))}), "
           f"equivalent: {equivalent(net, twin)}")
     print(f"  output bias + 1/1000:     equivalent: {equivalent(net, perturbed)}")
     print()
@@ -128,9 +89,9 @@ def _demo():
     region = K.locate(x)
     vertices, rays, _ = region.polyhedron.vertices_rays_lines()
     A, c = K.affine_map(region)
-    print(f"the cell of x = {_vec(x)}: sign vector {region.sign_string}, dimension {region.dimension}")
-    print(f"  vertices {[_vec(v) for v in vertices]}, rays {list(rays)}")
-    print(f"  f = {_vec(A[0])}·x + {_num(c[0])} there; relative interior point {_vec(region.relative_interior_point())}")
+    print(f"the cell of x = {vector_text(x)}: sign vector {region.sign_string}, dimension {region.dimension}")
+    print(f"  vertices {[vector_text(v) for v in vertices]}, rays {list(rays)}")
+    print(f"  f = {vector_text(A[0])}·x + {number_text(c[0])} there; relative interior point {vector_text(region.relative_interior_point())}")
     print()
     print(f"canonical polyhedral complex on R^2: f-vector {K.f_vector()}, "
           f"Euler characteristic {K.euler_characteristic()} (must be (-1)^2 = 1)")
@@ -139,12 +100,12 @@ def _demo():
     print(f"  bent hypersurface of neuron (2, 0): {len(pieces)} pieces")
     for c in pieces:
         v, r, _ = c.polyhedron.vertices_rays_lines()
-        print(f"    signs {c.sign_string}: vertices {[_vec(p) for p in v]}, rays {list(r)}")
+        print(f"    signs {c.sign_string}: vertices {[vector_text(p) for p in v]}, rays {list(r)}")
     weights = tropical_weights(K)
     print("  facet weights (exact, relative to the primitive normal; Euclidean in brackets):")
     for c in K.cells(1):
         w = weights.weight(c)
-        print(f"    signs {c.sign_string}: normal {w.normal}, weight {_num(w.weight[0])} "
+        print(f"    signs {c.sign_string}: normal {w.normal}, weight {number_text(w.weight[0])} "
               f"[{w.euclidean_weight[0]:.4f}], neurons {list(w.neurons)}")
     balanced = all(not any(v for row in weights.balancing_defect(t) for v in row) for t in K.cells(0))
     print(f"  balancing at every vertex: {'exact zero' if balanced else 'FAILS'}")
@@ -160,13 +121,10 @@ def _demo():
 
 
 def _demo_dependency(breakpoints):
-    from .dependency import dependency_graph, depth_hierarchy, parameter_dependency_graph
-    from .examples import generic_network
-
     G = dependency_graph(breakpoints)
     print("\ndependency graph from f alone (docs/design.md §5):")
     print(f"  worked example: {len(G)} candidate pieces, {len(G.candidates.unresolved)} unresolved junctions "
-          f"(at {', '.join(_vec(breakpoints.closure(u.cell).vertices()[0]) for u in G.candidates.unresolved)}):")
+          f"(at {', '.join(vector_text(breakpoints.closure(u.cell).vertices()[0]) for u in G.candidates.unresolved)}):")
     print("  " + str(depth_hierarchy(G)).replace("\n", "\n  "))
     net = generic_network((2, 3, 3, 2, 1), seed=1)
     K = canonical_complex(net)
@@ -301,8 +259,6 @@ def load(spec, *, trust_pickle=False):
     kind, _, rest = name.partition("-")
     parts = rest.split("-")
     if kind in ("generic", "randn") and len(parts) >= 2 and all(p.isascii() and p.isdigit() and len(p) < 10 for p in parts):
-        from .examples import generic_network, seeded_gaussian_network
-
         widths = tuple(int(p) for p in parts)
         _check_architecture(widths, spec)
         if kind == "randn":
@@ -341,8 +297,6 @@ def _check_architecture(widths, what):
 
 
 def _analyze_command(args):
-    from .analysis import analyze
-
     net = load(args.network, trust_pickle=args.trust_pickle)
     domain = _domain(args, net)
     n0 = net.architecture.input_dim
@@ -359,9 +313,6 @@ def _analyze_command(args):
 
 
 def _recover_command(args):
-    from .recovery import network_oracle, recover_network
-    from .symmetry import equivalent, same_function
-
     net = load(args.source, trust_pickle=args.trust_pickle)
     domain = parse_domain(args.domain) if args.domain else None
     # the network is only wrapped in a black box: recovery sees function values, nothing else
@@ -390,8 +341,6 @@ def survey_table(input_dim, depths, widths, samples, seed=0):
     Each cell surveys the architecture ``(n0, w, ..., w, 1)`` with ``depth``
     hidden layers of width ``w`` (:func:`~polyrelu.identifiability.architecture_survey`).
     """
-    from .identifiability import architecture_survey
-
     lines = ["| hidden layers \\ width | " + " | ".join(str(w) for w in widths) + " |",
              "|---" * (len(widths) + 1) + "|"]
     for depth in depths:
@@ -408,8 +357,6 @@ def _survey_command(args):
 
 
 def _graph_command(args):
-    from .dependency import dependency_graph, depth_hierarchy, parameter_dependency_graph
-
     net = load(args.network, trust_pickle=args.trust_pickle)
     domain = _domain(args, net)
     print(f"network           {args.network}  ({net.architecture})", flush=True)
@@ -459,9 +406,7 @@ def _graph_command(args):
         import matplotlib
 
         matplotlib.use("Agg")
-        from .plot import save_figure
-
-        save_figure(G.plot(title=f"dependency graph of {net.name or args.network}"), args.plot)
+        save_figure(plot_dependency_graph(G, title=f"dependency graph of {net.name or args.network}"), args.plot)
         print(f"written           {args.plot}")
 
 

@@ -47,6 +47,7 @@ from .geometry.linalg import integer_nullspace, pivot_columns
 from .geometry.polyhedron import reduce_modulo
 from .geometry.subdivision import Subdivision
 from .geometry.rational import fraction_to_json, primitive_integer_row, row_value, to_fraction_vector
+from .graphs import igraph_to_networkx
 from .io import DEFAULT_LIMITS, Limits, network_to_dict
 from .network import ReLUNetwork
 from .progress import progress_bar
@@ -944,8 +945,6 @@ class CanonicalComplex:
 
     def to_networkx(self):
         """The Hasse diagram as a networkx DiGraph with node attributes ``dim`` and ``signs``."""
-        from .graphs import igraph_to_networkx
-
         return igraph_to_networkx(self.to_igraph())
 
     # -- interchange ---------------------------------------------------------------------

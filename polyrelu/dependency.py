@@ -21,14 +21,16 @@ The graph algorithms themselves (layerings, chains, GraphML) live in
 
 from dataclasses import dataclass
 
+import igraph
+
 from .atomic import write_json
 from .checks import describe, require_igraph, require_instance, require_path
-from .complex import check_complex_of
+from .complex import canonical_complex, check_complex_of
 from .errors import GraphError, GraphFormatError, NetworkFormatError, UsageError
 from .graphs import igraph_to_networkx, longest_layered_chain, longest_path_layers, read_graphml, write_graphml
 from .io.limits import DEFAULT_LIMITS, Limits, read_json
 from .network import ReLUNetwork
-from .tropical import BreakpointComplex
+from .tropical import BreakpointComplex, bent_hypersurfaces, tropical_weights
 
 __all__ = [
     "CandidateHypersurface",
@@ -487,17 +489,9 @@ class DependencyGraph:
             raise GraphFormatError(f"{path}: not a polyrelu dependency graph (missing {sorted(missing) or ['kind']})")
         return cls(graph)
 
-    def plot(self, ax=None, **kwargs):
-        """Draw by layers; see :func:`polyrelu.plot.plot_dependency_graph`."""
-        from .plot import plot_dependency_graph
-
-        return plot_dependency_graph(self, ax=ax, **kwargs)
-
 
 def _make_graph(kind, input_dim, vertices, edges):
     """An igraph DAG from ``[(facets, neuron, complete, flat)]`` and ``{(u, v): witnesses}``."""
-    import igraph
-
     pairs = sorted(edges)
     g = igraph.Graph(n=len(vertices), edges=pairs, directed=True)
     g["kind"] = kind
@@ -589,9 +583,6 @@ def parameter_dependency_graph(network, domain=None, complex_=None):
         the true layer, and the extra vertex attribute ``visible`` says whether
         some facet of the hypersurface has a non-zero weight.
     """
-    from .complex import canonical_complex
-    from .tropical import bent_hypersurfaces, tropical_weights
-
     require_instance(network, ReLUNetwork, "network", "parameter_dependency_graph")
     check_complex_of(complex_, network, domain, "parameter_dependency_graph")
     K = complex_ if complex_ is not None else canonical_complex(network, domain)

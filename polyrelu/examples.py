@@ -19,11 +19,14 @@ properties are stated in its docstring and checked by the package itself
 from fractions import Fraction
 
 import numpy as np
+from scipy.optimize import linprog
 
-from .checks import require_architecture, require_instance, require_int
+from .checks import require_instance, require_int
+from .complex import canonical_complex
 from .errors import GeometryError, ShapeError, UsageError
+from .genericity import genericity
 from .geometry.rational import to_fraction, to_fraction_vector
-from .network import ReLUNetwork
+from .network import ReLUNetwork, require_architecture
 
 __all__ = [
     "bent_line_network",
@@ -142,9 +145,6 @@ def generic_network(architecture, seed=0, max_attempts=100, bits=16):
     >>> genericity(canonical_complex(net)).holds
     True
     """
-    from .complex import canonical_complex
-    from .genericity import genericity
-
     caller = "generic_network"
     arch = require_architecture(architecture, "architecture", caller)
     seed = require_int(seed, "seed", caller, minimum=0)
@@ -334,8 +334,6 @@ def _crossing_lp_proposal(widths, rng):
 
 def _crossing_lp_layer(images, n, m, rng, tries=20):
     """One hidden layer of :func:`_crossing_lp_proposal`, or None."""
-    from scipy.optimize import linprog
-
     W, b = np.zeros((n, m)), np.zeros(n)
     for i in range(0, n, 2):
         for _ in range(tries):

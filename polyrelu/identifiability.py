@@ -32,13 +32,19 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .checks import require_architecture, require_bool, require_choice, require_instance, require_int, require_real, require_sequence
-from .complex import check_complex_of
+from .checks import require_bool, require_choice, require_instance, require_int, require_real, require_sequence
+from .complex import canonical_complex, check_complex_of
+from .dependency import dependency_graph
 from .errors import GeometryError
 from .geometry.linalg import echelon_pivots, pivot_columns, residue, solve, solve_nonsingular, span_complement
 from .geometry.rational import to_fraction_vector
 from .network import ReLUNetwork
 from .progress import progress_bar
+from .genericity import genericity
+from .io import network_to_dict
+from .network import require_architecture
+from .symmetry import equivalent, same_function
+from .tropical import breakpoint_complex, tropical_weights
 
 __all__ = [
     "FunctionalDimension",
@@ -147,8 +153,6 @@ def functional_dimension(network, domain=None, complex_=None, kernel=True):
     >>> fd.rank, fd.bound, len(fd.kernel)
     (7, 10, 3)
     """
-    from .complex import canonical_complex
-
     require_instance(network, ReLUNetwork, "network", "functional_dimension")
     kernel = require_bool(kernel, "kernel", "functional_dimension")
     check_complex_of(complex_, network, domain, "functional_dimension")
@@ -206,8 +210,6 @@ def float_functional_dimension(network, domain=None, complex_=None, rtol=None):
     ``max(shape) · eps`` when None). On well-conditioned networks it agrees
     with :func:`functional_dimension`.
     """
-    from .complex import canonical_complex
-
     require_instance(network, ReLUNetwork, "network", "float_functional_dimension")
     rtol = require_real(rtol, "rtol", "float_functional_dimension", minimum=0, optional=True)
     check_complex_of(complex_, network, domain, "float_functional_dimension")
@@ -563,11 +565,6 @@ def minimality_report(network, domain=None, *, max_cells=1_000_000):
     >>> report.removals[0].network.architecture.widths
     (2, 2, 1)
     """
-    from .dependency import dependency_graph
-    from .complex import canonical_complex
-    from .symmetry import same_function
-    from .tropical import breakpoint_complex, tropical_weights
-
     require_instance(network, ReLUNetwork, "network", "minimality_report")
     require_int(max_cells, "max_cells", "minimality_report", minimum=1)
     arch = network.architecture
@@ -706,8 +703,6 @@ class IdentifiabilityReport:
 
     def to_json(self):
         """A JSON-ready dict (the witness as a network JSON object)."""
-        from .io import network_to_dict
-
         fd = self.functional_dimension
         return {
             "verdict": self.verdict,
@@ -758,10 +753,6 @@ def identifiability_report(network, domain=None, *, max_cells=1_000_000):
     >>> report.verdict, report.witness is not None
     ('not identifiable', True)
     """
-    from .complex import canonical_complex
-    from .genericity import genericity
-    from .symmetry import equivalent, same_function
-
     require_instance(network, ReLUNetwork, "network", "identifiability_report")
     require_int(max_cells, "max_cells", "identifiability_report", minimum=1)
     arch = network.architecture
@@ -773,7 +764,7 @@ def identifiability_report(network, domain=None, *, max_cells=1_000_000):
         "genericity: " + ", ".join(f"{c.name} {'holds' if c.holds else 'fails'}" for c in generic.conditions),
         f"functional dimension {fd.rank} of D - H = {fd.bound} (exact, certified)",
     ]
-    witness = _second_parameter(network, K, fd.kernel, domain, same_function, equivalent)
+    witness = _second_parameter(network, K, fd.kernel, domain)
     if witness is not None:
         how, net2 = witness
         evidence.append(
@@ -833,9 +824,6 @@ def architecture_survey(architecture, samples=20, seed=0, kind="gaussian"):
     >>> result.samples, result.ranks
     (5, (7, 7, 7, 7, 7))
     """
-    from .complex import canonical_complex
-    from .genericity import genericity
-
     caller = "architecture_survey"
     arch = require_architecture(architecture, "architecture", caller)
     samples = require_int(samples, "samples", caller, minimum=1)
@@ -855,7 +843,7 @@ def architecture_survey(architecture, samples=20, seed=0, kind="gaussian"):
     return SurveyResult(arch, samples, generic, full, theorem, tuple(ranks))
 
 
-def _second_parameter(network, K, kernel, domain, same_function, equivalent):
+def _second_parameter(network, K, kernel, domain):
     """``(how, network')`` computing the same function, not trivially equivalent; or None.
 
     Candidates, each checked exactly: the hidden symmetries that single neurons

@@ -19,7 +19,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .checks import describe, require_architecture, require_choice, require_int, require_sequence, require_str
+from .checks import describe, require_choice, require_int, require_sequence, require_str
 from .errors import InvalidNumberError, ShapeError
 from .geometry.rational import primitive_integer_row, to_fraction, to_fraction_matrix, to_fraction_vector
 
@@ -137,6 +137,37 @@ class Architecture:
     def hidden_neurons(self):
         """All hidden neurons ``(layer, index)`` in sign-vector order."""
         return tuple((l, i) for l, n in enumerate(self.hidden_widths, start=1) for i in range(n))
+
+
+def require_architecture(value, name: str, caller: str):
+    """``value`` as an :class:`Architecture` (given as one, or as a sequence of widths).
+
+    The argument check of every function that takes an architecture; an
+    internal API (not in ``__all__``), next to the class it builds.
+
+    Raises
+    ------
+    InvalidArgumentError
+        Not an Architecture nor a sequence.
+    ShapeError
+        Widths that are not positive integers, or fewer than two.
+
+    Examples
+    --------
+    >>> require_architecture([2, 3, 1], "architecture", "generic_network").widths
+    (2, 3, 1)
+    >>> require_architecture((2, 0, 1), "widths", "seeded_gaussian_network")
+    Traceback (most recent call last):
+    ...
+    polyrelu.errors.ShapeError: seeded_gaussian_network: widths (2, 0, 1): the hidden layer 1 is empty (width 0)
+    """
+    if isinstance(value, Architecture):
+        return value
+    widths = require_sequence(value, name, caller)
+    try:
+        return Architecture(tuple(widths))
+    except ShapeError as exc:  # Architecture names the widths; name the argument they came from too
+        raise ShapeError(f"{caller}: {exc}" if name == "widths" else f"{caller}: {name}: {exc}") from None
 
 
 def _split_homogeneous(Z):

@@ -14,11 +14,14 @@ from pathlib import Path
 from .atomic import atomic_write, check_output_path
 from .checks import describe, is_sequence, require_axes, require_bool, require_instance, require_path, require_sequence, require_str
 from .complex import CanonicalComplex
-from .dependency import DependencyGraph
+from .dependency import DependencyGraph, depth_hierarchy
 from .errors import GeometryError, InvalidArgumentError, OutputPathError, UsageError
 from .geometry import Polyhedron
 from .geometry.rational import to_fraction
-from .tropical import require_weighted
+from .tropical import require_weighted, tropical_weights
+
+# matplotlib is imported where a picture is drawn: it is slow to load, and a caller that only checks a
+# figure path (check_figure_path) does not need it
 
 __all__ = ["plot_complex", "plot_dependency_graph", "check_figure_path", "save_figure"]
 
@@ -80,8 +83,6 @@ def plot_complex(complex_, weights=None, ax=None, margin="1/2", window=None, tit
     """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
-
-    from .tropical import tropical_weights
 
     caller = "plot_complex"
     K = require_instance(complex_, CanonicalComplex, "complex_", caller)
@@ -165,8 +166,6 @@ def plot_dependency_graph(graph, ax=None, highlight_chain=True, title=None):
     matplotlib Axes
     """
     import matplotlib.pyplot as plt
-
-    from .dependency import depth_hierarchy
 
     caller = "plot_dependency_graph"
     require_instance(graph, DependencyGraph, "graph", caller)

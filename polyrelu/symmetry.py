@@ -17,6 +17,7 @@ import math
 import numbers
 
 from .checks import describe, is_sequence, require_instance, require_int, require_sequence
+from .complex import canonical_complex
 from .errors import ShapeError, SymmetryError
 from .geometry.rational import to_fraction
 from .network import ReLUNetwork
@@ -439,8 +440,6 @@ def same_function(a, b, domain=None):
     >>> answer.equal, relu(answer.witness) != ReLUNetwork([[[1]], [[1]]], [[-1], [0]])(answer.witness)
     (False, True)
     """
-    from .complex import canonical_complex
-
     require_instance(a, ReLUNetwork, "a", "same_function")
     require_instance(b, ReLUNetwork, "b", "same_function")
     K = canonical_complex(difference_network(a, b), domain)

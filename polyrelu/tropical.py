@@ -18,7 +18,8 @@ from fractions import Fraction
 from .checks import describe, require_index, require_instance
 from .complex import CanonicalComplex
 from .errors import GeometryError, InvalidArgumentError, UsageError
-from .geometry.rational import primitive_integer_row
+from .geometry import FaceLattice, Polyhedron
+from .geometry.rational import fraction_to_json, primitive_integer_row
 
 __all__ = [
     "FacetWeight",
@@ -115,7 +116,6 @@ class WeightedComplex:
 
         Valid under the same schema, ``complex`` (:func:`polyrelu.schemas.validate`).
         """
-        from .geometry.rational import fraction_to_json
 
         def q(v):
             return str(fraction_to_json(v))
@@ -490,8 +490,6 @@ class BreakpointComplex:
 
     def closure(self, cell):
         """The closed cell as a Polyhedron: the convex hull of its members' generators."""
-        from .geometry import Polyhedron
-
         vertices, rays, lines = set(), set(), set()
         for c in self._classes[self._index(cell, "BreakpointComplex.closure")]:
             v, r, l = self.complex[c].polyhedron.vertices_rays_lines()
@@ -612,8 +610,6 @@ def breakpoint_complex(weighted):
     >>> B.f_vector(), B.euler_characteristic()
     ((2, 5, 4), 1)
     """
-    from .geometry import FaceLattice
-
     W = require_instance(weighted, WeightedComplex, "weighted", "breakpoint_complex")
     K = W.complex
     n0 = K.network.architecture.input_dim

@@ -516,7 +516,6 @@ API = {
         dependency.DependencyGraph.read_graphml,
         dict(path=(fx.tmp / "graph.graphml", PATH)),
     ),
-    "polyrelu.dependency.DependencyGraph.plot": lambda fx: (fx.G.plot, dict(ax=(fx.ax, AXES))),
     "polyrelu.dependency.depth_hierarchy": lambda fx: (
         dependency.depth_hierarchy,
         dict(graph=(fx.G, (None, object(), 3, "graph", Fx("B"), Fx("nx"))), layer=("layer", LAYERING)),

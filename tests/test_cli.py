@@ -7,12 +7,15 @@ one line on stderr, with the traceback only under ``--debug``.
 
 import json
 import os
+import sys
 from fractions import Fraction
 
 import jsonschema
 import pytest
 
+import polyrelu.analysis
 import polyrelu.complex
+import polyrelu.identifiability
 from polyrelu import CanonicalComplex, ReLUNetwork, canonical_complex, save_network
 from polyrelu.cli import main, parse_domain
 from polyrelu.complex import Box
@@ -267,7 +270,11 @@ def test_max_cells_reaches_every_complex_of_the_network_in_analyze(capsys, monke
         seen.append((net, kwargs.get("max_cells")))
         return build(net, domain, **kwargs)
 
-    monkeypatch.setattr(polyrelu.complex, "canonical_complex", recording)
+    # every module that imported canonical_complex calls it by its own name: record the calls through each
+    users = [m for name, m in sys.modules.items() if name.startswith("polyrelu") and getattr(m, "canonical_complex", None) is build]
+    assert polyrelu.analysis in users and polyrelu.identifiability in users
+    for module in users:
+        monkeypatch.setattr(module, "canonical_complex", recording)
     code, _, _ = run(capsys, "analyze", "builtin:bent-line", "--no-inradius", "--max-cells", "4321")
     assert code == 0
     own = [cells for net, cells in seen if net == bent_line_network()]

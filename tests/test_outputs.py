@@ -27,7 +27,7 @@ from polyrelu.dependency import dependency_graph
 from polyrelu.errors import OutputPathError
 from polyrelu.examples import bent_line_network, generic_network
 from polyrelu.graphs import write_graphml
-from polyrelu.plot import save_figure
+from polyrelu.plot import plot_dependency_graph, save_figure
 from polyrelu.tropical import breakpoint_complex
 
 matplotlib.use("Agg")
@@ -91,7 +91,7 @@ def test_figure_survives_a_failing_savefig(graph, previous, monkeypatch):
     target = previous("g.png")
     monkeypatch.setattr(Figure, "savefig", lambda self, fh, **kw: fail_midway(fh))
     with pytest.raises(RuntimeError):
-        save_figure(graph.plot(), target)
+        save_figure(plot_dependency_graph(graph), target)
     assert_untouched(target)
 
 
@@ -143,7 +143,7 @@ def test_writers_replace_the_previous_file_when_they_succeed(graph, analysis, pr
 
 @pytest.mark.parametrize("name", ["x", "x.png", "x.PNG", "x.svg", "x.pdf"])
 def test_figure_format_comes_from_the_suffix_and_no_suffix_is_png(graph, tmp_path, name):
-    save_figure(graph.plot(), tmp_path / name)
+    save_figure(plot_dependency_graph(graph), tmp_path / name)
     assert os.listdir(tmp_path) == [name]  # exactly that path: no ".png" appended
     head = (tmp_path / name).read_bytes()[:64]
     expected = {"": PNG, ".png": PNG, ".svg": b"<?xml", ".pdf": b"%PDF"}[Path(name).suffix.lower()]
@@ -157,7 +157,7 @@ def test_library_writers_check_the_path_before_any_work(graph, analysis, tmp_pat
         graph.write_json(tmp_path / "missing" / "g.json")
     with pytest.raises(OutputPathError, match="is a directory"):
         analysis.write_json(tmp_path)
-    monkeypatch.setattr("polyrelu.plot.plot_complex", lambda *a, **k: pytest.fail("drawn before the path was checked"))
+    monkeypatch.setattr("polyrelu.analysis.plot_complex", lambda *a, **k: pytest.fail("drawn before the path was checked"))
     with pytest.raises(OutputPathError, match=r"\.png, \.svg or \.pdf"):
         analysis.plot(tmp_path / "a.jpg")
     assert os.listdir(tmp_path) == []

@@ -9,6 +9,8 @@ The empty face is implicit: it is the bottom of every lattice and is not
 stored as a cell.
 """
 
+import igraph
+
 from ..checks import describe, is_sequence, require_index, require_int, require_sequence
 from ..errors import GeometryError, InvalidArgumentError
 from ..graphs import igraph_to_networkx
@@ -187,8 +189,6 @@ class FaceLattice:
 
         Vertex ``i`` is cell ``i``, with the integer attribute ``dim``.
         """
-        import igraph
-
         g = igraph.Graph(n=len(self), edges=list(self.covering_relation()), directed=True)
         g.vs["dim"] = list(self._dims)
         return g

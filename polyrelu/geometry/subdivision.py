@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass, field
 from itertools import product
 
+
 from ..checks import describe, is_sequence, require_index, require_int, require_sequence
 from ..errors import GeometryError, InvalidArgumentError, ShapeError
 from .linalg import solve_nonsingular

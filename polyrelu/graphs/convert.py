@@ -5,6 +5,9 @@ igraph's own ``to_networkx`` adds an ``_igraph_index`` node attribute and
 trip gives back exactly the attributes the graph had.
 """
 
+import igraph
+import networkx as nx
+
 from ..checks import require_igraph, require_instance
 
 __all__ = ["igraph_to_networkx", "networkx_to_igraph"]
@@ -24,8 +27,6 @@ def igraph_to_networkx(graph):
     >>> dict(G.nodes(data=True)), list(G.edges)
     ({0: {'dim': 0}, 1: {'dim': 1}}, [(0, 1)])
     """
-    import networkx as nx
-
     require_igraph(graph, "graph", "igraph_to_networkx")
     if graph.has_multiple():
         out = nx.MultiDiGraph() if graph.is_directed() else nx.MultiGraph()
@@ -50,9 +51,6 @@ def networkx_to_igraph(graph):
     >>> networkx_to_igraph(G).vs["dim"]
     [0, 1]
     """
-    import igraph
-    import networkx as nx
-
     require_instance(graph, nx.Graph, "graph", "networkx_to_igraph")
     nodes = list(graph.nodes)
     index = {v: i for i, v in enumerate(nodes)}

@@ -11,6 +11,8 @@ Nothing here knows about neural networks: any igraph DAG works, with the layer
 taken from a vertex attribute or from the longest-path layering.
 """
 
+import heapq
+
 from ..checks import describe, require_igraph, require_sequence
 from ..errors import GraphError
 
@@ -37,8 +39,6 @@ def topological_order(graph):
     >>> topological_order(igraph.Graph(n=3, edges=[(2, 0), (0, 1)], directed=True))
     [2, 0, 1]
     """
-    import heapq
-
     require_igraph(graph, "graph", "topological_order")
     if not graph.is_directed():
         raise GraphError("the graph is undirected; layerings need a directed acyclic graph")

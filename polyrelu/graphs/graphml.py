@@ -14,6 +14,8 @@ readers see the JSON attributes as strings.
 import json
 import xml.etree.ElementTree as ET
 
+import igraph
+
 from ..atomic import atomic_write, check_output_path
 from ..checks import require_igraph, require_path
 from ..errors import GraphFormatError
@@ -111,8 +113,6 @@ def read_graphml(path):
         parse as its declared type, an edge to an unknown node, or more than
         one graph.
     """
-    import igraph
-
     require_path(path, "path", "read_graphml")
     try:
         root = ET.parse(path).getroot()
