@@ -21,8 +21,9 @@ What lives here, by subject:
 * graphs: :func:`same_typed`, :func:`assert_same_graph`.
 
 Test files import these as ``from reference import ...`` (pytest puts ``tests/`` on
-``sys.path``, as it does for the ``hostile`` package). A helper that only one test needs,
-or that builds test cases rather than computing an answer, stays in its test file.
+``sys.path``, as it does for the ``hostile`` package). Helpers that build test cases, or
+that check one file's answers in that file's own terms (LP certificates, tampered exports),
+stay in their test files.
 """
 
 from __future__ import annotations
