@@ -2,9 +2,9 @@
 
 The reference for dimension and emptiness is the double description of
 ``cdd.gmp`` (generators, then the affine rank of points, rays and lines,
-computed here in fractions); implicit equalities come from one exact
-``cdd.gmp`` LP per row (``max row_i`` over the set is 0). None of this goes
-through polyrelu's LP oracle.
+computed in fractions); implicit equalities come from one exact
+``cdd.gmp`` LP per row (``max row_i`` over the set is 0). Both live in
+``tests/reference.py``; none of this goes through polyrelu's LP oracle.
 """
 
 import itertools
@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from polyrelu.errors import GeometryError, InvalidNumberError, PolyReluError, ShapeError
 from polyrelu.geometry import LPOracle, Polyhedron
+from reference import affine_value, dd_generators, dot, implicit_rows, in_convex_hull, polyhedron_dimension, rank
 
 PROFILE = dict(
     derandomize=True,
@@ -30,89 +31,6 @@ PROFILE = dict(
 )
 
 F = Fraction
-
-
-# --------------------------------------------------------------------------------------
-# independent exact helpers
-# --------------------------------------------------------------------------------------
-def value(row, x):
-    return row[0] + sum(F(a) * F(v) for a, v in zip(row[1:], x))
-
-
-def linear(row, v):
-    return sum(F(a) * F(x) for a, x in zip(row[1:], v))
-
-
-def rank(vectors):
-    """Rank over Q by fraction Gaussian elimination."""
-    rows = [[F(v) for v in vec] for vec in vectors]
-    r = 0
-    ncols = len(rows[0]) if rows else 0
-    for c in range(ncols):
-        pivot = next((i for i in range(r, len(rows)) if rows[i][c] != 0), None)
-        if pivot is None:
-            continue
-        rows[r], rows[pivot] = rows[pivot], rows[r]
-        for i in range(len(rows)):
-            if i != r and rows[i][c] != 0:
-                f = rows[i][c] / rows[r][c]
-                rows[i] = [a - f * b for a, b in zip(rows[i], rows[r])]
-        r += 1
-    return r
-
-
-def dd_generators(ieqs, eqns, d):
-    """(points, rays, lines) of the H-polyhedron, by cdd.gmp double description."""
-    rows = [(1,) + (0,) * d] + [tuple(r) for r in ieqs] + [tuple(r) for r in eqns]
-    lin = set(range(1 + len(ieqs), len(rows)))
-    mat = cdd.gmp.matrix_from_array(rows, lin_set=lin, rep_type=cdd.RepType.INEQUALITY)
-    gen = cdd.gmp.copy_generators(cdd.gmp.polyhedron_from_matrix(mat))
-    points, rays, lines = [], [], []
-    for i, g in enumerate(gen.array):
-        if i in gen.lin_set:
-            lines.append(tuple(g[1:]))
-        elif g[0] == 0:
-            rays.append(tuple(g[1:]))
-        else:
-            points.append(tuple(F(v) / F(g[0]) for v in g[1:]))
-    return points, rays, lines
-
-
-def ref_dimension(ieqs, eqns, d):
-    points, rays, lines = dd_generators(ieqs, eqns, d)
-    if not points:
-        return -1
-    p0 = points[0]
-    vecs = [tuple(a - b for a, b in zip(p, p0)) for p in points[1:]] + rays + lines
-    return rank(vecs) if vecs else 0
-
-
-def ref_implicit(ieqs, eqns, d):
-    """Indices of inequality rows that vanish on the (non-empty) polyhedron, by exact LPs."""
-    cons = [tuple(r) for r in ieqs] + [tuple(r) for r in eqns] + [tuple(-v for v in r) for r in eqns]
-    cons = cons or [(1,) + (0,) * d]
-    out = set()
-    for i, r in enumerate(ieqs):
-        lp = cdd.gmp.linprog_from_array([list(c) for c in cons] + [list(r)], cdd.LPObjType.MAX)
-        cdd.gmp.linprog_solve(lp)
-        if lp.status == cdd.LPStatusType.OPTIMAL and lp.obj_value == 0:
-            out.add(i)
-    return out
-
-
-def in_hull_lp(p, points):
-    """Whether p is a convex combination of points (exact cdd.gmp LP)."""
-    n, d = len(points), len(p)
-    # variables lambda_1..n >= 0, sum = 1, sum lambda_i q_i = p
-    rows = [[0] + [int(i == j) for j in range(n)] for i in range(n)]
-    rows.append([-1] + [1] * n)
-    rows.append([1] + [-1] * n)
-    for k in range(d):
-        rows.append([-p[k]] + [q[k] for q in points])
-        rows.append([p[k]] + [-q[k] for q in points])
-    lp = cdd.gmp.linprog_from_array(rows + [[0] * (n + 1)], cdd.LPObjType.MAX)
-    cdd.gmp.linprog_solve(lp)
-    return lp.status == cdd.LPStatusType.OPTIMAL
 
 
 # --------------------------------------------------------------------------------------
@@ -158,7 +76,7 @@ def random_h(seed, d):
 def test_dimension_hull_and_interior_point_match_cdd_reference(d, seed):
     ieqs, eqns = random_h(seed, d)
     P = Polyhedron(ieqs=ieqs, eqns=eqns, ambient_dim=d)
-    dim = ref_dimension(ieqs, eqns, d)
+    dim = polyhedron_dimension(ieqs, eqns, d)
     assert P.dimension() == dim
     assert P.is_empty() == (dim == -1)
     assert P.is_full_dimensional() == (dim == d)
@@ -168,23 +86,23 @@ def test_dimension_hull_and_interior_point_match_cdd_reference(d, seed):
         return
     hull = P.affine_hull()
     assert hull.dimension == dim
-    implicit = ref_implicit(ieqs, eqns, d)
+    implicit = implicit_rows(ieqs, eqns, d)
     assert P.implicit_equalities() == implicit
     # the relative interior point
     p = P.relative_interior_point()
     assert len(p) == d and all(isinstance(v, Fraction) for v in p)
     assert P.contains(p) and hull.contains(p) and P.relative_interior_contains(p)
-    assert all(value(r, p) == 0 for r in eqns)
+    assert all(affine_value(r, p) == 0 for r in eqns)
     for i, r in enumerate(ieqs):
         if i in implicit:
-            assert value(r, p) == 0
+            assert affine_value(r, p) == 0
         elif any(r[1:]):
-            assert value(r, p) > 0, f"row {i} is not implicit but tight at the interior point"
+            assert affine_value(r, p) > 0, f"row {i} is not implicit but tight at the interior point"
     # the hull is the affine hull: it holds every generator, and has the right dimension
     points, rays, lines = dd_generators(ieqs, eqns, d)
     assert all(hull.contains(q) for q in points)
     for v in rays + lines:
-        assert all(linear(e, v) == 0 for e in hull.equations)
+        assert all(dot(e[1:], v) == 0 for e in hull.equations)
     assert len(hull.equations) == d - dim
     assert all(hull.contains(hull.lift(u)) for u in [(0,) * dim, (1,) * dim])
     # generators: points are in P; with no lines, vertices are on the relative boundary when dim >= 1
@@ -200,8 +118,8 @@ def test_dimension_hull_and_interior_point_match_cdd_reference(d, seed):
             if i in implicit or not any(r[1:]):
                 continue
             norm2 = sum(F(a) ** 2 for a in r[1:])
-            out = tuple(c - (value(r, centre) + 1) / norm2 * a for c, a in zip(centre, r[1:]))
-            assert value(r, out) == -1
+            out = tuple(c - (affine_value(r, centre) + 1) / norm2 * a for c, a in zip(centre, r[1:]))
+            assert affine_value(r, out) == -1
             assert not P.contains(out) and not P.relative_interior_contains(out)
 
 
@@ -350,12 +268,12 @@ def test_v_to_h_to_v_round_trip(d, seed, with_rays):
         # the vertices are exactly the input points that are not in the hull of the others
         assert not lines and not out_rays
         distinct = sorted(set(pts))
-        extreme = [p for p in distinct if len(distinct) == 1 or not in_hull_lp(p, [q for q in distinct if q != p])]
+        extreme = [p for p in distinct if len(distinct) == 1 or not in_convex_hull(p, [q for q in distinct if q != p])]
         assert vertices == tuple(sorted(tuple(F(v) for v in p) for p in extreme))
     # every input generator is in the H-polyhedron
     assert all(PH.contains(p) for p in pts)
     for r in rays:
-        assert all(linear(row, r) >= 0 for row in PH.inequalities) and all(linear(e, r) == 0 for e in PH.equations)
+        assert all(dot(row[1:], r) >= 0 for row in PH.inequalities) and all(dot(e[1:], r) == 0 for e in PH.equations)
     # perturb one vertex outwards (away from the centroid): a different polyhedron, since a
     # vertex of a pointed polyhedron is no convex combination of two other points of it
     centre = tuple(sum(F(p[k]) for p in pts) / len(pts) for k in range(d))
@@ -389,7 +307,7 @@ def test_minimal_h_representation_removes_duplicates_and_redundancy():
     assert flat.vertices() == ((0, 0, 1), (0, 1, 0), (1, 0, 0))
     # every minimal row is a facet: tight on affinely independent vertices spanning dim - 1
     for row in ieqs:
-        tight = [v for v in flat.vertices() if value(row, v) == 0]
+        tight = [v for v in flat.vertices() if affine_value(row, v) == 0]
         assert rank([tuple(a - b for a, b in zip(t, tight[0])) for t in tight[1:]]) == flat.dimension() - 1
 
 
@@ -404,8 +322,8 @@ def test_minimal_h_rows_are_facets(d, seed):
     vertices = P.vertices()
     assert len(eqns) == d - dim
     for row in ieqs:
-        assert all(value(row, v) >= 0 for v in vertices)
-        tight = [v for v in vertices if value(row, v) == 0]
+        assert all(affine_value(row, v) >= 0 for v in vertices)
+        tight = [v for v in vertices if affine_value(row, v) == 0]
         assert tight and rank([tuple(a - b for a, b in zip(t, tight[0])) for t in tight[1:]]) == dim - 1
     assert len(set(ieqs)) == len(ieqs)
     # the number of facets agrees with cdd.gmp's own irredundant H-representation

@@ -1,6 +1,6 @@
 """Tests of polyrelu.symmetry: scalings, permutations, canonical forms, trivial equivalence.
 
-The function is checked with an independent naive ``Fraction`` forward pass; the
+The function is checked with the naive ``Fraction`` forward pass of ``tests/reference.py``; the
 actions are checked entry by entry against their definition (docs/design.md §1).
 """
 
@@ -13,18 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from polyrelu import InvalidNumberError, ReLUNetwork, ShapeError, SymmetryError, canonical_form, equivalent, permute, scale
+from reference import forward, raw_networks
 
 SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 F = Fraction
-
-
-def naive_forward(net, x):
-    a = [F(v) for v in x]
-    layers = list(zip(net.weights, net.biases))
-    for l, (W, b) in enumerate(layers):
-        z = [b[i] + sum((W[i][j] * a[j] for j in range(len(a))), F(0)) for i in range(len(W))]
-        a = z if l == len(layers) - 1 else [max(v, F(0)) for v in z]
-    return a
 
 
 small_ints = st.integers(-3, 3)
@@ -33,13 +25,8 @@ sparse = st.sampled_from([0, 0, 0, 0, 1, -1, 2, -3])  # many zeros: dead neurons
 positive = st.fractions(min_value=F(1, 9), max_value=20, max_denominator=9)
 
 
-@st.composite
-def networks(draw, values=st.one_of(small_ints, rationals), min_depth=1, max_depth=3, max_width=4):
-    depth = draw(st.integers(min_depth, max_depth))
-    widths = draw(st.lists(st.integers(1, max_width), min_size=depth + 2, max_size=depth + 2))
-    Ws = [[[draw(values) for _ in range(p)] for _ in range(n)] for p, n in zip(widths, widths[1:])]
-    bs = [[draw(values) for _ in range(n)] for n in widths[1:]]
-    return ReLUNetwork(Ws, bs)
+def networks(values=st.one_of(small_ints, rationals), min_depth=1, max_depth=3, max_width=4):
+    return raw_networks(min_depth, max_depth, max_width, values).map(lambda raw: ReLUNetwork(raw[1], raw[2]))
 
 
 @st.composite
@@ -56,7 +43,7 @@ def points(draw, n0, count=5):
 
 
 def same_function(a, b, xs):
-    return all(naive_forward(a, x) == naive_forward(b, x) for x in xs)
+    return all(forward(a.weights, a.biases, x) == forward(b.weights, b.biases, x) for x in xs)
 
 
 # -- the actions ----------------------------------------------------------------------------
