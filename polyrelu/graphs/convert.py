@@ -5,12 +5,17 @@ igraph's own ``to_networkx`` adds an ``_igraph_index`` node attribute and
 trip gives back exactly the attributes the graph had.
 """
 
+from __future__ import annotations
+
+import igraph
+import networkx as nx
+
 from ..checks import require_igraph, require_instance
 
 __all__ = ["igraph_to_networkx", "networkx_to_igraph"]
 
 
-def igraph_to_networkx(graph):
+def igraph_to_networkx(graph: igraph.Graph) -> nx.Graph:
     """Convert an igraph graph to networkx; node ``i`` is igraph vertex ``i``.
 
     Parallel edges give a ``MultiDiGraph`` (``MultiGraph``), so none is lost.
@@ -24,8 +29,6 @@ def igraph_to_networkx(graph):
     >>> dict(G.nodes(data=True)), list(G.edges)
     ({0: {'dim': 0}, 1: {'dim': 1}}, [(0, 1)])
     """
-    import networkx as nx
-
     require_igraph(graph, "graph", "igraph_to_networkx")
     if graph.has_multiple():
         out = nx.MultiDiGraph() if graph.is_directed() else nx.MultiGraph()
@@ -37,7 +40,7 @@ def igraph_to_networkx(graph):
     return out
 
 
-def networkx_to_igraph(graph):
+def networkx_to_igraph(graph: nx.Graph) -> igraph.Graph:
     """Convert a networkx graph to igraph; nodes are numbered in iteration order.
 
     The original node keys are kept in the vertex attribute ``name`` only when
@@ -50,9 +53,6 @@ def networkx_to_igraph(graph):
     >>> networkx_to_igraph(G).vs["dim"]
     [0, 1]
     """
-    import igraph
-    import networkx as nx
-
     require_instance(graph, nx.Graph, "graph", "networkx_to_igraph")
     nodes = list(graph.nodes)
     index = {v: i for i, v in enumerate(nodes)}
