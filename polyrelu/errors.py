@@ -13,6 +13,8 @@ An exception that is *not* a :class:`PolyReluError` escaping a public function
 is a bug in polyrelu, never the user's fault.
 """
 
+from __future__ import annotations
+
 __all__ = [
     "PolyReluError",
     "UsageError",
@@ -72,7 +74,7 @@ class ComplexTooLargeError(LimitExceededError):
         lets the layer through.
     """
 
-    def __init__(self, message, estimate=None, margin=0):
+    def __init__(self, message: str, estimate: int | None = None, margin: int = 0) -> None:
         super().__init__(message)
         self.estimate = estimate
         self.margin = margin
