@@ -32,6 +32,7 @@ __all__ = [
     "MatrixLike",
     "FractionVector",
     "FractionMatrix",
+    "IntegerRow",
     "to_fraction",
     "parse_number",
     "parse_int",
@@ -50,12 +51,13 @@ __all__ = [
 
 
 # For type hints: what to_fraction accepts, as one number, a vector and a matrix, and what the
-# converters return. numbers.Rational covers flint's and gmpy's rationals.
+# converters return; an IntegerRow is an affine row (b, a_1, ..., a_d) of integers. numbers.Rational covers flint's and gmpy's rationals.
 RationalLike: TypeAlias = int | Fraction | float | Decimal | str | numbers.Rational | np.integer | np.floating
 VectorLike: TypeAlias = Sequence[RationalLike] | np.ndarray
 MatrixLike: TypeAlias = Sequence[VectorLike] | np.ndarray
 FractionVector: TypeAlias = tuple[Fraction, ...]
 FractionMatrix: TypeAlias = tuple[FractionVector, ...]
+IntegerRow: TypeAlias = tuple[int, ...]
 
 
 def to_fraction(value: RationalLike, where: str = "value") -> Fraction:
@@ -326,7 +328,7 @@ def _check_label(where, caller):
         raise InvalidArgumentError(f"{caller}: where must be a string (a label for messages), got {describe(where)}")
 
 
-def primitive_integer_row(row: Sequence[RationalLike]) -> tuple[int, ...]:
+def primitive_integer_row(row: Sequence[RationalLike]) -> IntegerRow:
     """Scale a rational row by a positive factor to coprime integers.
 
     The sign is kept, so an inequality row keeps its meaning. A zero row stays zero.
