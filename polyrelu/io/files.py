@@ -9,6 +9,8 @@ PyTorch file) and refuses what it cannot read exactly, with a
 :func:`save_network` checks the target first and writes atomically.
 """
 
+from __future__ import annotations
+
 from pathlib import Path
 
 from ..atomic import check_output_path
@@ -20,10 +22,12 @@ from .network_json import read_network_json, write_network_json
 from .npz import read_npz, write_npz
 from .pytorch import read_torch
 
+import os
+
 __all__ = ["load_network", "save_network"]
 
 
-def load_network(path, *, trust_pickle: bool = False, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
+def load_network(path: os.PathLike | str, *, trust_pickle: bool = False, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
     """Read a network from ``.json``, ``.npz``, or (with torch installed) ``.pt``/``.pth``.
 
     Parameters
@@ -97,7 +101,7 @@ def load_network(path, *, trust_pickle: bool = False, limits: Limits = DEFAULT_L
     raise NetworkFormatError(f"{path}: unknown suffix {path.suffix!r}; expected .json, .npz, .pt or .pth")
 
 
-def save_network(net: ReLUNetwork, path) -> None:
+def save_network(net: ReLUNetwork, path: os.PathLike | str) -> None:
     """Write ``net`` to ``path``: ``.json`` (exact) or ``.npz`` (float64, only if exact).
 
     The path is checked before anything is computed, and the file is written

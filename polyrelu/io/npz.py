@@ -16,6 +16,8 @@ structured, sub-array and date dtypes with
 :class:`~polyrelu.errors.InvalidNumberError`.
 """
 
+from __future__ import annotations
+
 import re
 import zipfile
 import zlib
@@ -29,6 +31,8 @@ from ..network import ReLUNetwork
 from .declared import check_array_size, check_layer_shapes, check_zip_members
 from .limits import DEFAULT_LIMITS, Limits, check_file_size
 
+import os
+
 __all__ = ["read_npz", "write_npz"]
 
 _MEMBER = re.compile(r"([Wb])([1-9][0-9]{0,8})\.npy")
@@ -37,7 +41,7 @@ _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError)
 
 
-def read_npz(path, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
+def read_npz(path: os.PathLike | str, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
     """Read a network from an ``.npz`` archive of arrays ``W1, b1, W2, b2, ...``.
 
     ``Wl`` has one row per neuron of layer ``l`` and one column per neuron of
@@ -183,7 +187,7 @@ def _entries(array, where, path):
     return [[Fraction(*v.as_integer_ratio()) for v in row] for row in array]
 
 
-def write_npz(net: ReLUNetwork, path) -> None:
+def write_npz(net: ReLUNetwork, path: os.PathLike | str) -> None:
     """Write ``net`` as float64 arrays ``W1, b1, ...`` through :func:`~polyrelu.atomic.atomic_write`.
 
     Raises
@@ -203,4 +207,5 @@ def write_npz(net: ReLUNetwork, path) -> None:
                 raise NetworkFormatError(f"{path}: {key} has entries float64 cannot hold exactly; save as .json")
             arrays[key] = array
     with atomic_write(path, "wb") as fh:
-        np.savez(fh, **arrays)
+        # numpy's stub matches the ** mapping against savez's bool keyword allow_pickle too; the keys are W1, b1, ...
+        np.savez(fh, **arrays)  # type: ignore[arg-type]
