@@ -197,12 +197,11 @@ def write_npz(net: ReLUNetwork, path: os.PathLike | str) -> None:
     """
     arrays = {}
     for l, (W, b) in enumerate(net.layers, start=1):
-        for key, values in ((f"W{l}", W), (f"b{l}", b)):
+        for key, values, flat in ((f"W{l}", W, [v for row in W for v in row]), (f"b{l}", b, list(b))):
             try:
                 array = np.array(values, dtype=float)
             except OverflowError:
                 raise NetworkFormatError(f"{path}: {key} has entries too large for float64; save as .json") from None
-            flat = [v for row in values for v in row] if key.startswith("W") else list(values)
             if any(Fraction(f) != v for f, v in zip(array.ravel().tolist(), flat)):
                 raise NetworkFormatError(f"{path}: {key} has entries float64 cannot hold exactly; save as .json")
             arrays[key] = array
