@@ -9,6 +9,8 @@ nothing). :func:`slice_network` restricts a network to a plane, which is how
 3-D inputs are drawn.
 """
 
+from __future__ import annotations
+
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -21,6 +23,19 @@ from .complex import CanonicalComplex
 from .errors import ShapeError
 from .geometry.rational import to_fraction_vector
 from .network import ReLUNetwork
+
+import os
+from typing import Any
+
+from matplotlib.axes import Axes
+
+from .complex import Box
+from .dependency import DependencyGraph, DepthHierarchy
+from .genericity import GenericityReport
+from .geometry import Polyhedron
+from .geometry.rational import MatrixLike, VectorLike
+from .identifiability import FunctionalDimension, IdentifiabilityReport, MinimalityReport
+from .tropical import WeightedComplex
 
 __all__ = ["Analysis", "analyze", "slice_network", "thinnest_region"]
 
@@ -43,18 +58,18 @@ class Analysis:
         Regions are clipped to ``[-box, box]^n0`` for the inradius (on ``R^n0``).
     """
 
-    network: object
-    complex: object
-    weights: object
-    genericity: object
-    graph: object
-    depth: object
-    functional_dimension: object
-    identifiability: object
-    minimality: object
-    inradius: object = None
-    box: object = None
-    timings: dict = field(default_factory=dict)
+    network: ReLUNetwork
+    complex: CanonicalComplex
+    weights: WeightedComplex
+    genericity: GenericityReport
+    graph: DependencyGraph
+    depth: DepthHierarchy | None
+    functional_dimension: FunctionalDimension
+    identifiability: IdentifiabilityReport
+    minimality: MinimalityReport
+    inradius: tuple[float, int] | None = None
+    box: Fraction | None = None
+    timings: dict[str, float] = field(default_factory=dict)
 
     def __str__(self):
         from .cli import network_report
@@ -85,7 +100,7 @@ class Analysis:
             lines.append(f"conditioning        thinnest region {cell}: inradius {r:.4g}{where} (float, cvxpy)")
         return "\n".join(lines)
 
-    def to_json(self):
+    def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict, valid under the ``analysis`` schema (:func:`polyrelu.schemas.validate`)."""
         from .io import network_to_dict
 
@@ -129,7 +144,7 @@ class Analysis:
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
         }
 
-    def write_json(self, path):
+    def write_json(self, path: os.PathLike | str) -> None:
         """Write :meth:`to_json` to ``path``, atomically: the previous file survives any failure.
 
         Raises
@@ -139,7 +154,7 @@ class Analysis:
         """
         write_json(path, self.to_json, indent=1)
 
-    def plot(self, path=None, ax=None):
+    def plot(self, path: os.PathLike | str | None = None, ax: Axes | None = None) -> Axes:
         """Draw the complex (2-D inputs; 3-D inputs as the slice ``x3 = 0``), hypersurfaces coloured by layer.
 
         Parameters
@@ -186,7 +201,7 @@ class Analysis:
         return ax
 
 
-def analyze(network, domain=None, inradius=True, *, max_cells=1_000_000):
+def analyze(network: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None = None, inradius: bool = True, *, max_cells: int = 1_000_000) -> Analysis:
     """Everything at once: complex, weights, genericity, dependency graph, functional dimension, verdicts.
 
     Parameters
@@ -271,7 +286,7 @@ def _clip_box(K):
     return Fraction(2 * math.ceil(max(coords, default=0)) + 1)
 
 
-def thinnest_region(complex_, box=None):
+def thinnest_region(complex_: CanonicalComplex, box: float | Fraction | None = None) -> tuple[float, int] | None:
     """``(inradius, region id)`` of the region with the smallest inscribed ball (a float diagnostic).
 
     Each region's Chebyshev centre program (maximize ``r`` with ``b + a·x − r|a| ≥ 0``
@@ -335,7 +350,7 @@ def _float_row(row):
     return (b, *(float(v) for v in scaled[1:]))
 
 
-def slice_network(network, origin, u, v):
+def slice_network(network: ReLUNetwork, origin: VectorLike, u: VectorLike, v: VectorLike) -> ReLUNetwork:
     """The network restricted to the plane ``origin + s·u + t·v``: two inputs ``(s, t)``, exact.
 
     Only the first layer changes: ``W1 (origin + s u + t v) + b1``.
