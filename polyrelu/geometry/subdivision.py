@@ -30,6 +30,7 @@ from ..errors import GeometryError, InvalidArgumentError, ShapeError
 from .rational import primitive_integer_row, to_fraction_matrix, to_integer_rows
 
 from collections.abc import Sequence
+from typing import Any
 
 from .rational import IntegerRow, MatrixLike
 
@@ -40,12 +41,12 @@ __all__ = ["Subdivision"]
 class _SubCell:
     dim: int
     finite: bool
-    facets: list
+    facets: list[int]
     vmask: int  # bit i set: vertex i is a face of the cell
-    signs: list = field(default_factory=list)
+    signs: list[int] = field(default_factory=list)
 
 
-def _checked_faces(faces, n_vertices, caller):
+def _checked_faces(faces: Sequence[Any], n_vertices: int, caller: str) -> list[tuple[int, list[int], list[int]]]:
     """The faces of :meth:`Subdivision.from_polytope` as ``(dim, vertex indices, facet indices)``, checked.
 
     The first ``n_vertices`` faces are the vertices, in order; a face's facets
@@ -99,7 +100,7 @@ class Subdivision:
         self.vertices: list[IntegerRow] = []
         self.vertex_cell: list[int] = []
 
-    def _add_vertex(self, coords, finite):
+    def _add_vertex(self, coords: IntegerRow, finite: bool) -> int:
         cid = len(self.cells)
         bit = len(self.vertices)
         self.vertices.append(coords)
@@ -250,7 +251,16 @@ class Subdivision:
         for cid in split:
             pieces[cid], new[cid] = self._split_cell(cid, values, neg, keep, pieces, new, base)
 
-    def _split_cell(self, cid, values, neg, keep, pieces, new, base):
+    def _split_cell(
+        self,
+        cid: int,
+        values: Sequence[int],
+        neg: int,
+        keep: dict[int, int],
+        pieces: dict[int, tuple[int, int, int]],
+        new: dict[int, int],
+        base: int,
+    ) -> tuple[tuple[int, int, int], int]:
         cell = self.cells[cid]
         signs = cell.signs
         if cell.dim == 1:
@@ -267,7 +277,7 @@ class Subdivision:
             plus_facets, minus_facets = [a, zero], [b, zero]
         else:
             plus_facets, minus_facets, zero_facets = [], [], []
-            vanishing = set()
+            vanishing: set[int] = set()  # codimension-2 faces on the zero set
             created = 0
             for f in cell.facets:
                 if f in pieces:
