@@ -32,6 +32,7 @@ from .declared import check_array_size, check_layer_shapes, check_zip_members
 from .limits import DEFAULT_LIMITS, Limits, check_file_size
 
 import os
+from typing import Any
 
 __all__ = ["read_npz", "write_npz"]
 
@@ -100,7 +101,7 @@ def read_npz(path: os.PathLike | str, limits: Limits = DEFAULT_LIMITS) -> ReLUNe
         raise type(exc)(f"{path}: {exc}") from None
 
 
-def _layer_count(archive, path):
+def _layer_count(archive: zipfile.ZipFile, path: os.PathLike | str) -> int:
     """The number of layers, once every member is ``W<l>.npy`` or ``b<l>.npy`` and none is missing."""
     found, unexpected = set(), []
     for name in archive.namelist():
@@ -125,7 +126,9 @@ def _layer_count(archive, path):
     return count
 
 
-def _read_header(archive, name, path, limits):
+def _read_header(
+    archive: zipfile.ZipFile, name: str, path: os.PathLike | str, limits: Limits
+) -> tuple[tuple[int, ...], bool, np.dtype]:
     """``(shape, fortran_order, dtype)`` of a member, from its ``.npy`` header alone; checked."""
     info = archive.getinfo(f"{name}.npy")
     try:
@@ -161,7 +164,7 @@ def _read_header(archive, name, path, limits):
     return shape, fortran, dtype
 
 
-def _read_array(archive, name, path):
+def _read_array(archive: zipfile.ZipFile, name: str, path: os.PathLike | str) -> np.ndarray:
     try:
         with archive.open(f"{name}.npy") as fh:
             return np.lib.format.read_array(fh, allow_pickle=False)
@@ -169,7 +172,7 @@ def _read_array(archive, name, path):
         raise NetworkFormatError(f"{path}: cannot read array {name} ({exc})") from None
 
 
-def _entries(array, where, path):
+def _entries(array: np.ndarray, where: str, path: os.PathLike | str) -> np.ndarray | list[Any]:
     """The array itself, or for extended precision nested lists of exact Fractions.
 
     ``tolist()`` and ``float()`` would round ``longdouble`` values to float64;
