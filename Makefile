@@ -52,4 +52,4 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info demo-analysis.png site
+	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis *.egg-info demo-analysis.png site
