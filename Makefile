@@ -2,6 +2,7 @@
 #   make demo   - install what is missing, then report on the built-in examples (writes demo-analysis.png),
 #                 and rebuild one from function values alone (writes demo-recovered.json)
 #   make test   - install what is missing, then run the test suite (doctests included)
+#   make typecheck - mypy on the public modules (configured in pyproject.toml)
 #   make docs   - build the documentation site into site/ (mkdocs, API reference from the docstrings)
 # Re-running is fast: the venv is rebuilt only when pyproject.toml changes.
 
@@ -11,7 +12,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test docs bench system-deps clean
+.PHONY: demo test typecheck docs bench system-deps clean
 
 demo: $(STAMP)
 	$(BIN)/polyrelu demo
@@ -20,6 +21,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# the files and the strictness per module are in pyproject.toml's [tool.mypy]
+typecheck: $(STAMP)
+	$(BIN)/python -m mypy
 
 # the documentation site (docs/ and the API reference from the docstrings) into site/
 docs: $(VENV)/.docs-installed
@@ -47,4 +52,4 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info demo-analysis.png site
+	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis *.egg-info demo-analysis.png site

@@ -6,6 +6,23 @@ helpers) know nothing about networks and can be used on their own.
 """
 
 from ._version import __version__ as __version__  # the "as" marks a re-export
+from .complex import (
+    CanonicalComplex,
+    Cell,
+    CellEstimate,
+    canonical_complex,
+    estimate_cells,
+)
+from .dependency import (
+    CandidateHypersurfaces,
+    DependencyGraph,
+    DepthHierarchy,
+    candidate_hypersurfaces,
+    dependency_graph,
+    depth_hierarchy,
+    parameter_dependency_graph,
+)
+from .domain import Box
 from .errors import (
     AnalysisFormatError,
     BackendUnavailableError,
@@ -27,12 +44,8 @@ from .errors import (
     UnsafeFileError,
     UsageError,
 )
-from .complex import Box, CanonicalComplex, Cell, CellEstimate, canonical_complex, estimate_cells
-from .geometry import FaceLattice, Feasibility, LPOracle, Polyhedron
-from .network import Architecture, ReLUNetwork
-from .io import Limits, load_network, network_from_dict, network_from_torch, network_to_dict, save_network
-from .symmetry import FunctionComparison, canonical_form, difference_network, equivalent, permute, same_function, scale
 from .genericity import GenericityReport, genericity
+from .geometry import FaceLattice, Feasibility, LPOracle, Polyhedron
 from .identifiability import (
     FunctionalDimension,
     IdentifiabilityReport,
@@ -45,16 +58,32 @@ from .identifiability import (
     minimality_report,
     scaling_directions,
 )
-from .dependency import (
-    CandidateHypersurfaces,
-    DependencyGraph,
-    DepthHierarchy,
-    candidate_hypersurfaces,
-    dependency_graph,
-    depth_hierarchy,
-    parameter_dependency_graph,
+from .io import (
+    Limits,
+    load_network,
+    network_from_dict,
+    network_from_torch,
+    network_to_dict,
+    save_network,
 )
-from .recovery import Breakpoint, RecoveryResult, breakpoint_data, line_breakpoints, network_oracle, recover_network
+from .network import Architecture, ReLUNetwork
+from .recovery import (
+    Breakpoint,
+    RecoveryResult,
+    breakpoint_data,
+    line_breakpoints,
+    network_oracle,
+    recover_network,
+)
+from .symmetry import (
+    FunctionComparison,
+    canonical_form,
+    difference_network,
+    equivalent,
+    permute,
+    same_function,
+    scale,
+)
 from .tropical import (
     BentHypersurface,
     BreakpointComplex,

@@ -1,3 +1,5 @@
-from polyrelu.cli import main
 import sys
+
+from polyrelu.cli import main
+
 sys.exit(main())

@@ -9,30 +9,55 @@ nothing). :func:`slice_network` restricts a network to a plane, which is how
 3-D inputs are drawn.
 """
 
+from __future__ import annotations
+
 import math
-import time
-from dataclasses import dataclass, field
-from fractions import Fraction
-
-import numpy as np
-
-from .atomic import write_json
-from .checks import require_axes, require_bool, require_instance, require_int, require_real
-from .complex import CanonicalComplex, canonical_complex
-from .dependency import dependency_graph, depth_hierarchy
-from .errors import ShapeError
-from .genericity import genericity
-from .geometry.rational import to_fraction_vector
-from .identifiability import functional_dimension, identifiability_report, minimality_report
-from .io import network_to_dict
-from .network import ReLUNetwork
-from .progress import progress_bar
-from .plot import check_figure_path, plot_complex, save_figure
-from .report import network_report
-from .tropical import breakpoint_complex, tropical_weights
 
 # matplotlib is imported where a picture is drawn, and cvxpy where the thinnest region is measured: each takes
 # longer to load than the rest of polyrelu, and every command of the CLI imports this module
+import os
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from matplotlib.axes import Axes
+
+from .atomic import write_json
+from .checks import (
+    require_axes,
+    require_bool,
+    require_instance,
+    require_int,
+    require_real,
+)
+from .complex import CanonicalComplex, canonical_complex
+from .dependency import (
+    DependencyGraph,
+    DepthHierarchy,
+    dependency_graph,
+    depth_hierarchy,
+)
+from .domain import Box
+from .errors import ShapeError
+from .genericity import GenericityReport, genericity
+from .geometry import Polyhedron
+from .geometry.rational import MatrixLike, VectorLike, to_fraction_vector
+from .identifiability import (
+    FunctionalDimension,
+    IdentifiabilityReport,
+    MinimalityReport,
+    functional_dimension,
+    identifiability_report,
+    minimality_report,
+)
+from .io import network_to_dict
+from .network import ReLUNetwork
+from .plot import check_figure_path, plot_complex, save_figure
+from .progress import progress_bar
+from .report import network_report
+from .tropical import WeightedComplex, breakpoint_complex, tropical_weights
 
 __all__ = ["Analysis", "analyze", "slice_network", "thinnest_region"]
 
@@ -55,18 +80,18 @@ class Analysis:
         Regions are clipped to ``[-box, box]^n0`` for the inradius (on ``R^n0``).
     """
 
-    network: object
-    complex: object
-    weights: object
-    genericity: object
-    graph: object
-    depth: object
-    functional_dimension: object
-    identifiability: object
-    minimality: object
-    inradius: object = None
-    box: object = None
-    timings: dict = field(default_factory=dict)
+    network: ReLUNetwork
+    complex: CanonicalComplex
+    weights: WeightedComplex
+    genericity: GenericityReport
+    graph: DependencyGraph
+    depth: DepthHierarchy | None
+    functional_dimension: FunctionalDimension
+    identifiability: IdentifiabilityReport
+    minimality: MinimalityReport
+    inradius: tuple[float, int] | None = None
+    box: Fraction | None = None
+    timings: dict[str, float] = field(default_factory=dict)
 
     def __str__(self):
         K, W, G = self.complex, self.weights, self.graph
@@ -95,7 +120,7 @@ class Analysis:
             lines.append(f"conditioning        thinnest region {cell}: inradius {r:.4g}{where} (float, cvxpy)")
         return "\n".join(lines)
 
-    def to_json(self):
+    def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict, valid under the ``analysis`` schema (:func:`polyrelu.schemas.validate`)."""
         K, W = self.complex, self.weights
         facets = list(W.weights().values())
@@ -137,7 +162,7 @@ class Analysis:
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
         }
 
-    def write_json(self, path):
+    def write_json(self, path: os.PathLike | str) -> None:
         """Write :meth:`to_json` to ``path``, atomically: the previous file survives any failure.
 
         Raises
@@ -147,7 +172,7 @@ class Analysis:
         """
         write_json(path, self.to_json, indent=1)
 
-    def plot(self, path=None, ax=None):
+    def plot(self, path: os.PathLike | str | None = None, ax: Axes | None = None) -> Axes:
         """Draw the complex (2-D inputs; 3-D inputs as the slice ``x3 = 0``), hypersurfaces coloured by layer.
 
         Parameters
@@ -190,7 +215,7 @@ class Analysis:
         return ax
 
 
-def analyze(network, domain=None, inradius=True, *, max_cells=1_000_000):
+def analyze(network: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None = None, inradius: bool = True, *, max_cells: int = 1_000_000) -> Analysis:
     """Everything at once: complex, weights, genericity, dependency graph, functional dimension, verdicts.
 
     Parameters
@@ -267,7 +292,7 @@ def _clip_box(K):
     return Fraction(2 * math.ceil(max(coords, default=0)) + 1)
 
 
-def thinnest_region(complex_, box=None):
+def thinnest_region(complex_: CanonicalComplex, box: float | Fraction | None = None) -> tuple[float, int] | None:
     """``(inradius, region id)`` of the region with the smallest inscribed ball (a float diagnostic).
 
     Each region's Chebyshev centre program (maximize ``r`` with ``b + a·x − r|a| ≥ 0``
@@ -326,7 +351,7 @@ def _float_row(row):
     return (b, *(float(v) for v in scaled[1:]))
 
 
-def slice_network(network, origin, u, v):
+def slice_network(network: ReLUNetwork, origin: VectorLike, u: VectorLike, v: VectorLike) -> ReLUNetwork:
     """The network restricted to the plane ``origin + s·u + t·v``: two inputs ``(s, t)``, exact.
 
     Only the first layer changes: ``W1 (origin + s u + t v) + b1``.

@@ -38,8 +38,9 @@ from fractions import Fraction
 from ._version import __version__
 from .analysis import analyze
 from .atomic import check_output_path, write_json
-from .complex import Box, canonical_complex
+from .complex import canonical_complex
 from .dependency import dependency_graph, depth_hierarchy, parameter_dependency_graph
+from .domain import Box
 from .errors import (
     ComplexTooLargeError,
     InvalidNumberError,

@@ -26,32 +26,81 @@ the sign vectors: ``τ ≤ σ`` exactly when ``s(τ)_k ∈ {s(σ)_k, 0}`` for ev
 ``σ`` (the neurons where they differ vanish on ``τ``).
 """
 
+from __future__ import annotations
+
 import functools
 import os
 import time
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 from fractions import Fraction
+from typing import Any, Literal, NamedTuple
 
 import flint
+import igraph
+import networkx as nx
 import numpy as np
 
 from .atomic import write_json
-from .checks import describe, require_bool, require_choice, require_index, require_instance, require_int, require_path, require_str
-from .complex_validation import check_document, covering_from_signs, lineality_basis, read_document
+from .checks import (
+    describe,
+    require_bool,
+    require_choice,
+    require_index,
+    require_instance,
+    require_int,
+    require_path,
+    require_str,
+)
+from .complex_validation import (
+    check_document,
+    covering_from_signs,
+    lineality_basis,
+    read_document,
+)
 from .domain import Box, domain_polyhedron  # noqa: F401  (Box: still importable from here, and the doctests use it)
-from .errors import ComplexFormatError, GeometryError, InvalidArgumentError, ShapeError, UsageError
-from .geometry import AffineSubspace, FaceLattice, Feasibility, LPOracle, Polyhedron, default_oracle
+from .errors import (
+    ComplexFormatError,
+    GeometryError,
+    InvalidArgumentError,
+    ShapeError,
+    UsageError,
+)
+from .geometry import (
+    AffineSubspace,
+    FaceLattice,
+    Feasibility,
+    LPOracle,
+    Polyhedron,
+    default_oracle,
+)
 from .geometry.linalg import integer_nullspace, pivot_columns
 from .geometry.polyhedron import reduce_modulo
+from .geometry.rational import (
+    FractionMatrix,
+    FractionVector,
+    IntegerRow,
+    MatrixLike,
+    VectorLike,
+    fraction_to_json,
+    primitive_integer_row,
+    row_value,
+    to_fraction_vector,
+)
 from .geometry.subdivision import Subdivision
-from .geometry.rational import fraction_to_json, primitive_integer_row, row_value, to_fraction_vector
 from .graphs import igraph_to_networkx
 from .io import DEFAULT_LIMITS, Limits, network_to_dict
 from .network import ReLUNetwork
 from .progress import progress_bar
-from .size_guard import CellSample, Estimated, SizeGuard, arrangement_cells_bound, check_next_layer, first_layer_cell_count
+from .size_guard import (
+    CellSample,
+    Estimated,
+    SizeGuard,
+    arrangement_cells_bound,
+    check_next_layer,
+    first_layer_cell_count,
+)
 
 __all__ = ["Cell", "CanonicalComplex", "CellEstimate", "canonical_complex", "estimate_cells"]
 
@@ -75,7 +124,15 @@ class Cell:
 
     __slots__ = ("id", "dimension", "signs", "domain_signs", "_complex", "_polyhedron")
 
-    def __init__(self, id, dimension, signs, domain_signs, complex_=None, polyhedron=None):
+    def __init__(
+        self,
+        id: int,
+        dimension: int,
+        signs: Sequence[int],
+        domain_signs: Sequence[int],
+        complex_: CanonicalComplex | None = None,
+        polyhedron: Polyhedron | None = None,
+    ) -> None:
         self.id = id
         self.dimension = dimension
         self.signs = tuple(signs)
@@ -84,7 +141,7 @@ class Cell:
         self._polyhedron = polyhedron
 
     @property
-    def polyhedron(self):
+    def polyhedron(self) -> Polyhedron:
         """The closed cell as a :class:`~polyrelu.geometry.Polyhedron` (built on first use).
 
         Its inequalities are the signed pre-activation formulas valid on the
@@ -92,17 +149,20 @@ class Cell:
         minimal H- and the V-representation are computed on demand and cached.
         """
         if self._polyhedron is None:
+            assert self._complex is not None  # only cells built with their complex come without a polyhedron
             self._polyhedron = self._complex._cell_polyhedron(self)
         return self._polyhedron
 
     @property
-    def sign_string(self):
+    def sign_string(self) -> str:
         """The sign vector as a string such as ``"+-0+"``."""
         return "".join("+" if s > 0 else "-" if s < 0 else "0" for s in self.signs)
 
-    def relative_interior_point(self):
+    def relative_interior_point(self) -> FractionVector:
         """An exact point of the sign class itself."""
-        return self.polyhedron.relative_interior_point()
+        point = self.polyhedron.relative_interior_point()
+        assert point is not None  # a cell is never empty
+        return point
 
     def __repr__(self):
         domain = f" domain {''.join('+' if s else '0' for s in self.domain_signs)}" if self.domain_signs else ""
@@ -118,7 +178,7 @@ class _OpenCell:
     strict: tuple  # integer rows (x-space) strictly positive on the cell
     hull: AffineSubspace
     point: tuple
-    restricted: tuple = None  # ``strict`` in hull coordinates, non-constant rows only
+    restricted: tuple | None = None  # ``strict`` in hull coordinates, non-constant rows only
 
     def restricted_rows(self):
         if self.restricted is None:
@@ -206,7 +266,15 @@ class _Splitter:
         return _OpenCell(cell.signs + (s,), cell.equations, cell.strict + (signed,), cell.hull, point, restricted)
 
 
-def canonical_complex(net, domain=None, *, method="lattice", max_cells=1_000_000, oracle=None, progress=None):
+def canonical_complex(
+    net: ReLUNetwork,
+    domain: Box | Polyhedron | MatrixLike | None = None,
+    *,
+    method: Literal["lattice", "lp"] = "lattice",
+    max_cells: int = 1_000_000,
+    oracle: LPOracle | None = None,
+    progress: bool | None = None,
+) -> CanonicalComplex:
     """The canonical polyhedral complex of ``net`` on ``R^n0`` or a polytope domain.
 
     Parameters
@@ -285,7 +353,9 @@ class CellEstimate(NamedTuple):
     margin: int
 
 
-def estimate_cells(net, domain=None, *, method="lattice", max_cells=1_000_000) -> CellEstimate:
+def estimate_cells(
+    net: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None = None, *, method: Literal["lattice", "lp"] = "lattice", max_cells: int = 1_000_000
+) -> CellEstimate:
     """Estimate the number of cells of ``canonical_complex(net, domain)`` without building its last layer.
 
     The layers before the last are built (as :func:`canonical_complex` would,
@@ -348,7 +418,9 @@ def estimate_cells(net, domain=None, *, method="lattice", max_cells=1_000_000) -
     raise RuntimeError("estimate_cells: the construction never reached its last layer")
 
 
-def _checked_arguments(caller, net, domain, method, max_cells):
+def _checked_arguments(
+    caller: str, net: ReLUNetwork, domain: Any, method: str, max_cells: int
+) -> tuple[Polyhedron | None, tuple[IntegerRow, ...]]:
     """Validate the common arguments of the constructions; the domain as a polyhedron and its facet rows."""
     require_instance(net, ReLUNetwork, "net", caller)
     require_choice(method, ("lattice", "lp"), "method", caller)
@@ -363,9 +435,9 @@ class _CellRecord:
 
     dimension: int
     signs: tuple  # domain signs, then neuron signs in network order
-    polyhedron: Polyhedron = None
-    facets: list = None  # indices into the record list, when the method knows them
-    generators: object = None  # a callable giving (vertices, rays, lines), when the method knows them
+    polyhedron: Polyhedron | None = None
+    facets: list | None = None  # indices into the record list, when the method knows them
+    generators: Callable[[], Any] | None = None  # a callable giving (vertices, rays, lines), when the method knows them
 
 
 def _lp_cells(net, domain, domain_rows, oracle, guard, bar):
@@ -737,7 +809,15 @@ class CanonicalComplex:
     Build it with :func:`canonical_complex`; read it back with :meth:`from_json`.
     """
 
-    def __init__(self, network, domain, domain_rows, cells, lattice, elapsed=None):
+    def __init__(
+        self,
+        network: ReLUNetwork,
+        domain: Polyhedron | None,
+        domain_rows: Sequence[IntegerRow],
+        cells: Sequence[Cell],
+        lattice: FaceLattice,
+        elapsed: float | None = None,
+    ) -> None:
         self.network = network
         self.domain = domain
         self._domain_rows = tuple(domain_rows)
@@ -745,7 +825,7 @@ class CanonicalComplex:
         self.lattice = lattice
         self.elapsed = elapsed
         self._index = {(c.domain_signs, c.signs): c for c in self._cells}
-        self._generators = {}
+        self._generators: dict[int, Callable[[], Any]] = {}
         self._oracle = default_oracle
 
     @classmethod
@@ -820,7 +900,7 @@ class CanonicalComplex:
         return self._combinatorics() == other._combinatorics() and self._geometry() == other._geometry()
 
     # Equality is geometric and costly, and the cells cache representations: not hashable.
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # the standard way to make a class unhashable
 
     def _combinatorics(self):
         """The cells by (domain signs, signs, dimension), and the covering relation between them, sorted."""
@@ -836,24 +916,24 @@ class CanonicalComplex:
             keys.append((c.domain_signs, c.signs, c.dimension, c.polyhedron.minimal_h_representation(), generators))
         return sorted(keys), sorted((keys[i], keys[j]) for i, j in self.lattice.covering_relation())
 
-    def f_vector(self):
+    def f_vector(self) -> tuple[int, ...]:
         """``(f_0, ..., f_n0)``: the number of cells of each dimension."""
         return self.lattice.f_vector()
 
-    def euler_characteristic(self):
+    def euler_characteristic(self) -> int:
         """``sum_k (-1)^k f_k``: ``(-1)^n0`` on ``R^n0`` and ``1`` on a polytope domain."""
         return self.lattice.euler_characteristic()
 
-    def cells(self, dim=None):
+    def cells(self, dim: int | None = None) -> tuple[Cell, ...]:
         """All cells, or those of dimension ``dim``."""
         require_int(dim, "dim", "CanonicalComplex.cells", minimum=0, optional=True)
         return tuple(c for c in self._cells if dim is None or c.dimension == dim)
 
-    def regions(self):
+    def regions(self) -> tuple[Cell, ...]:
         """The top-dimensional cells; ``f`` is affine on each."""
         return self.cells(self.network.architecture.input_dim)
 
-    def cell(self, cell, *, name="cell", caller="CanonicalComplex.cell"):
+    def cell(self, cell: Cell | int, *, name: str = "cell", caller: str = "CanonicalComplex.cell") -> Cell:
         """The :class:`Cell` given as a cell of this complex or as its id, checked.
 
         Parameters
@@ -881,23 +961,23 @@ class CanonicalComplex:
             raise InvalidArgumentError(f"{caller}: {name} must be a Cell of this complex or its id, got {describe(cell)}")
         return self._cells[require_index(cell, len(self._cells), name, caller)]
 
-    def faces(self, cell):
+    def faces(self, cell: Cell | int) -> tuple[Cell, ...]:
         """Every cell ``τ ≤ cell`` (including ``cell``)."""
         return tuple(self._cells[i] for i in self.lattice.faces(self.cell(cell, caller="CanonicalComplex.faces").id))
 
-    def cofaces(self, cell):
+    def cofaces(self, cell: Cell | int) -> tuple[Cell, ...]:
         """Every cell ``σ ≥ cell`` (including ``cell``)."""
         return tuple(self._cells[i] for i in self.lattice.cofaces(self.cell(cell, caller="CanonicalComplex.cofaces").id))
 
-    def star(self, cell):
+    def star(self, cell: Cell | int) -> tuple[Cell, ...]:
         """The closed star of ``cell``: all faces of all its cofaces."""
         return tuple(self._cells[i] for i in self.lattice.star(self.cell(cell, caller="CanonicalComplex.star").id))
 
-    def affine_map(self, cell):
+    def affine_map(self, cell: Cell | int) -> tuple[FractionMatrix, FractionVector]:
         """The exact affine map ``(A, c)`` of ``f`` on the closure of ``cell``."""
         return self.network.affine_map(self.cell(cell, caller="CanonicalComplex.affine_map").signs)
 
-    def locate(self, x):
+    def locate(self, x: VectorLike) -> Cell:
         """The cell whose relative interior contains ``x`` (exact).
 
         Raises
@@ -914,7 +994,7 @@ class CanonicalComplex:
             domain_signs.append(_sign(v))
         return self._index[(tuple(domain_signs), self.network.signs(x))]
 
-    def bent_hypersurface(self, layer, index):
+    def bent_hypersurface(self, layer: int, index: int) -> tuple[Cell, ...]:
         """The cells of the bent hypersurface ``B_{layer,index}`` (docs/design.md §2).
 
         The facets whose sign at the neuron is ``0`` and whose two regions have
@@ -928,7 +1008,7 @@ class CanonicalComplex:
             raise ShapeError(f"{caller}: no hidden neuron (layer, index) = ({layer}, {index}); the hidden widths are {widths}")
         k = sum(widths[: layer - 1]) + index
         n0 = self.network.architecture.input_dim
-        members = set()
+        members: set[int] = set()
         for facet in self.cells(n0 - 1):
             if facet.signs[k] != 0:
                 continue
@@ -937,18 +1017,18 @@ class CanonicalComplex:
                 members.update(self.lattice.faces(facet.id))
         return tuple(self._cells[i] for i in sorted(members))
 
-    def to_igraph(self):
+    def to_igraph(self) -> igraph.Graph:
         """The Hasse diagram as an igraph DAG with vertex attributes ``dim`` and ``signs``."""
         g = self.lattice.hasse_diagram()
         g.vs["signs"] = [c.sign_string for c in self._cells]
         return g
 
-    def to_networkx(self):
+    def to_networkx(self) -> nx.DiGraph:
         """The Hasse diagram as a networkx DiGraph with node attributes ``dim`` and ``signs``."""
         return igraph_to_networkx(self.to_igraph())
 
     # -- interchange ---------------------------------------------------------------------
-    def to_json(self):
+    def to_json(self) -> dict[str, Any]:
         """The complex as a JSON-ready dict; exact numbers are strings.
 
         Every cell carries its minimal H-representation and its V-representation
@@ -995,12 +1075,14 @@ class CanonicalComplex:
             "euler_characteristic": self.euler_characteristic(),
         }
 
-    def write_json(self, path):
+    def write_json(self, path: os.PathLike | str) -> None:
         """Write :meth:`to_json` to ``path`` (atomically: a failure leaves any previous file as it was)."""
         write_json(require_path(path, "path", "CanonicalComplex.write_json"), self.to_json)
 
     @classmethod
-    def from_json(cls, data, *, trusted=False, limits=DEFAULT_LIMITS):
+    def from_json(
+        cls, data: dict[str, Any] | str | os.PathLike, *, trusted: bool = False, limits: Limits = DEFAULT_LIMITS
+    ) -> CanonicalComplex:
         """Read a complex written by :meth:`to_json`, checking first that it is one.
 
         Parameters

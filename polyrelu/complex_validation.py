@@ -86,13 +86,19 @@ from pathlib import Path
 
 import flint
 
-from .errors import ComplexFormatError, GeometryError, InvalidArgumentError, LimitExceededError, PolyReluError
+from .errors import (
+    ComplexFormatError,
+    GeometryError,
+    InvalidArgumentError,
+    LimitExceededError,
+    PolyReluError,
+)
 from .geometry import AffineSubspace, FaceLattice, Polyhedron
-from .geometry.polyhedron import reduce_modulo
 from .geometry.linalg import echelon_basis, rank
+from .geometry.polyhedron import reduce_modulo
 from .geometry.rational import integer_vector, parse_int, primitive_integer_row
-from .io.limits import DEFAULT_LIMITS, parse_json, read_json
 from .io import network_from_dict
+from .io.limits import DEFAULT_LIMITS, parse_json, read_json
 from .network import ReLUNetwork
 from .schemas import validate
 

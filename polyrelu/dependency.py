@@ -19,15 +19,30 @@ The graph algorithms themselves (layerings, chains, GraphML) live in
 :mod:`polyrelu.graphs` and work on any igraph DAG.
 """
 
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import igraph
+import networkx as nx
 
 from .atomic import write_json
 from .checks import describe, require_igraph, require_instance, require_path
-from .complex import canonical_complex, check_complex_of
+from .complex import CanonicalComplex, canonical_complex, check_complex_of
+from .domain import Box
 from .errors import GraphError, GraphFormatError, NetworkFormatError, UsageError
-from .graphs import igraph_to_networkx, longest_layered_chain, longest_path_layers, read_graphml, write_graphml
+from .geometry import Polyhedron
+from .geometry.rational import IntegerRow, MatrixLike
+from .graphs import (
+    igraph_to_networkx,
+    longest_layered_chain,
+    longest_path_layers,
+    read_graphml,
+    write_graphml,
+)
 from .io.limits import DEFAULT_LIMITS, Limits, read_json
 from .network import ReLUNetwork
 from .tropical import BreakpointComplex, bent_hypersurfaces, tropical_weights
@@ -71,13 +86,13 @@ class CandidateHypersurface:
     """
 
     id: int
-    facets: tuple
-    hyperplane: tuple
+    facets: tuple[int, ...]
+    hyperplane: IntegerRow | None
     complete: bool
-    neurons: tuple
+    neurons: tuple[tuple[int, int], ...]
 
     @property
-    def neuron(self):
+    def neuron(self) -> tuple[int, int] | None:
         """The single neuron it maps to, or None when it maps to none or several."""
         return self.neurons[0] if len(self.neurons) == 1 else None
 
@@ -87,8 +102,8 @@ class Crossing:
     """A resolved codimension-2 cell: candidates crossing there, and the one that bends (or None)."""
 
     cell: int
-    candidates: tuple
-    bending: object
+    candidates: tuple[int, ...]
+    bending: int | None
 
 
 @dataclass(frozen=True)
@@ -96,7 +111,7 @@ class Unresolved:
     """A codimension-2 cell where continuation is not determined, with the facets through it and why."""
 
     cell: int
-    facets: tuple
+    facets: tuple[int, ...]
     reason: str
 
 
@@ -110,7 +125,13 @@ class CandidateHypersurfaces:
     unresolved : tuple of Unresolved
     """
 
-    def __init__(self, breakpoints, candidates, crossings, unresolved):
+    def __init__(
+        self,
+        breakpoints: BreakpointComplex,
+        candidates: Iterable[CandidateHypersurface],
+        crossings: Iterable[Crossing],
+        unresolved: Iterable[Unresolved],
+    ) -> None:
         self.breakpoints = breakpoints
         self._candidates = tuple(candidates)
         self.crossings = tuple(crossings)
@@ -128,7 +149,7 @@ class CandidateHypersurfaces:
     def __repr__(self):
         return f"<CandidateHypersurfaces: {len(self)} candidates, {len(self.unresolved)} unresolved cells>"
 
-    def of_facet(self, facet):
+    def of_facet(self, facet: int) -> CandidateHypersurface:
         """The candidate containing a breakpoint facet."""
         for c in self._candidates:
             if facet in c.facets:
@@ -136,7 +157,7 @@ class CandidateHypersurfaces:
         raise GraphError(f"breakpoint cell {facet} is not a breakpoint facet")
 
 
-def candidate_hypersurfaces(breakpoints):
+def candidate_hypersurfaces(breakpoints: BreakpointComplex) -> CandidateHypersurfaces:
     """Group the breakpoint facets into candidate bent hypersurfaces (docs/design.md §5).
 
     Only function data is used: the breakpoint complex's cells, their
@@ -225,7 +246,7 @@ def candidate_hypersurfaces(breakpoints):
                 parent[find(b)] = find(a)
             local.append((tau, pairs, bending))
 
-    groups = {}
+    groups: dict[int, list[int]] = {}
     for f in facets:
         groups.setdefault(find(f), []).append(f)
     ordered = sorted((tuple(sorted(g)) for g in groups.values()), key=lambda g: g[0])
@@ -297,7 +318,13 @@ class DependencyGraph:
         The number of hidden layers of the network, when known.
     """
 
-    def __init__(self, graph, candidates=None, network_depth=None, output_dim=None):
+    def __init__(
+        self,
+        graph: igraph.Graph,
+        candidates: CandidateHypersurfaces | None = None,
+        network_depth: int | None = None,
+        output_dim: int | None = None,
+    ) -> None:
         self.graph = graph
         self.candidates = candidates
         self.network_depth = network_depth
@@ -312,10 +339,10 @@ class DependencyGraph:
     def __len__(self):
         return self.graph.vcount()
 
-    def is_dag(self):
+    def is_dag(self) -> bool:
         return self.graph.is_dag()
 
-    def layers(self):
+    def layers(self) -> list[int]:
         """The layer of each vertex: 1 + the number of edges of the longest path ending in it.
 
         Raises
@@ -326,20 +353,20 @@ class DependencyGraph:
         """
         return longest_path_layers(self.graph)
 
-    def layer_sizes(self):
+    def layer_sizes(self) -> tuple[int, ...]:
         """How many vertices each layer has, layer 1 first."""
         layers = self.layers()
         return tuple(layers.count(l) for l in range(1, max(layers, default=0) + 1))
 
-    def neurons(self):
+    def neurons(self) -> dict[int, tuple[int, ...] | None]:
         """Vertex → the network's neuron ``(layer, index)``, or None (no network, or not exactly one)."""
         return {v.index: None if v["neuron"] is None else tuple(v["neuron"]) for v in self.graph.vs}
 
-    def edges(self):
+    def edges(self) -> list[tuple[int, int, Any]]:
         """The edges as ``(source, target, witness)`` triples, sorted."""
         return sorted((e.source, e.target, e["witness"]) for e in self.graph.es)
 
-    def neuron_edges(self):
+    def neuron_edges(self) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
         """The edges as pairs of neurons, without repeats (for comparison with :func:`parameter_dependency_graph`).
 
         Several vertices map to one neuron when its bent hypersurface is not
@@ -354,9 +381,10 @@ class DependencyGraph:
         neurons = self.neurons()
         if any(z is None for z in neurons.values()):
             raise GraphError("some vertices do not map to exactly one neuron; compare graphs with is_isomorphic")
-        return sorted({(neurons[e.source], neurons[e.target]) for e in self.graph.es})
+        # every vertex maps to one neuron here (checked above)
+        return sorted({(neurons[e.source], neurons[e.target]) for e in self.graph.es})  # type: ignore[misc]
 
-    def is_isomorphic(self, other):
+    def is_isomorphic(self, other: DependencyGraph) -> bool:
         """Whether the two graphs are isomorphic as DAGs with layers (neuron labels ignored)."""
         require_instance(other, DependencyGraph, "other", "DependencyGraph.is_isomorphic")
         if self.graph.vcount() != other.graph.vcount() or self.graph.ecount() != other.graph.ecount():
@@ -366,11 +394,11 @@ class DependencyGraph:
         return self.graph.isomorphic_vf2(other.graph, color1=self.layers(), color2=other.layers())
 
     # -- export ---------------------------------------------------------------------------
-    def to_networkx(self):
+    def to_networkx(self) -> nx.DiGraph:
         """A ``networkx.DiGraph`` with the same attributes (node ``i`` is vertex ``i``)."""
         return igraph_to_networkx(self.graph)
 
-    def to_json(self):
+    def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict, valid under the ``dependency_graph`` schema (:func:`polyrelu.schemas.validate`)."""
         g = self.graph
         data = {
@@ -406,7 +434,7 @@ class DependencyGraph:
         return data
 
     @classmethod
-    def from_json(cls, data):
+    def from_json(cls, data: dict[str, Any]) -> DependencyGraph:
         """Rebuild from :meth:`to_json` output (without the breakpoint complex).
 
         Raises
@@ -441,7 +469,7 @@ class DependencyGraph:
             raise GraphFormatError(f"malformed {FORMAT} document: missing or wrong field {exc}") from None
         return cls(graph, network_depth=data.get("network_depth"), output_dim=data.get("output_dim"))
 
-    def write_json(self, path):
+    def write_json(self, path: os.PathLike | str) -> None:
         """Write :meth:`to_json` to ``path``, atomically: the previous file survives any failure.
 
         Raises
@@ -452,7 +480,7 @@ class DependencyGraph:
         write_json(path, self.to_json, indent=1)
 
     @classmethod
-    def read_json(cls, path, limits=DEFAULT_LIMITS):
+    def read_json(cls, path: os.PathLike | str, limits: Limits = DEFAULT_LIMITS) -> DependencyGraph:
         """Read a graph written by :meth:`write_json`; the file's size and nesting are checked first.
 
         Raises
@@ -470,12 +498,12 @@ class DependencyGraph:
             raise GraphFormatError(str(exc)) from None
         return cls.from_json(data)
 
-    def write_graphml(self, path):
+    def write_graphml(self, path: os.PathLike | str) -> None:
         """GraphML with typed attributes (see :func:`polyrelu.graphs.write_graphml`), written atomically."""
         write_graphml(self.graph, path)
 
     @classmethod
-    def read_graphml(cls, path):
+    def read_graphml(cls, path: os.PathLike | str) -> DependencyGraph:
         """Read a graph written by :meth:`write_graphml`.
 
         Raises
@@ -506,7 +534,7 @@ def _make_graph(kind, input_dim, vertices, edges):
     return g
 
 
-def dependency_graph(breakpoints, candidates=None):
+def dependency_graph(breakpoints: BreakpointComplex, candidates: CandidateHypersurfaces | None = None) -> DependencyGraph:
     """The dependency graph of ``f``: candidates, and ``B' → B`` when ``B`` bends where it crosses ``B'``.
 
     Parameters
@@ -534,14 +562,14 @@ def dependency_graph(breakpoints, candidates=None):
     ((3, 2), True)
     """
     require_instance(breakpoints, BreakpointComplex, "breakpoints", "dependency_graph")
-    if require_instance(candidates, CandidateHypersurfaces, "candidates", "dependency_graph", optional=True) is not None:
-        if candidates.breakpoints is not breakpoints:
-            raise UsageError(
-                "dependency_graph: candidates were grouped from another breakpoint complex; "
-                "compute them with polyrelu.candidate_hypersurfaces(breakpoints)"
-            )
+    require_instance(candidates, CandidateHypersurfaces, "candidates", "dependency_graph", optional=True)
+    if candidates is not None and candidates.breakpoints is not breakpoints:
+        raise UsageError(
+            "dependency_graph: candidates were grouped from another breakpoint complex; "
+            "compute them with polyrelu.candidate_hypersurfaces(breakpoints)"
+        )
     C = candidates if candidates is not None else candidate_hypersurfaces(breakpoints)
-    edges = {}
+    edges: dict[tuple[int, int], list[int]] = {}
     for x in C.crossings:
         if x.bending is None:
             continue
@@ -561,7 +589,9 @@ def dependency_graph(breakpoints, candidates=None):
     )
 
 
-def parameter_dependency_graph(network, domain=None, complex_=None):
+def parameter_dependency_graph(
+    network: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None = None, complex_: CanonicalComplex | None = None
+) -> DependencyGraph:
     """The ground-truth dependency graph, read off the parameters.
 
     One vertex per neuron with a non-empty bent hypersurface, with its true
@@ -591,7 +621,7 @@ def parameter_dependency_graph(network, domain=None, complex_=None):
     B = {z: b for z, b in bent_hypersurfaces(K, weighted).items() if b.facets}
     neurons = sorted(B)
     index = {z: i for i, z in enumerate(neurons)}
-    edges = {}
+    edges: dict[tuple[int, int], list[int]] = {}
     for z in neurons:
         for cell, along in B[z].bends:
             for earlier in along:
@@ -630,17 +660,17 @@ class DepthHierarchy:
         the graph has no edges by dimension, not by evidence.
     """
 
-    chain: tuple
-    certificate: tuple
+    chain: tuple[int, ...]
+    certificate: tuple[tuple[int, int, int | None], ...]
     lower_bound: int
-    layer_sizes: tuple
-    network_depth: object
-    neurons: tuple
+    layer_sizes: tuple[int, ...]
+    network_depth: int | None
+    neurons: tuple[Any, ...]
     incomplete: int = 0
-    input_dim: object = None
+    input_dim: int | None = None
 
     @property
-    def verdict(self):
+    def verdict(self) -> str:
         """One of ``"depth attained"``, ``"shallower realization suggested"``,
         ``"undetermined"`` (shorter chain, but some candidates are incomplete),
         ``"inconsistent"`` (longer than the network's depth) or ``"no network"``."""
@@ -687,7 +717,7 @@ class DepthHierarchy:
             )
         return "\n".join(lines)
 
-    def verify(self, candidates):
+    def verify(self, candidates: CandidateHypersurfaces) -> list[tuple[int, int, int | None, str]]:
         """Re-check every certificate step on the breakpoint complex; return the failures (empty if sound).
 
         For a step ``(u, v, cell)``: exactly four breakpoint facets meet at the
@@ -715,7 +745,7 @@ class DepthHierarchy:
                 failures.append((u, v, cell, f"{v} does not bend"))
         return failures
 
-    def to_json(self):
+    def to_json(self) -> dict[str, Any]:
         return {
             "chain": list(self.chain),
             "certificate": [list(c) for c in self.certificate],
@@ -731,7 +761,7 @@ def _count(n, noun, plural=None):
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
-def depth_hierarchy(graph, layer="layer"):
+def depth_hierarchy(graph: DependencyGraph | igraph.Graph, layer: str | Sequence[int] = "layer") -> DepthHierarchy:
     """The longest layer-ordered chain, its certificate and the depth lower bound (docs/design.md §5).
 
     Parameters
@@ -761,6 +791,7 @@ def depth_hierarchy(graph, layer="layer"):
     (3, 'depth attained', [(1, 0), (2, 0), (3, 0)])
     """
     require_igraph(graph, "graph", "depth_hierarchy", also=(DependencyGraph,))
+    layers: str | Sequence[int]
     if isinstance(graph, DependencyGraph):
         if not (isinstance(layer, str) and layer == "layer"):
             raise UsageError(
@@ -779,10 +810,11 @@ def depth_hierarchy(graph, layer="layer"):
     certificate = tuple(
         (u, v, g.es[g.get_eid(u, v)]["witness"] if has_witness else None) for u, v in zip(chain, chain[1:])
     )
-    neurons = ()
+    neurons: tuple[Any, ...] = ()
     if "neuron" in g.vs.attributes():
         neurons = tuple(None if g.vs[v]["neuron"] is None else tuple(g.vs[v]["neuron"]) for v in chain)
-    sizes = tuple(list(layers).count(l) for l in range(1, max(layers, default=0) + 1))
+    # layers are integers here: longest_layered_chain refused a missing attribute and anything else
+    sizes = tuple(list(layers).count(l) for l in range(1, max(layers, default=0) + 1))  # type: ignore[operator]
     incomplete = sum(1 for c in g.vs["complete"] if not c) if "complete" in g.vs.attributes() else 0
     input_dim = g["input_dim"] if "input_dim" in g.attributes() else None
     return DepthHierarchy(tuple(chain), certificate, len(chain), sizes, depth, neurons, incomplete, input_dim)

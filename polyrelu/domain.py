@@ -8,7 +8,11 @@ constructions use: a full-dimensional polytope in ``Q^n0`` (or None), with
 an error naming what is wrong otherwise.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Union
 
 from .checks import describe, require_int
 from .errors import GeometryError, InvalidArgumentError, InvalidNumberError, ShapeError
@@ -16,6 +20,9 @@ from .geometry import Polyhedron
 from .geometry.rational import to_fraction, to_fraction_vector
 
 __all__ = ["Box"]
+
+# what a ``domain`` argument may be: all of R^n0 (None), a box, a polytope, or its inequality rows
+DomainLike = Union["Box", Polyhedron, Sequence[Sequence[object]], None]
 
 
 @dataclass(frozen=True)
@@ -28,10 +35,11 @@ class Box:
     (Fraction(-1, 1), Fraction(-1, 1))
     """
 
-    lower: object
-    upper: object
+    # a number, or a vector of numbers (one per coordinate)
+    lower: Any
+    upper: Any
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         lo, hi = (_bound(v, name) for v, name in ((self.lower, "lower"), (self.upper, "upper")))
         if isinstance(lo, tuple) != isinstance(hi, tuple) or (isinstance(lo, tuple) and len(lo) != len(hi)):
             raise ShapeError(f"Box: lower and upper must both be numbers, or vectors of one length; got {self.lower!r} and {self.upper!r}")
@@ -39,7 +47,7 @@ class Box:
             if a >= b:
                 raise GeometryError(f"Box: lower[{i}] = {a} is not below upper[{i}] = {b}; the box would be flat or empty")
 
-    def polyhedron(self, dim):
+    def polyhedron(self, dim: int) -> Polyhedron:
         """The box as a :class:`~polyrelu.geometry.Polyhedron` in ``Q^dim``."""
         dim = require_int(dim, "dim", "Box.polyhedron", minimum=1)
         lo, hi = (
@@ -49,7 +57,7 @@ class Box:
         for i, (a, b) in enumerate(zip(lo, hi)):
             if a >= b:
                 raise GeometryError(f"box: lower[{i}] = {a} is not below upper[{i}] = {b}; the box would be flat or empty")
-        rows = []
+        rows: list[tuple[Any, ...]] = []
         for i in range(dim):
             unit = [0] * dim
             unit[i] = 1
@@ -58,14 +66,14 @@ class Box:
         return Polyhedron(ieqs=rows)
 
 
-def _bound(value, name):
-    """A bound of a :class:`Box`: a Fraction, or a tuple of them for a vector."""
+def _bound(value: Any, name: str) -> Any:
+    """A bound of a :class:`Box`: a Fraction, or a tuple of them for a vector (Any: callers test which)."""
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
         return to_fraction(value, f"Box: {name}")
     return to_fraction_vector(value, f"Box: {name}")
 
 
-def domain_polyhedron(domain, n0, caller=None):
+def domain_polyhedron(domain: DomainLike, n0: int, caller: str | None = None) -> Polyhedron | None:
     """A ``domain`` argument as a full-dimensional polytope in ``Q^n0``, or None for ``R^n0`` (internal API).
 
     Parameters

@@ -32,6 +32,8 @@ a computation early inside one module and are caught there; they never
 reach a caller.)
 """
 
+from __future__ import annotations
+
 __all__ = [
     # the base class
     "PolyReluError",
@@ -146,7 +148,7 @@ class ComplexTooLargeError(LimitExceededError):
         lets the layer through.
     """
 
-    def __init__(self, message, estimate=None, margin=0):
+    def __init__(self, message: str, estimate: int | None = None, margin: int = 0) -> None:
         super().__init__(message)
         self.estimate = estimate
         self.margin = margin

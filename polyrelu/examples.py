@@ -16,6 +16,9 @@ properties are stated in its docstring and checked by the package itself
   our construction, not the paper's).
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -25,8 +28,8 @@ from .checks import require_instance, require_int
 from .complex import canonical_complex
 from .errors import GeometryError, ShapeError, UsageError
 from .genericity import genericity
-from .geometry.rational import to_fraction, to_fraction_vector
-from .network import ReLUNetwork, require_architecture
+from .geometry.rational import RationalLike, VectorLike, to_fraction, to_fraction_vector
+from .network import Architecture, ReLUNetwork, require_architecture
 
 __all__ = [
     "bent_line_network",
@@ -43,7 +46,7 @@ __all__ = [
 ]
 
 
-def bent_line_network():
+def bent_line_network() -> ReLUNetwork:
     """``f(x) = relu(relu(x1) + relu(x2) - 1)``, architecture ``2→2→1→1``.
 
     The two first-layer neurons cut the plane along the axes; the second-layer
@@ -64,7 +67,7 @@ def bent_line_network():
     )
 
 
-def seeded_gaussian_network(widths):
+def seeded_gaussian_network(widths: Architecture | Sequence[int]) -> ReLUNetwork:
     """The benchmark recipe of the issues: ``np.random.seed(0)``, then per layer ``W = randn(out, in)``, ``b = randn(out)``.
 
     Float64 draws, converted exactly. Random networks like these are usually
@@ -76,20 +79,22 @@ def seeded_gaussian_network(widths):
     >>> net.name, float(net.weights[0][0][0])
     ('seed-0 randn 2→8→8→1', 1.764052345967664)
     """
-    widths = require_architecture(widths, "widths", "seeded_gaussian_network").widths
+    sizes = require_architecture(widths, "widths", "seeded_gaussian_network").widths
     state = np.random.get_state()
     np.random.seed(0)
     try:
         Ws, bs = [], []
-        for n_in, n_out in zip(widths, widths[1:]):
+        for n_in, n_out in zip(sizes, sizes[1:]):
             Ws.append(np.random.randn(n_out, n_in))
             bs.append(np.random.randn(n_out))
     finally:
         np.random.set_state(state)  # leave the caller's global stream as it was
-    return ReLUNetwork(Ws, bs, name=f"seed-0 randn {'→'.join(map(str, widths))}")
+    return ReLUNetwork(Ws, bs, name=f"seed-0 randn {'→'.join(map(str, sizes))}")
 
 
-def generic_network(architecture, seed=0, max_attempts=100, bits=16):
+def generic_network(
+    architecture: Architecture | Sequence[int], seed: int = 0, max_attempts: int = 100, bits: int = 16
+) -> ReLUNetwork:
     """A network that passes all four genericity conditions, checked exactly.
 
     Random Gaussian parameters rarely do on ``R^n0`` once there are two hidden
@@ -151,7 +156,7 @@ def generic_network(architecture, seed=0, max_attempts=100, bits=16):
     max_attempts = require_int(max_attempts, "max_attempts", caller, minimum=1)
     bits = require_int(bits, "bits", caller, minimum=0)
     rng = np.random.default_rng(seed)
-    failures = {}
+    failures: dict[str, int] = {}  # why a proposal failed -> how often
     for attempt in range(max_attempts):
         # after a few tries, alternate with line-like proposals, which scale to wide layers
         if attempt >= 20 and attempt % 2:  # shapes the two others miss, e.g. narrow then wide
@@ -417,7 +422,7 @@ def _zero_set_samples(layers, n0, rng, samples):
     return out
 
 
-def with_neuron(network, layer, row, bias, outgoing):
+def with_neuron(network: ReLUNetwork, layer: int, row: VectorLike, bias: RationalLike, outgoing: VectorLike) -> ReLUNetwork:
     """``network`` with one more neuron at the end of hidden ``layer``: incoming ``row``/``bias``, ``outgoing`` weights.
 
     Examples
@@ -451,7 +456,7 @@ def _with_neuron(network, layer, row, bias, outgoing, caller):
     return ReLUNetwork(Ws, bs, name=f"{network.name or 'network'} + neuron in layer {layer}")
 
 
-def with_dead_neuron(network, layer, outgoing=None):
+def with_dead_neuron(network: ReLUNetwork, layer: int, outgoing: VectorLike | None = None) -> ReLUNetwork:
     """Add a neuron to hidden ``layer`` that is never active; same function, more parameters.
 
     In layer 1 its weights are zero and its bias ``-1``; deeper, it reads
@@ -473,7 +478,7 @@ def with_dead_neuron(network, layer, outgoing=None):
     return _with_neuron(network, layer, row, -1, out, "with_dead_neuron")
 
 
-def with_invisible_neuron(network, layer, row, bias):
+def with_invisible_neuron(network: ReLUNetwork, layer: int, row: VectorLike, bias: RationalLike) -> ReLUNetwork:
     """Add a neuron to hidden ``layer`` with the given incoming weights and zero outgoing weights.
 
     Its bent hypersurface exists but ``f`` cannot see it.
@@ -489,7 +494,9 @@ def with_invisible_neuron(network, layer, row, bias):
     return _with_neuron(network, layer, row, bias, [0] * network.architecture.widths[layer + 1], "with_invisible_neuron")
 
 
-def with_twin_neuron(network, layer, index, ratio=2, share="1/2"):
+def with_twin_neuron(
+    network: ReLUNetwork, layer: int, index: int, ratio: RationalLike = 2, share: RationalLike = "1/2"
+) -> ReLUNetwork:
     """Split neuron ``(layer, index)`` into itself and a twin whose incoming row is ``ratio`` times its own.
 
     ``relu(λ z) = λ relu(z)`` for ``λ > 0``, so the pair acts as one neuron:
@@ -522,7 +529,7 @@ def with_twin_neuron(network, layer, index, ratio=2, share="1/2"):
     return ReLUNetwork(Ws, grown.biases, name=f"{network.name or 'network'} + twin of ({layer}, {index})")
 
 
-def with_stably_active_layer(network, after, shift=1):
+def with_stably_active_layer(network: ReLUNetwork, after: int, shift: RationalLike = 1) -> ReLUNetwork:
     """Insert an identity layer after hidden layer ``after``, kept active by a positive bias ``shift``.
 
     The new layer computes ``a + shift > 0`` from the previous layer's
@@ -547,7 +554,7 @@ def with_stably_active_layer(network, after, shift=1):
     n = network.architecture.widths[after]
     Ws = [list(map(list, W)) for W in network.weights]
     bs = [list(b) for b in network.biases]
-    identity = [[int(i == j) for j in range(n)] for i in range(n)]
+    identity = [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
     next_b = [b - shift * sum(row) for b, row in zip(bs[after], Ws[after])]
     Ws.insert(after, identity)
     bs.insert(after, [shift] * n)
@@ -555,7 +562,7 @@ def with_stably_active_layer(network, after, shift=1):
     return ReLUNetwork(Ws, bs, name=f"{network.name or 'network'} + stably active layer after {after}")
 
 
-def bottleneck_network():
+def bottleneck_network() -> ReLUNetwork:
     """A ``2→2→1→2→1`` network through a width-1 layer, with a discrete hidden symmetry.
 
     The bottleneck ``t = relu(relu(x1) + relu(x2) - 1)`` feeds two neurons:
@@ -581,7 +588,7 @@ def bottleneck_network():
     )
 
 
-def bottleneck_flip(network):
+def bottleneck_flip(network: ReLUNetwork) -> ReLUNetwork:
     """The bottleneck network with its second post-bottleneck neuron flipped (same function).
 
     ``v relu(w t + b) = v relu(-w t - b) + v (w t + b)``, and the always-active
@@ -607,7 +614,7 @@ def bottleneck_flip(network):
     return ReLUNetwork(Ws, bs, name=f"{network.name or 'network'}, second neuron flipped")
 
 
-def free_weight_network(t=-1):
+def free_weight_network(t: RationalLike = -1) -> ReLUNetwork:
     """A ``2→3→2→1`` network with a weight ``t`` that can take any negative value without changing ``f``.
 
     Layer 1: ``a1 = relu(x1)``, ``a2 = relu(x2)``, ``a3 = relu(-x2 - 1)``. Layer 2:

@@ -19,11 +19,22 @@ On a polytope domain only cells off the domain's boundary are checked, since
 the domain's facets are not bent hypersurfaces.
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .checks import require_instance
 from .complex import CanonicalComplex
-from .tropical import bent_hypersurfaces, require_hypersurfaces, require_weighted, tropical_weights
+from .tropical import (
+    BentHypersurface,
+    WeightedComplex,
+    bent_hypersurfaces,
+    require_hypersurfaces,
+    require_weighted,
+    tropical_weights,
+)
 
 __all__ = ["ConditionResult", "GenericityReport", "genericity"]
 
@@ -34,9 +45,9 @@ class ConditionResult:
 
     name: str
     holds: bool
-    witnesses: tuple
+    witnesses: tuple[Any, ...]
 
-    def __str__(self):
+    def __str__(self) -> str:
         verdict = "holds" if self.holds else f"fails ({len(self.witnesses)} witnesses, e.g. {self.witnesses[0]})"
         return f"{self.name}: {verdict}"
 
@@ -51,21 +62,25 @@ class GenericityReport:
     tpic: ConditionResult
 
     @property
-    def conditions(self):
+    def conditions(self) -> tuple[ConditionResult, ...]:
         return (self.supertransversality, self.no_cancellation, self.transparency, self.tpic)
 
     @property
-    def holds(self):
+    def holds(self) -> bool:
         """Whether all four conditions hold."""
         return all(c.holds for c in self.conditions)
 
-    def __str__(self):
+    def __str__(self) -> str:
         lines = [str(c) for c in self.conditions]
         lines.append("generic: " + ("yes, all four conditions hold" if self.holds else "no"))
         return "\n".join(lines)
 
 
-def genericity(complex_, weighted=None, hypersurfaces=None):
+def genericity(
+    complex_: CanonicalComplex,
+    weighted: WeightedComplex | None = None,
+    hypersurfaces: Mapping[tuple[int, int], BentHypersurface] | None = None,
+) -> GenericityReport:
     """Check the four genericity conditions exactly.
 
     Parameters
@@ -114,7 +129,7 @@ def genericity(complex_, weighted=None, hypersurfaces=None):
     W = weighted if weighted is not None else tropical_weights(K)
     B = hypersurfaces if hypersurfaces is not None else bent_hypersurfaces(K, W)
     interior = [c for c in K if all(c.domain_signs)]
-    containing = {}
+    containing: dict[int, list[tuple[int, int]]] = {}  # cell -> the neurons whose hypersurface holds it
     for z, b in B.items():
         for c in b.cells:
             containing.setdefault(c, []).append(z)
@@ -149,7 +164,7 @@ def genericity(complex_, weighted=None, hypersurfaces=None):
         if not any(s > 0 for s in K[f].signs[sl])
     )
 
-    pairs = []
+    pairs: list[tuple[tuple[int, int], tuple[int, int], str, tuple[int, ...]]] = []
     for l in range(1, arch.depth):
         for z in (n for n in neurons if n[0] == l):
             for z2 in (n for n in neurons if n[0] == l + 1):

@@ -25,25 +25,44 @@ such and never the default.
 changing ``f`` (deleted, or merged into a twin), each removal proved exactly.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any, Literal
 
 import flint
 import numpy as np
 
-from .checks import require_bool, require_choice, require_instance, require_int, require_real, require_sequence
-from .complex import canonical_complex, check_complex_of
+from .checks import (
+    require_bool,
+    require_choice,
+    require_instance,
+    require_int,
+    require_real,
+    require_sequence,
+)
+from .complex import CanonicalComplex, canonical_complex, check_complex_of
 from .dependency import dependency_graph
+from .domain import Box
 from .errors import GeometryError
-from .geometry.linalg import echelon_pivots, pivot_columns, residue, solve, solve_nonsingular, span_complement
-from .geometry.rational import to_fraction_vector
-from .network import ReLUNetwork
-from .progress import progress_bar
-from .genericity import genericity
+from .genericity import GenericityReport, genericity
+from .geometry import Polyhedron
+from .geometry.linalg import (
+    echelon_pivots,
+    pivot_columns,
+    residue,
+    solve,
+    solve_nonsingular,
+    span_complement,
+)
+from .geometry.rational import FractionVector, MatrixLike, to_fraction_vector
 from .io import network_to_dict
-from .network import require_architecture
-from .symmetry import equivalent, same_function
+from .network import Architecture, ReLUNetwork, require_architecture
+from .progress import progress_bar
+from .symmetry import FunctionComparison, equivalent, same_function
 from .tropical import breakpoint_complex, tropical_weights
 
 __all__ = [
@@ -98,11 +117,11 @@ class FunctionalDimension:
     num_hidden: int
     patterns: int
     method: str
-    prime: object = None
-    kernel: tuple = ()
+    prime: int | None = None
+    kernel: tuple[FractionVector, ...] = ()
 
     @property
-    def attains_bound(self):
+    def attains_bound(self) -> bool:
         """Whether the rank equals ``D − H``."""
         return self.rank == self.bound
 
@@ -116,7 +135,9 @@ class FunctionalDimension:
         return head + f": {self.bound - self.rank} short, {len(self.kernel)} kernel directions beyond scaling"
 
 
-def functional_dimension(network, domain=None, complex_=None, kernel=True):
+def functional_dimension(
+    network: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None = None, complex_: CanonicalComplex | None = None, kernel: bool = True
+) -> FunctionalDimension:
     """The exact functional dimension of a network at its parameters (docs/design.md §6).
 
     Parameters
@@ -161,7 +182,7 @@ def functional_dimension(network, domain=None, complex_=None, kernel=True):
     return _certified_rank(network, patterns, kernel)
 
 
-def batch_functional_dimension(network, points, kernel=False):
+def batch_functional_dimension(network: ReLUNetwork, points: MatrixLike, kernel: bool = False) -> FunctionalDimension:
     """The exact rank of the Jacobian of ``θ ↦ (f_θ(z))_z`` on the affine pieces at the given points.
 
     Each point must be *parametrically smooth*: no hidden pre-activation
@@ -203,7 +224,9 @@ def batch_functional_dimension(network, points, kernel=False):
     return _certified_rank(network, patterns, kernel)
 
 
-def float_functional_dimension(network, domain=None, complex_=None, rtol=None):
+def float_functional_dimension(
+    network: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None = None, complex_: CanonicalComplex | None = None, rtol: float | None = None
+) -> FunctionalDimension:
     """The functional dimension by a float SVD rank: fast, not certified (named as such).
 
     ``rtol`` is relative to the largest singular value (numpy's default
@@ -229,7 +252,7 @@ def float_functional_dimension(network, domain=None, complex_=None, rtol=None):
                                len(patterns), "float")
 
 
-def scaling_directions(network):
+def scaling_directions(network: ReLUNetwork) -> tuple[FractionVector, ...]:
     """The ``H`` tangent directions of the positive rescalings, one per hidden neuron, exact.
 
     For neuron ``(l, i)``: ``+`` its incoming row and bias, ``−`` its outgoing
@@ -490,10 +513,10 @@ class Removal:
         The exact comparison (equal, on every region of a common refinement).
     """
 
-    neuron: tuple
+    neuron: tuple[int, int]
     how: str
-    network: object
-    proof: object
+    network: ReLUNetwork
+    proof: FunctionComparison
 
 
 @dataclass(frozen=True)
@@ -511,12 +534,12 @@ class MinimalityReport:
         The network's hidden widths.
     """
 
-    removals: tuple
-    layer_sizes: object
-    widths: tuple
+    removals: tuple[Removal, ...]
+    layer_sizes: tuple[int, ...] | None
+    widths: tuple[int, ...]
 
     @property
-    def verdict(self):
+    def verdict(self) -> str:
         """``"not minimal"`` (a removal is proved), ``"minimal (evidence)"`` or ``"undecided"``."""
         if self.removals:
             return "not minimal"
@@ -534,7 +557,7 @@ class MinimalityReport:
         return "\n".join(lines)
 
 
-def minimality_report(network, domain=None, *, max_cells=1_000_000):
+def minimality_report(network: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None = None, *, max_cells: int = 1_000_000) -> MinimalityReport:
     """Which hidden neurons can go without changing ``f``, each with an exact proof (docs/design.md §6).
 
     Tries, for every hidden neuron, (a) deleting it (dead neurons, neurons
@@ -593,7 +616,8 @@ def minimality_report(network, domain=None, *, max_cells=1_000_000):
     sizes = None
     if not removals:
         G = dependency_graph(breakpoint_complex(tropical_weights(K)))
-        if G.is_dag() and not G.candidates.unresolved:
+        # dependency_graph always keeps the candidates it grouped
+        if G.is_dag() and not G.candidates.unresolved:  # type: ignore[union-attr]
             sizes = G.layer_sizes()
     return MinimalityReport(tuple(removals), sizes, arch.hidden_widths)
 
@@ -692,16 +716,16 @@ class IdentifiabilityReport:
     """
 
     verdict: str
-    evidence: tuple
+    evidence: tuple[str, ...]
     width_hypothesis: bool
-    genericity: object
-    functional_dimension: object
-    witness: object = None
+    genericity: GenericityReport
+    functional_dimension: FunctionalDimension
+    witness: ReLUNetwork | None = None
 
     def __str__(self):
         return "\n".join([f"verdict: {self.verdict}", *(f"  - {line}" for line in self.evidence)])
 
-    def to_json(self):
+    def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (the witness as a network JSON object)."""
         fd = self.functional_dimension
         return {
@@ -714,7 +738,9 @@ class IdentifiabilityReport:
         }
 
 
-def identifiability_report(network, domain=None, *, max_cells=1_000_000):
+def identifiability_report(
+    network: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None = None, *, max_cells: int = 1_000_000
+) -> IdentifiabilityReport:
     """Is ``θ`` determined by ``f`` up to permutations and positive scalings? With the evidence (docs/design.md §6).
 
     The verdicts, strongest evidence first:
@@ -796,20 +822,25 @@ def _theorem_applies(arch, generic, fd):
 class SurveyResult:
     """Fractions over random parameters of one architecture (see :func:`architecture_survey`)."""
 
-    architecture: object
+    architecture: Architecture
     samples: int
     generic: int
     full_rank: int
     identifiable: int
-    ranks: tuple
+    ranks: tuple[int, ...]
 
-    def row(self):
+    def row(self) -> str:
         """``generic / full rank / identifiable`` as percentages, for tables."""
         pct = lambda k: f"{100 * k / self.samples:.0f}%"  # noqa: E731
         return f"{pct(self.generic)} / {pct(self.full_rank)} / {pct(self.identifiable)}"
 
 
-def architecture_survey(architecture, samples=20, seed=0, kind="gaussian"):
+def architecture_survey(
+    architecture: Architecture | Sequence[int],
+    samples: int = 20,
+    seed: int = 0,
+    kind: Literal["gaussian", "integer"] = "gaussian",
+) -> SurveyResult:
     """Over random parameters: how often the four conditions hold, the rank is ``D − H``, the theorem applies.
 
     Parameters are :meth:`~polyrelu.network.ReLUNetwork.random` draws with seeds

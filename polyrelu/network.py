@@ -12,16 +12,31 @@ Hidden neurons are named ``(layer, index)`` with ``layer`` in ``1 .. L`` and
 layer, ``H = n1 + ... + nL`` entries in all.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any, Literal
 
 import flint
 import numpy as np
 
 from .checks import describe, require_choice, require_int, require_sequence, require_str
 from .errors import InvalidNumberError, ShapeError
-from .geometry.rational import primitive_integer_row, to_fraction, to_fraction_matrix, to_fraction_vector
+from .geometry.rational import (
+    FractionMatrix,
+    FractionVector,
+    IntegerRow,
+    MatrixLike,
+    RationalLike,
+    VectorLike,
+    primitive_integer_row,
+    to_fraction,
+    to_fraction_matrix,
+    to_fraction_vector,
+)
 
 __all__ = ["Architecture", "ReLUNetwork"]
 
@@ -57,7 +72,7 @@ class Architecture:
     an open set when ``n0 >= 2`` and every hidden width is ``>= 2`` (docs/design.md §6).
     """
 
-    widths: tuple
+    widths: tuple[int, ...]
 
     def __post_init__(self):
         widths = tuple(require_sequence(self.widths, "widths", "Architecture"))
@@ -75,46 +90,46 @@ class Architecture:
         return "→".join(map(str, self.widths))
 
     @property
-    def input_dim(self):
+    def input_dim(self) -> int:
         """``n0``."""
         return self.widths[0]
 
     @property
-    def output_dim(self):
+    def output_dim(self) -> int:
         """``m``."""
         return self.widths[-1]
 
     @property
-    def hidden_widths(self):
+    def hidden_widths(self) -> tuple[int, ...]:
         """``(n1, ..., nL)``."""
         return self.widths[1:-1]
 
     @property
-    def depth(self):
+    def depth(self) -> int:
         """The number ``L`` of hidden layers."""
         return len(self.widths) - 2
 
     @property
-    def num_parameters(self):
+    def num_parameters(self) -> int:
         """``D``: weights and biases of all layers."""
         return sum(n * (p + 1) for p, n in zip(self.widths, self.widths[1:]))
 
     @property
-    def num_hidden(self):
+    def num_hidden(self) -> int:
         """``H``: the number of hidden neurons."""
         return sum(self.hidden_widths)
 
     @property
-    def functional_dimension_bound(self):
+    def functional_dimension_bound(self) -> int:
         """``D - H``, the largest possible functional dimension."""
         return self.num_parameters - self.num_hidden
 
     @property
-    def width_hypothesis(self):
+    def width_hypothesis(self) -> bool:
         """Whether ``n0 >= 2`` and every hidden width is ``>= 2`` (the seed theorem's hypothesis)."""
         return self.input_dim >= 2 and all(n >= 2 for n in self.hidden_widths)
 
-    def split_hidden(self, values):
+    def split_hidden(self, values: Sequence[Any]) -> tuple[tuple[Any, ...], ...]:
         """Split a length-``H`` sequence (a sign vector, say) into per-layer tuples.
 
         Examples
@@ -134,12 +149,12 @@ class Architecture:
         if len(values) != self.num_hidden:
             raise ShapeError(f"{name}: expected {self.num_hidden} entries, one per hidden neuron; got {len(values)}")
 
-    def hidden_neurons(self):
+    def hidden_neurons(self) -> tuple[tuple[int, int], ...]:
         """All hidden neurons ``(layer, index)`` in sign-vector order."""
         return tuple((l, i) for l, n in enumerate(self.hidden_widths, start=1) for i in range(n))
 
 
-def require_architecture(value, name: str, caller: str):
+def require_architecture(value: object, name: str, caller: str) -> Architecture:
     """``value`` as an :class:`Architecture` (given as one, or as a sequence of widths).
 
     The argument check of every function that takes an architecture; an
@@ -227,7 +242,13 @@ class ReLUNetwork:
     (((Fraction(1, 1), Fraction(0, 1)),), (Fraction(-1, 1),))
     """
 
-    def __init__(self, weights, biases, *, name=None):
+    def __init__(
+        self,
+        weights: Sequence[MatrixLike] | np.ndarray,
+        biases: Sequence[VectorLike] | np.ndarray,
+        *,
+        name: str | None = None,
+    ) -> None:
         weights = [weights] if isinstance(weights, np.ndarray) else require_sequence(weights, "weights", "ReLUNetwork")
         biases = [biases] if isinstance(biases, np.ndarray) else require_sequence(biases, "biases", "ReLUNetwork")
         require_str(name, "name", "ReLUNetwork", optional=True)
@@ -261,7 +282,7 @@ class ReLUNetwork:
 
     # -- construction --------------------------------------------------------------------
     @classmethod
-    def from_layers(cls, layers, *, name=None):
+    def from_layers(cls, layers: Sequence[tuple[MatrixLike, VectorLike]], *, name: str | None = None) -> ReLUNetwork:
         """Build from a sequence of ``(W, b)`` pairs."""
         layers = require_sequence(layers, "layers", "ReLUNetwork.from_layers")
         for l, layer in enumerate(layers):
@@ -273,7 +294,9 @@ class ReLUNetwork:
             raise type(exc)(f"ReLUNetwork.from_layers: layers: {exc}") from None
 
     @classmethod
-    def from_parameters(cls, architecture, parameters, *, name=None):
+    def from_parameters(
+        cls, architecture: Architecture | Sequence[int], parameters: VectorLike, *, name: str | None = None
+    ) -> ReLUNetwork:
         """Build from a flat parameter vector (the order of :meth:`parameters`).
 
         Examples
@@ -293,7 +316,13 @@ class ReLUNetwork:
         return cls(Ws, bs, name=name)
 
     @classmethod
-    def random(cls, architecture, seed=0, kind="integer", bound=3):
+    def random(
+        cls,
+        architecture: Architecture | Sequence[int],
+        seed: int = 0,
+        kind: Literal["integer", "gaussian"] = "integer",
+        bound: int = 3,
+    ) -> ReLUNetwork:
         """A random network, reproducible from ``seed``.
 
         Parameters
@@ -328,21 +357,21 @@ class ReLUNetwork:
 
     # -- parameters --------------------------------------------------------------------
     @property
-    def weights(self):
+    def weights(self) -> tuple[FractionMatrix, ...]:
         """``(W1, ..., W{L+1})`` as tuples of rows of fractions."""
         return self._weights
 
     @property
-    def biases(self):
+    def biases(self) -> tuple[FractionVector, ...]:
         """``(b1, ..., b{L+1})`` as tuples of fractions."""
         return self._biases
 
     @property
-    def layers(self):
+    def layers(self) -> tuple[tuple[FractionMatrix, FractionVector], ...]:
         """``((W1, b1), ..., (W{L+1}, b{L+1}))``."""
         return tuple(zip(self._weights, self._biases))
 
-    def parameters(self):
+    def parameters(self) -> FractionVector:
         """The flat parameter vector ``θ``: ``W1`` row by row, ``b1``, ``W2``, ``b2``, ..."""
         return tuple(v for W, b in self.layers for v in (*(x for row in W for x in row), *b))
 
@@ -379,17 +408,17 @@ class ReLUNetwork:
         out = self._homogeneous_layers()[-1] * v
         return hidden, [out[i, 0] for i in range(1, out.nrows())]
 
-    def pre_activations(self, x):
+    def pre_activations(self, x: VectorLike) -> tuple[FractionVector, ...]:
         """The exact pre-activations ``z_l(x)`` of every hidden layer, as a tuple of tuples."""
         hidden, _ = self._forward(x)
         return tuple(tuple(Fraction(int(q.p), int(q.q)) for q in z) for z in hidden)
 
-    def __call__(self, x):
+    def __call__(self, x: VectorLike) -> FractionVector:
         """``f(x)`` exactly, as a tuple of ``m`` fractions; float inputs are converted exactly."""
         _, out = self._forward(x)
         return tuple(Fraction(int(q.p), int(q.q)) for q in out)
 
-    def signs(self, x):
+    def signs(self, x: VectorLike) -> tuple[int, ...]:
         """The sign vector ``s(x)`` in ``{-1, 0, 1}^H`` (docs/design.md §2)."""
         return tuple((q > 0) - (q < 0) for z in self._forward(x)[0] for q in z)
 
@@ -415,7 +444,7 @@ class ReLUNetwork:
             A = flint.fmpq_mat(Z.nrows(), width, kept)
         return tuple(maps), A
 
-    def pre_activation_maps(self, pattern):
+    def pre_activation_maps(self, pattern: str | Sequence[RationalLike | np.bool_]) -> tuple[tuple[FractionMatrix, FractionVector], ...]:
         """Affine formulas of every hidden pre-activation on an activation pattern.
 
         Parameters
@@ -432,7 +461,7 @@ class ReLUNetwork:
         """
         return tuple(_split_homogeneous(Z) for Z in self._pattern_maps(pattern, "ReLUNetwork.pre_activation_maps")[0])
 
-    def affine_map(self, pattern):
+    def affine_map(self, pattern: str | Sequence[RationalLike | np.bool_]) -> tuple[FractionMatrix, FractionVector]:
         """The affine map ``f(x) = A x + c`` on the cell of an activation pattern.
 
         Returns
@@ -443,7 +472,7 @@ class ReLUNetwork:
         """
         return _split_homogeneous(self._homogeneous_layers()[-1] * self._pattern_maps(pattern, "ReLUNetwork.affine_map")[1])
 
-    def pre_activation_rows(self, pattern):
+    def pre_activation_rows(self, pattern: str | Sequence[RationalLike | np.bool_]) -> tuple[IntegerRow, ...]:
         """Primitive integer rows ``(g, G_1, ..., G_n0)`` of every hidden pre-activation on a pattern.
 
         Row ``k`` is a positive multiple of ``z_k(x) = g + G·x`` on the closure of

@@ -7,21 +7,36 @@ Unbounded cells are clipped to a box around all vertices. Geometry is exact
 up to the final conversion of clipped vertices to floats for drawing.
 """
 
+from __future__ import annotations
+
 import math
+
+# matplotlib is imported where a picture is drawn: it is slow to load, and a caller that only checks a
+# figure path (check_figure_path) does not need it
+import os
+from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
 
+from matplotlib.axes import Axes
+
 from .atomic import atomic_write, check_output_path
-from .checks import describe, is_sequence, require_axes, require_bool, require_instance, require_path, require_sequence, require_str
+from .checks import (
+    describe,
+    is_sequence,
+    require_axes,
+    require_bool,
+    require_instance,
+    require_path,
+    require_sequence,
+    require_str,
+)
 from .complex import CanonicalComplex
 from .dependency import DependencyGraph, depth_hierarchy
 from .errors import GeometryError, InvalidArgumentError, OutputPathError, UsageError
 from .geometry import Polyhedron
-from .geometry.rational import to_fraction
-from .tropical import require_weighted, tropical_weights
-
-# matplotlib is imported where a picture is drawn: it is slow to load, and a caller that only checks a
-# figure path (check_figure_path) does not need it
+from .geometry.rational import RationalLike, to_fraction
+from .tropical import WeightedComplex, require_weighted, tropical_weights
 
 __all__ = ["plot_complex", "plot_dependency_graph", "check_figure_path", "save_figure"]
 
@@ -46,7 +61,14 @@ def _clipped_vertices(cell, box):
     return Polyhedron(ieqs=list(ieqs) + box, eqns=eqns, ambient_dim=2).vertices()
 
 
-def plot_complex(complex_, weights=None, ax=None, margin="1/2", window=None, title=None):
+def plot_complex(
+    complex_: CanonicalComplex,
+    weights: WeightedComplex | None = None,
+    ax: Axes | None = None,
+    margin: RationalLike = "1/2",
+    window: Sequence[RationalLike] | None = None,
+    title: str | None = None,
+) -> Axes:
     """Draw a canonical complex of a network with two inputs.
 
     Parameters
@@ -94,9 +116,9 @@ def plot_complex(complex_, weights=None, ax=None, margin="1/2", window=None, tit
     if window is not None:
         if not is_sequence(window) or len(window := list(window)) != 2:
             raise InvalidArgumentError(f"{caller}: window must be a pair (lo, hi), got {describe(window)}")
-        window = [to_fraction(v, f"{caller}: window[{i}]") for i, v in enumerate(window)]
-        if window[0] >= window[1]:
-            raise UsageError(f"{caller}: window = ({window[0]}, {window[1]}) is empty; give lo < hi")
+        lo, hi = (to_fraction(v, f"{caller}: window[{i}]") for i, v in enumerate(window))
+        if lo >= hi:
+            raise UsageError(f"{caller}: window = ({lo}, {hi}) is empty; give lo < hi")
     require_str(title, "title", caller, optional=True)
     if K.network.architecture.input_dim != 2:
         raise GeometryError(f"plot_complex draws networks with 2 inputs; this one has {K.network.architecture.input_dim}")
@@ -104,7 +126,6 @@ def plot_complex(complex_, weights=None, ax=None, margin="1/2", window=None, tit
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 6))
     if window is not None:
-        lo, hi = window
         box = [(-lo, 1, 0), (-lo, 0, 1), (hi, -1, 0), (hi, 0, -1)]
     else:
         box = _clip_box(K, margin)
@@ -145,7 +166,9 @@ def plot_complex(complex_, weights=None, ax=None, margin="1/2", window=None, tit
     return ax
 
 
-def plot_dependency_graph(graph, ax=None, highlight_chain=True, title=None):
+def plot_dependency_graph(
+    graph: DependencyGraph, ax: Axes | None = None, highlight_chain: bool = True, title: str | None = None
+) -> Axes:
     """Draw a dependency graph with one row per layer, layer 1 at the bottom.
 
     Vertices are labelled with their neuron ``(layer, index)`` when known, else
@@ -176,7 +199,7 @@ def plot_dependency_graph(graph, ax=None, highlight_chain=True, title=None):
         _, ax = plt.subplots(figsize=(6, 4))
     g = graph.graph
     layers = graph.layers()
-    rows = {}
+    rows: dict[int, list[int]] = {}  # layer -> its vertices
     for v, l in enumerate(layers):
         rows.setdefault(l, []).append(v)
     position = {}
@@ -216,7 +239,7 @@ def plot_dependency_graph(graph, ax=None, highlight_chain=True, title=None):
     return ax
 
 
-def check_figure_path(path, inputs=()) -> str:
+def check_figure_path(path: os.PathLike | str, inputs: Sequence[os.PathLike | str | None] = ()) -> str:
     """Check that a figure can be written to ``path`` and return its image format.
 
     The format comes from the suffix: ``.png``, ``.svg`` or ``.pdf`` (any
@@ -260,7 +283,7 @@ def check_figure_path(path, inputs=()) -> str:
     return _FIGURE_FORMATS[suffix]
 
 
-def save_figure(ax, path):
+def save_figure(ax: Axes, path: os.PathLike | str) -> None:
     """Write the figure of ``ax`` to ``path`` and close it.
 
     The format is the one :func:`check_figure_path` reads off the suffix (PNG
@@ -278,7 +301,8 @@ def save_figure(ax, path):
     require_axes(ax, "ax", "save_figure")
     try:
         image_format = check_figure_path(path)
+        # matplotlib types ax.figure as Figure | SubFigure; the Axes polyrelu draws on belong to a Figure
         with atomic_write(path, "wb") as fh:
-            ax.figure.savefig(fh, format=image_format, dpi=120, bbox_inches="tight")
+            ax.figure.savefig(fh, format=image_format, dpi=120, bbox_inches="tight")  # type: ignore[union-attr]
     finally:
-        plt.close(ax.figure)
+        plt.close(ax.figure)  # type: ignore[arg-type]

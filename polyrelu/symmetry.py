@@ -10,16 +10,26 @@ input and output widths) compute the same function, from the affine maps of
 their difference on a common refinement of their complexes.
 """
 
-from dataclasses import dataclass
+from __future__ import annotations
 
 import itertools
 import math
 import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from .checks import describe, is_sequence, require_instance, require_int, require_sequence
+from .checks import (
+    describe,
+    is_sequence,
+    require_instance,
+    require_int,
+    require_sequence,
+)
 from .complex import canonical_complex
+from .domain import Box
 from .errors import ShapeError, SymmetryError
-from .geometry.rational import to_fraction
+from .geometry import Polyhedron
+from .geometry.rational import FractionVector, MatrixLike, RationalLike, to_fraction
 from .network import ReLUNetwork
 
 __all__ = ["scale", "permute", "canonical_form", "equivalent", "difference_network", "same_function", "FunctionComparison"]
@@ -41,7 +51,7 @@ def _check_layers(net, values, name, caller):
     return values
 
 
-def scale(net, factors):
+def scale(net: ReLUNetwork, factors: Sequence[Sequence[RationalLike]]) -> ReLUNetwork:
     """Scale every hidden neuron by a positive rational factor.
 
     Parameters
@@ -85,7 +95,7 @@ def scale(net, factors):
     return ReLUNetwork(Ws, bs, name=net.name)
 
 
-def permute(net, permutations):
+def permute(net: ReLUNetwork, permutations: Sequence[Sequence[int]]) -> ReLUNetwork:
     """Reorder the neurons of every hidden layer.
 
     Parameters
@@ -238,7 +248,7 @@ def _orderings(groups):
             yield [*head, *tail]
 
 
-def canonical_form(net, max_tie_orders=100_000):
+def canonical_form(net: ReLUNetwork, max_tie_orders: int = 100_000) -> ReLUNetwork:
     """The canonical representative of the network's trivial-symmetry orbit.
 
     Layer by layer from the input, each hidden neuron is scaled so that its
@@ -314,6 +324,7 @@ def canonical_form(net, max_tie_orders=100_000):
             search(Ws2, bs2, l + 1)
 
     search(Ws, bs, 0)
+    assert best is not None  # every search reaches at least one leaf
     return ReLUNetwork(best[0], best[1], name=net.name)
 
 
@@ -322,7 +333,7 @@ def _flat(layers):
     return tuple(v for W, b in zip(Ws, bs) for v in (*(x for row in W for x in row), *b))
 
 
-def equivalent(a, b):
+def equivalent(a: ReLUNetwork, b: ReLUNetwork) -> bool:
     """Whether two networks differ only by permutations and positive scalings (exact).
 
     Examples
@@ -342,7 +353,7 @@ def equivalent(a, b):
     return canonical_form(a) == canonical_form(b)
 
 
-def difference_network(a, b):
+def difference_network(a: ReLUNetwork, b: ReLUNetwork) -> ReLUNetwork:
     """A network computing ``f_a − f_b`` exactly, whose cells refine those of both networks.
 
     Hidden layer ``l`` holds layer ``l`` of ``a`` and of ``b`` side by side (no
@@ -411,14 +422,14 @@ class FunctionComparison:
     """The answer of :func:`same_function`: true or false, with a point where the functions differ."""
 
     equal: bool
-    witness: object
+    witness: FractionVector | None
     regions: int
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return self.equal
 
 
-def same_function(a, b, domain=None):
+def same_function(a: ReLUNetwork, b: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None = None) -> FunctionComparison:
     """Whether two networks compute the same function (on ``domain``, default all of ``R^n0``), exactly.
 
     On every region of the canonical complex of :func:`difference_network`

@@ -9,17 +9,26 @@ jumps met in one turn sum to zero (balancing); :meth:`WeightedComplex.balancing_
 computes that sum from the weights and normals, exactly.
 """
 
+from __future__ import annotations
+
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 from fractions import Fraction
+from types import MappingProxyType
+from typing import Any
 
 from .checks import describe, require_index, require_instance
-from .complex import CanonicalComplex
+from .complex import CanonicalComplex, Cell
 from .errors import GeometryError, InvalidArgumentError, UsageError
 from .geometry import FaceLattice, Polyhedron
-from .geometry.rational import fraction_to_json, primitive_integer_row
+from .geometry.rational import (
+    FractionMatrix,
+    FractionVector,
+    IntegerRow,
+    fraction_to_json,
+    primitive_integer_row,
+)
 
 __all__ = [
     "FacetWeight",
@@ -52,14 +61,14 @@ class FacetWeight:
     """
 
     facet: int
-    weight: tuple
-    normal: tuple
+    weight: FractionVector
+    normal: tuple[int, ...]
     minus_region: int
     plus_region: int
-    neurons: tuple
+    neurons: tuple[tuple[int, int], ...]
 
     @property
-    def euclidean_weight(self):
+    def euclidean_weight(self) -> tuple[float, ...]:
         """``w(σ)·|ν|``, the weight relative to the unit normal (floats, for display).
 
         Computed from the exact ``w(σ)`` and ``|ν|²``, correctly rounded up to
@@ -101,7 +110,7 @@ class WeightedComplex:
     Build it with :func:`tropical_weights`.
     """
 
-    def __init__(self, complex_, weights):
+    def __init__(self, complex_: CanonicalComplex, weights: Mapping[int, FacetWeight]) -> None:
         self.complex = complex_
         self._weights = dict(weights)
 
@@ -109,7 +118,7 @@ class WeightedComplex:
         nonzero = sum(1 for w in self._weights.values() if any(w.weight))
         return f"<WeightedComplex: {len(self._weights)} interior facets, {nonzero} with non-zero weight>"
 
-    def to_json(self, hypersurfaces=None):
+    def to_json(self, hypersurfaces: Mapping[tuple[int, int], BentHypersurface] | None = None) -> dict[str, Any]:
         """The complex's JSON plus ``facet_weights``, ``bent_hypersurfaces`` and ``breakpoint_complex``.
 
         The breakpoint complex's cells are listed with the canonical cells they join.
@@ -155,18 +164,18 @@ class WeightedComplex:
         }
         return data
 
-    def weights(self):
+    def weights(self) -> Mapping[int, FacetWeight]:
         """All facet weights, by facet id (facets on a domain's boundary have none), read-only."""
         return MappingProxyType(self._weights)
 
-    def weight(self, facet):
+    def weight(self, facet: Cell | int) -> FacetWeight:
         """The :class:`FacetWeight` of a facet (a cell or its id)."""
         fid = self.complex.cell(facet, name="facet", caller="WeightedComplex.weight").id
         if fid not in self._weights:
             raise GeometryError(f"WeightedComplex.weight: facet {fid} is not an interior facet of the complex")
         return self._weights[fid]
 
-    def balancing_defect(self, cell):
+    def balancing_defect(self, cell: Cell | int) -> FractionMatrix:
         """``Σ ±w(σ) ⊗ ν(σ)`` over one turn around a codimension-2 cell, as an ``m × n0`` matrix.
 
         The facets ``σ`` containing the cell and the regions between them form a
@@ -186,7 +195,7 @@ class WeightedComplex:
         facets = [s for s in K.lattice.cofacets(tau.id)]
         if any(f not in self._weights for f in facets):
             raise GeometryError(f"cell {tau.id} lies on the domain's boundary; balancing is checked inside only")
-        around = {}  # region -> the facets through tau that bound it
+        around: dict[int, list[int]] = {}  # region -> the facets through tau that bound it
         for f in facets:
             w = self._weights[f]
             for r in (w.minus_region, w.plus_region):
@@ -211,7 +220,7 @@ class WeightedComplex:
         return tuple(tuple(row) for row in defect)
 
 
-def tropical_weights(complex_):
+def tropical_weights(complex_: CanonicalComplex) -> WeightedComplex:
     """The exact weight of every interior facet of a canonical complex (docs/design.md §3).
 
     Parameters
@@ -319,17 +328,17 @@ class BentHypersurface:
         belong to earlier layers: those it bends along.
     """
 
-    neuron: tuple
-    facets: tuple
-    cells: tuple
-    bends: tuple
+    neuron: tuple[int, int]
+    facets: tuple[int, ...]
+    cells: tuple[int, ...]
+    bends: tuple[tuple[int, tuple[tuple[int, int], ...]], ...]
 
     @property
-    def is_empty(self):
+    def is_empty(self) -> bool:
         return not self.facets
 
 
-def bent_hypersurfaces(complex_, weighted=None):
+def bent_hypersurfaces(complex_: CanonicalComplex, weighted: WeightedComplex | None = None) -> dict[tuple[int, int], BentHypersurface]:
     """The bent hypersurface of every hidden neuron, with where and along what it bends.
 
     Parameters
@@ -461,7 +470,7 @@ class BreakpointComplex:
         Cells ``0 .. n-1``, with ``data(i)`` the ids of the canonical cells in class ``i``.
     """
 
-    def __init__(self, weighted, classes, lattice):
+    def __init__(self, weighted: WeightedComplex, classes: Sequence[tuple[int, ...]], lattice: FaceLattice) -> None:
         self.weighted = weighted
         self.complex = weighted.complex
         self._classes = classes
@@ -473,13 +482,13 @@ class BreakpointComplex:
     def __repr__(self):
         return f"<BreakpointComplex: f-vector {self.f_vector()}>"
 
-    def f_vector(self):
+    def f_vector(self) -> tuple[int, ...]:
         return self.lattice.f_vector()
 
-    def euler_characteristic(self):
+    def euler_characteristic(self) -> int:
         return self.lattice.euler_characteristic()
 
-    def members(self, cell):
+    def members(self, cell: int) -> tuple[int, ...]:
         """The canonical cells that make up a breakpoint cell."""
         return self._classes[self._index(cell, "BreakpointComplex.members")]
 
@@ -488,7 +497,7 @@ class BreakpointComplex:
             return cell
         return require_index(cell, len(self._classes), "cell", caller)
 
-    def closure(self, cell):
+    def closure(self, cell: int) -> Polyhedron:
         """The closed cell as a Polyhedron: the convex hull of its members' generators."""
         vertices, rays, lines = set(), set(), set()
         for c in self._classes[self._index(cell, "BreakpointComplex.closure")]:
@@ -498,7 +507,7 @@ class BreakpointComplex:
             lines.update(l)
         return Polyhedron(vertices=sorted(vertices), rays=sorted(rays), lines=sorted(lines))
 
-    def weight(self, cell):
+    def weight(self, cell: int) -> FractionVector:
         """The weight vector of a breakpoint facet (any member's; they agree)."""
         W = self.weighted.weights()
         weights = [W[c].weight for c in self._classes[self._index(cell, "BreakpointComplex.weight")] if c in W]
@@ -507,14 +516,14 @@ class BreakpointComplex:
         return weights[0]
 
     @property
-    def input_dim(self):
+    def input_dim(self) -> int:
         return self.complex.network.architecture.input_dim
 
-    def is_interior(self, cell):
+    def is_interior(self, cell: int) -> bool:
         """Whether the cell lies off the domain's boundary (always, on ``R^n0``)."""
         return all(all(self.complex[c].domain_signs) for c in self._classes[self._index(cell, "BreakpointComplex.is_interior")])
 
-    def breakpoint_facets(self):
+    def breakpoint_facets(self) -> tuple[int, ...]:
         """The cells of dimension ``n0 - 1`` where ``f`` bends: interior, non-zero weight."""
         n0 = self.input_dim
         W = self.weighted.weights()
@@ -524,7 +533,7 @@ class BreakpointComplex:
             if self.is_interior(i) and any(c in W and any(W[c].weight) for c in self._classes[i])
         )
 
-    def hyperplane(self, cell):
+    def hyperplane(self, cell: int) -> IntegerRow:
         """The affine hull of a breakpoint facet: a primitive integer row ``(b, a)``, ``{b + a·x = 0}``.
 
         Normalised so that the first non-zero entry of ``a`` is positive; two
@@ -546,12 +555,12 @@ class BreakpointComplex:
         sign = 1 if next(v for v in row[1:] if v) > 0 else -1
         return tuple(sign * v for v in row)
 
-    def neurons(self, cell):
+    def neurons(self, cell: int) -> tuple[tuple[int, int], ...]:
         """The hidden neurons changing sign across a breakpoint facet: parameter data, for comparisons only."""
         W = self.weighted.weights()
         return tuple(sorted({z for c in self._classes[self._index(cell, "BreakpointComplex.neurons")] if c in W for z in W[c].neurons}))
 
-    def canonical_form(self):
+    def canonical_form(self) -> tuple[tuple[Any, ...], tuple[tuple[int, int], ...]]:
         """A description that depends on ``f`` only: per cell, its dimension, canonical closure and data.
 
         Cells are sorted; regions carry their affine map, facets their weight up to
@@ -563,7 +572,7 @@ class BreakpointComplex:
         keys = []
         for i in range(len(self)):
             dim = self.lattice.dimension(i)
-            extra = ()
+            extra: tuple[Any, ...] = ()
             if dim == n0:
                 extra = self.complex.affine_map(self._classes[i][0])
             elif dim == n0 - 1 and any(c in self.weighted.weights() for c in self._classes[i]):
@@ -581,7 +590,7 @@ class BreakpointComplex:
         return self.canonical_form() == other.canonical_form()
 
 
-def breakpoint_complex(weighted):
+def breakpoint_complex(weighted: WeightedComplex) -> BreakpointComplex:
     """The breakpoint complex of ``f`` from a weighted canonical complex (docs/design.md §5).
 
     Regions are joined across facets of weight zero (``f`` keeps its affine map
@@ -649,7 +658,7 @@ def breakpoint_complex(weighted):
             elif len({_hull(K[s]) for s in same}) == 1 and all(class_dim[c] == dim + 1 for c in classes):
                 for s in same:
                     union(tau.id, s)
-    groups = {}
+    groups: dict[int, list[int]] = {}
     for c in K:
         groups.setdefault(find(c.id), []).append(c.id)
     roots = sorted(groups)
@@ -660,8 +669,8 @@ def breakpoint_complex(weighted):
         ca, cb = index[find(a)], index[find(b)]
         if ca != cb and dims[cb] == dims[ca] + 1:
             covers.add((ca, cb))
-    classes = [tuple(groups[r]) for r in roots]
-    return BreakpointComplex(W, classes, FaceLattice(dims, sorted(covers), data=classes))
+    members = [tuple(groups[r]) for r in roots]
+    return BreakpointComplex(W, members, FaceLattice(dims, sorted(covers), data=members))
 
 
 def _hull(cell):

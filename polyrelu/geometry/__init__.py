@@ -7,8 +7,14 @@ can use it on its own.
 from .lattice import FaceLattice
 from .lp import Feasibility, FeasibilityCertificate, LPOracle, default_oracle
 from .polyhedron import AffineSubspace, Polyhedron
+from .rational import (
+    fraction_to_json,
+    primitive_integer_row,
+    to_fraction,
+    to_fraction_matrix,
+    to_fraction_vector,
+)
 from .subdivision import Subdivision
-from .rational import fraction_to_json, primitive_integer_row, to_fraction, to_fraction_matrix, to_fraction_vector
 
 __all__ = [
     "AffineSubspace",

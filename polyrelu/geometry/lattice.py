@@ -9,7 +9,13 @@ The empty face is implicit: it is the bottom of every lattice and is not
 stored as a cell.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence, Set
+from typing import Any
+
 import igraph
+import networkx as nx
 
 from ..checks import describe, is_sequence, require_index, require_int, require_sequence
 from ..errors import GeometryError, InvalidArgumentError
@@ -51,7 +57,12 @@ class FaceLattice:
     True
     """
 
-    def __init__(self, dimensions, covers, data=None):
+    def __init__(
+        self,
+        dimensions: Sequence[int],
+        covers: Sequence[tuple[int, int]] | Set[tuple[int, int]],
+        data: Sequence[Any] | None = None,
+    ) -> None:
         dimensions = require_sequence(dimensions, "dimensions", "FaceLattice")
         self._dims = tuple(
             d if type(d) is int else require_int(d, f"dimensions[{k}]", "FaceLattice") for k, d in enumerate(dimensions)
@@ -59,8 +70,8 @@ class FaceLattice:
         n = len(self._dims)
         if any(d < 0 for d in self._dims):
             raise GeometryError("FaceLattice: cell dimensions must be non-negative (the empty face is implicit)")
-        self._down = [[] for _ in range(n)]
-        self._up = [[] for _ in range(n)]
+        down: list[list[int]] = [[] for _ in range(n)]
+        up: list[list[int]] = [[] for _ in range(n)]
         seen = set()
         # a set of pairs is a relation too: its order does not matter here
         pairs = list(covers) if isinstance(covers, (set, frozenset)) else require_sequence(covers, "covers", "FaceLattice")
@@ -81,69 +92,69 @@ class FaceLattice:
             if (i, j) in seen:
                 raise GeometryError(f"FaceLattice: covers[{k}] = ({i}, {j}) is repeated")
             seen.add((i, j))
-            self._down[j].append(i)
-            self._up[i].append(j)
-        self._down = tuple(tuple(sorted(c)) for c in self._down)
-        self._up = tuple(tuple(sorted(c)) for c in self._up)
+            down[j].append(i)
+            up[i].append(j)
+        self._down = tuple(tuple(sorted(c)) for c in down)
+        self._up = tuple(tuple(sorted(c)) for c in up)
         data = require_sequence(data, "data", "FaceLattice", optional=True)
         if data is not None and len(data) != n:
             raise GeometryError(f"FaceLattice: data has {len(data)} entries for {n} cells")
         self._data = tuple(data) if data is not None else (None,) * n
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._dims)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, FaceLattice):
             return NotImplemented
         return self._dims == other._dims and self._down == other._down and self._data == other._data
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<FaceLattice with {len(self)} cells, f-vector {self.f_vector()}>"
 
     @property
-    def dimensions(self):
+    def dimensions(self) -> tuple[int, ...]:
         """The dimension of every cell, by cell index."""
         return self._dims
 
-    def dimension(self, cell=None):
+    def dimension(self, cell: int | None = None) -> int:
         """The dimension of ``cell``, or of the whole lattice (its largest cell) when omitted."""
         if cell is None:
             return max(self._dims, default=-1)
         return self._dims[self._index(cell, "FaceLattice.dimension")]
 
-    def _index(self, cell, caller):
+    def _index(self, cell: int, caller: str) -> int:
         """``cell`` checked to be a cell index (cheap when it is one: these are called in inner loops)."""
         if type(cell) is int and 0 <= cell < len(self._dims):
             return cell
         return require_index(cell, len(self._dims), "cell", caller)
 
-    def data(self, cell):
+    def data(self, cell: int) -> Any:
         """The payload stored with ``cell``."""
         return self._data[self._index(cell, "FaceLattice.data")]
 
-    def cells(self, dim=None):
+    def cells(self, dim: int | None = None) -> tuple[int, ...]:
         """All cell indices, or those of dimension ``dim``."""
         require_int(dim, "dim", "FaceLattice.cells", minimum=0, optional=True)
         return tuple(i for i, d in enumerate(self._dims) if dim is None or d == dim)
 
-    def maximal_cells(self):
+    def maximal_cells(self) -> tuple[int, ...]:
         """Cells that are a facet of no other cell."""
         return tuple(i for i, up in enumerate(self._up) if not up)
 
-    def covering_relation(self):
+    def covering_relation(self) -> tuple[tuple[int, int], ...]:
         """All pairs ``(i, j)`` with ``i`` a facet of ``j``, sorted."""
         return tuple(sorted((i, j) for j, down in enumerate(self._down) for i in down))
 
-    def facets(self, cell):
+    def facets(self, cell: int) -> tuple[int, ...]:
         """The cells covered by ``cell`` (its faces of one dimension less)."""
         return self._down[self._index(cell, "FaceLattice.facets")]
 
-    def cofacets(self, cell):
+    def cofacets(self, cell: int) -> tuple[int, ...]:
         """The cells covering ``cell``."""
         return self._up[self._index(cell, "FaceLattice.cofacets")]
 
-    def _closure(self, cell, step):
+    def _closure(self, cell: int, step: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
         seen = {cell}
         stack = [cell]
         while stack:
@@ -153,20 +164,20 @@ class FaceLattice:
                     stack.append(nxt)
         return tuple(sorted(seen))
 
-    def faces(self, cell):
+    def faces(self, cell: int) -> tuple[int, ...]:
         """Every cell ``τ <= cell``, including ``cell`` itself."""
         return self._closure(self._index(cell, "FaceLattice.faces"), self._down)
 
-    def cofaces(self, cell):
+    def cofaces(self, cell: int) -> tuple[int, ...]:
         """Every cell ``σ >= cell``, including ``cell`` itself."""
         return self._closure(self._index(cell, "FaceLattice.cofaces"), self._up)
 
-    def star(self, cell):
+    def star(self, cell: int) -> tuple[int, ...]:
         """The closed star: every face of every coface of ``cell``."""
         cell = self._index(cell, "FaceLattice.star")
         return tuple(sorted({f for c in self.cofaces(cell) for f in self.faces(c)}))
 
-    def f_vector(self):
+    def f_vector(self) -> tuple[int, ...]:
         """``(f_0, ..., f_top)``: the number of cells of each dimension."""
         top = self.dimension()
         counts = [0] * (top + 1)
@@ -174,7 +185,7 @@ class FaceLattice:
             counts[d] += 1
         return tuple(counts)
 
-    def euler_characteristic(self):
+    def euler_characteristic(self) -> int:
         """``sum_k (-1)^k f_k`` over the non-empty cells.
 
         Notes
@@ -184,7 +195,7 @@ class FaceLattice:
         """
         return sum((-1) ** d for d in self._dims)
 
-    def hasse_diagram(self):
+    def hasse_diagram(self) -> igraph.Graph:
         """The Hasse diagram as a directed igraph graph, edges from face to coface.
 
         Vertex ``i`` is cell ``i``, with the integer attribute ``dim``.
@@ -193,6 +204,6 @@ class FaceLattice:
         g.vs["dim"] = list(self._dims)
         return g
 
-    def to_networkx(self):
+    def to_networkx(self) -> nx.DiGraph:
         """The Hasse diagram as a :class:`networkx.DiGraph` with node attribute ``dim``."""
         return igraph_to_networkx(self.hasse_diagram())

@@ -67,7 +67,7 @@ def fmpq_matrix(rows: Rows) -> flint.fmpq_mat:
     return flint.fmpq_mat([[q(v) for v in row] for row in rows])
 
 
-def fraction_rows(matrix) -> list:
+def fraction_rows(matrix: flint.fmpq_mat) -> list:
     """A flint ``fmpq_mat`` as a list of rows of :class:`~fractions.Fraction`.
 
     Examples
@@ -99,7 +99,7 @@ def rank(rows: Rows) -> int:
     return (integral if integral is not None else fmpq_matrix(rows)).rank()
 
 
-def echelon_pivots(echelon, rank: int) -> list:
+def echelon_pivots(echelon: flint.fmpq_mat, rank: int) -> list:
     """The pivot column of each of the first ``rank`` rows of a flint matrix in reduced row echelon form.
 
     Works for any flint matrix (``fmpq_mat``, ``nmod_mat``): pivots increase
@@ -424,7 +424,7 @@ def project_orthogonal_to(vectors: Rows, basis: Rows) -> list:
     return projected
 
 
-def residue(value, modulus: int) -> int:
+def residue(value: int | Fraction, modulus: int) -> int:
     """A rational number modulo a prime, in ``0 .. modulus - 1`` (its denominator must be prime to it).
 
     Examples

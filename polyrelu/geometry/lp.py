@@ -28,11 +28,15 @@ When no certificate can be built the same LP is solved exactly with
 ``cdd.gmp``. :class:`LPOracle` counts which path decided each call.
 """
 
+from __future__ import annotations
+
 import enum
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Literal
 
 from ..checks import require_choice
 from ..errors import ShapeError, UsageError
@@ -73,18 +77,19 @@ class FeasibilityCertificate:
     """
 
     status: Feasibility
-    point: tuple = None
-    multipliers: dict = None
+    point: tuple[Fraction, ...] | None = None
+    multipliers: dict[int, int] | None = None
     decided_by: str = "exact"
 
     @property
-    def implicit_rows(self):
+    def implicit_rows(self) -> frozenset[int]:
         """Rows proven to hold with equality on the whole set (``NO_INTERIOR`` only)."""
         if self.status is not Feasibility.NO_INTERIOR:
             return frozenset()
-        return frozenset(self.multipliers)
+        # the oracle gives every NO_INTERIOR certificate its multipliers
+        return frozenset(self.multipliers)  # type: ignore[arg-type]
 
-    def verify(self, rows):
+    def verify(self, rows: Sequence[Sequence[int]]) -> bool:
         """Check the certificate against ``rows`` in exact arithmetic.
 
         Returns ``True`` if the certificate proves its status. For an ``EMPTY``
@@ -148,11 +153,11 @@ class LPOracle:
     3
     """
 
-    def __init__(self, method="certified"):
+    def __init__(self, method: Literal["certified", "exact"] = "certified") -> None:
         self.method = require_choice(method, ("certified", "exact"), "method", "LPOracle")
-        self.stats = Counter()
+        self.stats: Counter[str] = Counter()
 
-    def decide(self, rows):
+    def decide(self, rows: Sequence[Sequence[int]]) -> FeasibilityCertificate:
         """Classify the system ``b_i + a_i·x >= 0`` given by integer rows.
 
         Parameters

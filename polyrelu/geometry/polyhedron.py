@@ -11,6 +11,9 @@ Conventions follow Sage and cdd: an inequality row ``(b, a_1, ..., a_d)``
 means ``b + a·x >= 0`` and an equation row means ``b + a·x = 0``.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -20,7 +23,18 @@ from ._cdd import cdd, cdd_gmp
 from .lattice import FaceLattice
 from .linalg import project_orthogonal_to, solution_space
 from .lp import Feasibility, LPOracle, default_oracle
-from .rational import primitive_integer_row, row_value, to_fraction_matrix, to_fraction_vector, to_integer_rows
+from .rational import (
+    FractionMatrix,
+    FractionVector,
+    IntegerRow,
+    MatrixLike,
+    VectorLike,
+    primitive_integer_row,
+    row_value,
+    to_fraction_matrix,
+    to_fraction_vector,
+    to_integer_rows,
+)
 
 __all__ = ["Polyhedron", "AffineSubspace", "reduce_modulo"]
 
@@ -41,21 +55,21 @@ class AffineSubspace:
         subspace however it was given.
     """
 
-    point: tuple
-    basis: tuple
-    equations: tuple
+    point: FractionVector
+    basis: FractionMatrix
+    equations: tuple[IntegerRow, ...]
 
     @property
-    def dimension(self):
+    def dimension(self) -> int:
         return len(self.basis)
 
-    def contains(self, x):
+    def contains(self, x: VectorLike) -> bool:
         """Whether the rational point ``x`` lies on the subspace (exact)."""
         x = to_fraction_vector(x, "x", len(self.point))
         return all(row_value(e, x) == 0 for e in self.equations)
 
     @classmethod
-    def from_equations(cls, equations, ambient_dim):
+    def from_equations(cls, equations: Sequence[Sequence[int]], ambient_dim: int) -> AffineSubspace | None:
         """Solve integer equation rows ``(c, e)`` (``c + e·x = 0``) exactly; ``None`` if inconsistent."""
         ambient_dim = require_int(ambient_dim, "ambient_dim", "AffineSubspace.from_equations", minimum=1)
         equations = to_integer_rows(equations, "AffineSubspace.from_equations: equations")
@@ -66,11 +80,11 @@ class AffineSubspace:
             )
         return _affine_subspace(list(equations), ambient_dim)
 
-    def restrict(self, row):
+    def restrict(self, row: VectorLike) -> IntegerRow:
         """An affine row ``(b, a)`` on ``Q^d`` in the subspace's coordinates ``u``, as a primitive integer row."""
         return _restrict(to_fraction_vector(row, "AffineSubspace.restrict: row", len(self.point) + 1), self)
 
-    def coordinates(self, x):
+    def coordinates(self, x: VectorLike) -> FractionVector:
         """The coordinates ``u`` of a point ``x`` of the subspace (``lift(u) == x``).
 
         The basis comes from the reduced row echelon form, so ``u`` is read off
@@ -87,7 +101,7 @@ class AffineSubspace:
         pivots = {next(i for i in range(1, len(e)) if e[i]) - 1 for e in self.equations}
         return tuple(x[i] for i in range(len(self.point)) if i not in pivots)
 
-    def lift(self, u):
+    def lift(self, u: VectorLike) -> FractionVector:
         """The point ``point + sum_j u_j basis[j]`` for coordinates ``u``."""
         u = to_fraction_vector(u, "AffineSubspace.lift: u", len(self.basis))
         return tuple(
@@ -156,7 +170,17 @@ class Polyhedron:
     True
     """
 
-    def __init__(self, ieqs=None, eqns=None, *, vertices=None, rays=None, lines=None, ambient_dim=None, oracle=None):
+    def __init__(
+        self,
+        ieqs: MatrixLike | None = None,
+        eqns: MatrixLike | None = None,
+        *,
+        vertices: MatrixLike | None = None,
+        rays: MatrixLike | None = None,
+        lines: MatrixLike | None = None,
+        ambient_dim: int | None = None,
+        oracle: LPOracle | None = None,
+    ) -> None:
         oracle = require_instance(oracle, LPOracle, "oracle", "Polyhedron", optional=True)
         require_int(ambient_dim, "ambient_dim", "Polyhedron", minimum=1, optional=True)
         given = {"ieqs": ieqs, "eqns": eqns, "vertices": vertices, "rays": rays, "lines": lines}
@@ -308,17 +332,17 @@ class Polyhedron:
 
     # -- representations -------------------------------------------------------------
     @property
-    def ambient_dim(self):
+    def ambient_dim(self) -> int:
         """The dimension ``d`` of the ambient space ``Q^d``."""
         return self._d
 
     @property
-    def inequalities(self):
+    def inequalities(self) -> tuple[IntegerRow, ...]:
         """The inequality rows as given (scaled to primitive integers), possibly redundant."""
         return self._ieqs
 
     @property
-    def equations(self):
+    def equations(self) -> tuple[IntegerRow, ...]:
         """The equation rows as given (scaled to primitive integers), possibly redundant."""
         return self._eqns
 
@@ -328,7 +352,7 @@ class Polyhedron:
         lin = set(range(1 + len(self._ieqs), len(rows)))
         return cdd_gmp.matrix_from_array(rows, lin_set=lin, rep_type=cdd.RepType.INEQUALITY)
 
-    def vertices_rays_lines(self):
+    def vertices_rays_lines(self) -> tuple[FractionMatrix, tuple[IntegerRow, ...], tuple[IntegerRow, ...]]:
         """The minimal V-representation, by ``cdd.gmp`` double description (cached).
 
         Returns
@@ -361,24 +385,24 @@ class Polyhedron:
                 self._vrep = (tuple(sorted(vertices)), tuple(sorted(rays)), tuple(sorted(lines)))
         return self._vrep
 
-    def vertices(self):
+    def vertices(self) -> FractionMatrix:
         """The vertices (see :meth:`vertices_rays_lines`)."""
         return self.vertices_rays_lines()[0]
 
-    def rays(self):
+    def rays(self) -> tuple[IntegerRow, ...]:
         """The extreme rays (see :meth:`vertices_rays_lines`)."""
         return self.vertices_rays_lines()[1]
 
-    def lines(self):
+    def lines(self) -> tuple[IntegerRow, ...]:
         """A basis of the lineality space (see :meth:`vertices_rays_lines`)."""
         return self.vertices_rays_lines()[2]
 
-    def is_bounded(self):
+    def is_bounded(self) -> bool:
         """Whether the polyhedron is a polytope (no rays, no lines)."""
         _, rays, lines = self.vertices_rays_lines()
         return not rays and not lines
 
-    def minimal_h_representation(self):
+    def minimal_h_representation(self) -> tuple[tuple[IntegerRow, ...], tuple[IntegerRow, ...]]:
         """The irredundant H-representation, in a canonical form.
 
         Returns
@@ -396,6 +420,7 @@ class Polyhedron:
                 self._minimal_h = (((-1,) + (0,) * self._d,), ())
             else:
                 hull = self.affine_hull()
+                assert hull is not None  # the polyhedron is not empty
                 mat = self._cdd_h_matrix()
                 cdd_gmp.matrix_canonicalize(mat)
                 ieqs = {
@@ -467,49 +492,50 @@ class Polyhedron:
             self._decomposition = (hull, point, frozenset(implicit))
         return self._decomposition
 
-    def is_empty(self):
+    def is_empty(self) -> bool:
         """Whether the polyhedron has no point (exact)."""
         return self._decompose()[0] is None
 
-    def dimension(self):
+    def dimension(self) -> int:
         """The dimension of the polyhedron, ``-1`` when empty (exact)."""
         hull = self._decompose()[0]
         return -1 if hull is None else hull.dimension
 
-    def is_full_dimensional(self):
+    def is_full_dimensional(self) -> bool:
         """Whether the dimension equals the ambient dimension."""
         return self.dimension() == self._d
 
-    def affine_hull(self):
+    def affine_hull(self) -> AffineSubspace | None:
         """The affine hull as an :class:`AffineSubspace`, or ``None`` when empty."""
         return self._decompose()[0]
 
-    def relative_interior_point(self):
+    def relative_interior_point(self) -> FractionVector | None:
         """An exact rational point of the relative interior, or ``None`` when empty."""
         return self._decompose()[1]
 
-    def implicit_equalities(self):
+    def implicit_equalities(self) -> frozenset[int]:
         """Indices of the inequality rows that hold with equality on the whole polyhedron."""
         return self._decompose()[2]
 
-    def contains(self, x):
+    def contains(self, x: VectorLike) -> bool:
         """Whether the rational point ``x`` lies in the polyhedron (exact)."""
         x = to_fraction_vector(x, "x", self._d)
         return all(row_value(r, x) == 0 for r in self._eqns) and all(row_value(r, x) >= 0 for r in self._ieqs)
 
-    def relative_interior_contains(self, x):
+    def relative_interior_contains(self, x: VectorLike) -> bool:
         """Whether ``x`` lies in the relative interior (exact)."""
         if not self.contains(x) or self.is_empty():
             return False
         x = to_fraction_vector(x, "x", self._d)
         implicit = self.implicit_equalities()
         hull = self.affine_hull()
+        assert hull is not None  # the polyhedron is not empty
         return hull.contains(x) and all(
             row_value(r, x) > 0 for i, r in enumerate(self._ieqs) if i not in implicit
         )
 
     # -- combinatorics ---------------------------------------------------------------
-    def face_lattice(self):
+    def face_lattice(self) -> FaceLattice:
         """The lattice of non-empty faces, from exact vertex/ray-facet incidences.
 
         Returns
@@ -555,7 +581,7 @@ class Polyhedron:
                         below.append(c)
                     covers.append((index[c], index[face]))
             layer = below
-        data = [None] * len(dims)
+        data: list[tuple[tuple[int, ...], tuple[int, ...]] | None] = [None] * len(dims)
         for face, i in index.items():
             data[i] = (tuple(sorted(g for g in face if g < nv)), tuple(sorted(g - nv for g in face if g >= nv)))
         return FaceLattice(dims, covers, data=data)

@@ -9,19 +9,34 @@ so exact checks are Python-integer dot products instead of ``Fraction``
 arithmetic.
 """
 
+from __future__ import annotations
+
 import math
 import numbers
 import re
+from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
+from typing import TypeAlias, cast
 
 import flint
 import numpy as np
 
 from ..checks import describe, is_sequence, require_int
-from ..errors import InvalidArgumentError, InvalidNumberError, LimitExceededError, ShapeError
+from ..errors import (
+    InvalidArgumentError,
+    InvalidNumberError,
+    LimitExceededError,
+    ShapeError,
+)
 
 __all__ = [
+    "RationalLike",
+    "VectorLike",
+    "MatrixLike",
+    "FractionVector",
+    "FractionMatrix",
+    "IntegerRow",
     "to_fraction",
     "parse_number",
     "parse_int",
@@ -36,7 +51,17 @@ __all__ = [
 ]
 
 
-def to_fraction(value, where="value"):
+# For type hints: what to_fraction accepts, as one number, a vector and a matrix, and what the
+# converters return; an IntegerRow is an affine row (b, a_1, ..., a_d) of integers. numbers.Rational covers flint's and gmpy's rationals.
+RationalLike: TypeAlias = int | Fraction | float | Decimal | str | numbers.Rational | np.integer | np.floating
+VectorLike: TypeAlias = Sequence[RationalLike] | np.ndarray
+MatrixLike: TypeAlias = Sequence[VectorLike] | np.ndarray
+FractionVector: TypeAlias = tuple[Fraction, ...]
+FractionMatrix: TypeAlias = tuple[FractionVector, ...]
+IntegerRow: TypeAlias = tuple[int, ...]
+
+
+def to_fraction(value: RationalLike, where: str = "value") -> Fraction:
     """Return ``value`` as an exact :class:`~fractions.Fraction`.
 
     Parameters
@@ -85,7 +110,8 @@ def to_fraction(value, where="value"):
     if isinstance(value, str):
         return parse_number(value, where)
     if isinstance(value, numbers.Rational):
-        return Fraction(value.numerator, value.denominator)
+        # typeshed types a Rational's numerator as an Integral-like protocol that Fraction's stub does not take
+        return Fraction(value.numerator, value.denominator)  # type: ignore[call-overload]
     raise InvalidNumberError(f"{where}: {describe(value)} is not a real number")
 
 
@@ -192,7 +218,7 @@ def _shown(text):
     return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
-def to_fraction_vector(values, where="vector", length=None):
+def to_fraction_vector(values: VectorLike, where: str = "vector", length: int | None = None) -> FractionVector:
     """Convert a 1-D sequence to a tuple of fractions, checking its length.
 
     Examples
@@ -219,7 +245,9 @@ def to_fraction_vector(values, where="vector", length=None):
     return tuple(to_fraction(v, f"{where}[{i}]") for i, v in enumerate(values))
 
 
-def to_fraction_matrix(rows, where="matrix", shape=None):
+def to_fraction_matrix(
+    rows: MatrixLike, where: str = "matrix", shape: Sequence[int | None] | None = None
+) -> FractionMatrix:
     """Convert a 2-D array-like to a tuple of fraction tuples.
 
     ``shape`` is an optional ``(rows, columns)`` pair; either may be ``None``.
@@ -301,7 +329,7 @@ def _check_label(where, caller):
         raise InvalidArgumentError(f"{caller}: where must be a string (a label for messages), got {describe(where)}")
 
 
-def primitive_integer_row(row):
+def primitive_integer_row(row: Sequence[RationalLike]) -> IntegerRow:
     """Scale a rational row by a positive factor to coprime integers.
 
     The sign is kept, so an inequality row keeps its meaning. A zero row stays zero.
@@ -316,18 +344,19 @@ def primitive_integer_row(row):
             raise ShapeError(f"primitive_integer_row: row must be a sequence of numbers, got {describe(row)}")
         row = tuple(row)
     if all(type(v) is int for v in row):  # the hot path: integer rows need only a gcd
-        g = math.gcd(*row)
-        return tuple(v // g for v in row) if g > 1 else row
-    row = [v if type(v) is Fraction else to_fraction(v, f"row[{i}]") for i, v in enumerate(row)]
+        integers = cast("tuple[int, ...]", row)
+        g = math.gcd(*integers)
+        return tuple(v // g for v in integers) if g > 1 else integers
+    fractions = [v if type(v) is Fraction else to_fraction(v, f"row[{i}]") for i, v in enumerate(row)]
     lcm = 1
-    for v in row:
+    for v in fractions:
         lcm = lcm * v.denominator // math.gcd(lcm, v.denominator)
-    ints = [int(v * lcm) for v in row]
+    ints = [int(v * lcm) for v in fractions]
     g = 0
-    for v in ints:
-        g = math.gcd(g, v)
+    for n in ints:
+        g = math.gcd(g, n)
     if g > 1:
-        ints = [v // g for v in ints]
+        ints = [n // g for n in ints]
     return tuple(ints)
 
 
@@ -345,7 +374,7 @@ def integer_vector(values):
     return tuple(v.numerator * (den // v.denominator) for v in values), den
 
 
-def fraction_to_json(value):
+def fraction_to_json(value: RationalLike) -> int | str:
     """An exact JSON number: an ``int`` when integral, else a ``"p/q"`` string.
 
     Examples

@@ -20,15 +20,24 @@ new vertex appears on every cut edge, where the values interpolate to zero.
 Nothing here knows about neural networks: callers supply the values.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import product
-
+from typing import Any
 
 from ..checks import describe, is_sequence, require_index, require_int, require_sequence
 from ..errors import GeometryError, InvalidArgumentError, ShapeError
 from .linalg import solve_nonsingular
-from .rational import primitive_integer_row, to_fraction_matrix, to_integer_rows
+from .rational import (
+    IntegerRow,
+    MatrixLike,
+    primitive_integer_row,
+    to_fraction_matrix,
+    to_integer_rows,
+)
 
 __all__ = ["Subdivision"]
 
@@ -37,12 +46,12 @@ __all__ = ["Subdivision"]
 class _SubCell:
     dim: int
     finite: bool
-    facets: list
+    facets: list[int]
     vmask: int  # bit i set: vertex i is a face of the cell
-    signs: list = field(default_factory=list)
+    signs: list[int] = field(default_factory=list)
 
 
-def _checked_faces(faces, n_vertices, caller):
+def _checked_faces(faces: Sequence[Any], n_vertices: int, caller: str) -> list[tuple[int, list[int], list[int]]]:
     """The faces of :meth:`Subdivision.from_polytope` as ``(dim, vertex indices, facet indices)``, checked.
 
     The first ``n_vertices`` faces are the vertices, in order; a face's facets
@@ -90,13 +99,13 @@ class Subdivision:
     (3, 9, 7)
     """
 
-    def __init__(self, d):
+    def __init__(self, d: int) -> None:
         self.d = require_int(d, "d", "Subdivision", minimum=1)
-        self.cells = []
-        self.vertices = []
-        self.vertex_cell = []
+        self.cells: list[_SubCell] = []
+        self.vertices: list[IntegerRow] = []
+        self.vertex_cell: list[int] = []
 
-    def _add_vertex(self, coords, finite):
+    def _add_vertex(self, coords: IntegerRow, finite: bool) -> int:
         cid = len(self.cells)
         bit = len(self.vertices)
         self.vertices.append(coords)
@@ -106,7 +115,7 @@ class Subdivision:
 
     # -- initial complexes -----------------------------------------------------------
     @classmethod
-    def from_polytope(cls, vertices, faces):
+    def from_polytope(cls, vertices: MatrixLike, faces: Sequence[tuple[int, Sequence[int], Sequence[int]]]) -> Subdivision:
         """The face lattice of a polytope.
 
         Parameters
@@ -135,7 +144,7 @@ class Subdivision:
         return S
 
     @classmethod
-    def from_arrangement(cls, rows):
+    def from_arrangement(cls, rows: Sequence[Sequence[int]]) -> Subdivision:
         """The arrangement of ``d`` linearly independent affine hyperplanes in ``Q^d``.
 
         Parameters
@@ -195,7 +204,7 @@ class Subdivision:
         return S
 
     # -- the cut ---------------------------------------------------------------------------
-    def cut(self, values):
+    def cut(self, values: Sequence[int]) -> None:
         """Refine every cell by the sign of a function given by its values at the vertices.
 
         Parameters
@@ -237,11 +246,21 @@ class Subdivision:
         base = len(self.vertices)
         old = (1 << base) - 1
         keep = {1: old & ~neg, -1: old & ~pos, 0: old & ~pos & ~neg}
-        pieces, new = {}, {}
+        pieces: dict[int, tuple[int, int, int]] = {}  # cut cell -> its (plus, minus, zero) parts
+        new: dict[int, int] = {}  # cut cell -> mask of the vertices created on it, relative to base
         for cid in split:
             pieces[cid], new[cid] = self._split_cell(cid, values, neg, keep, pieces, new, base)
 
-    def _split_cell(self, cid, values, neg, keep, pieces, new, base):
+    def _split_cell(
+        self,
+        cid: int,
+        values: Sequence[int],
+        neg: int,
+        keep: dict[int, int],
+        pieces: dict[int, tuple[int, int, int]],
+        new: dict[int, int],
+        base: int,
+    ) -> tuple[tuple[int, int, int], int]:
         cell = self.cells[cid]
         signs = cell.signs
         if cell.dim == 1:
@@ -258,7 +277,7 @@ class Subdivision:
             plus_facets, minus_facets = [a, zero], [b, zero]
         else:
             plus_facets, minus_facets, zero_facets = [], [], []
-            vanishing = set()
+            vanishing: set[int] = set()  # codimension-2 faces on the zero set
             created = 0
             for f in cell.facets:
                 if f in pieces:
@@ -293,7 +312,7 @@ class Subdivision:
         return (cid, minus, zero), created
 
     # -- local copies -----------------------------------------------------------------------
-    def closure(self, cid):
+    def closure(self, cid: int) -> tuple[Subdivision, list[int]]:
         """The closure of one cell as a subdivision of its own, with a map back to these vertices.
 
         The copy holds the cell and all its faces (at infinity included); every
@@ -343,16 +362,16 @@ class Subdivision:
         return copy, vertex_map
 
     # -- reading -----------------------------------------------------------------------------
-    def finite_cells(self):
+    def finite_cells(self) -> list[int]:
         """Ids of the cells of the complex itself (not at infinity)."""
         return [c for c, cell in enumerate(self.cells) if cell.finite]
 
-    def finite_f_vector(self):
+    def finite_f_vector(self) -> tuple[int, ...]:
         """The f-vector of the finite cells."""
         dims = [self.cells[c].dim for c in self.finite_cells()]
         return tuple(dims.count(k) for k in range(max(dims) + 1))
 
-    def cell_vertices(self, cid):
+    def cell_vertices(self, cid: int) -> list[int]:
         """The vertex indices (finite and ideal) of a cell's closure."""
         if type(cid) is not int or not 0 <= cid < len(self.cells):  # called in inner loops: checked cheaply
             cid = require_index(cid, len(self.cells), "cid", "Subdivision.cell_vertices")

@@ -5,7 +5,13 @@ networks; it works on any igraph graph.
 """
 
 from .convert import igraph_to_networkx, networkx_to_igraph
-from .dag import is_layering, longest_layered_chain, longest_path, longest_path_layers, topological_order
+from .dag import (
+    is_layering,
+    longest_layered_chain,
+    longest_path,
+    longest_path_layers,
+    topological_order,
+)
 from .graphml import read_graphml, write_graphml
 
 __all__ = [

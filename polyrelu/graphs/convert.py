@@ -5,6 +5,8 @@ igraph's own ``to_networkx`` adds an ``_igraph_index`` node attribute and
 trip gives back exactly the attributes the graph had.
 """
 
+from __future__ import annotations
+
 import igraph
 import networkx as nx
 
@@ -13,7 +15,7 @@ from ..checks import require_igraph, require_instance
 __all__ = ["igraph_to_networkx", "networkx_to_igraph"]
 
 
-def igraph_to_networkx(graph):
+def igraph_to_networkx(graph: igraph.Graph) -> nx.Graph:
     """Convert an igraph graph to networkx; node ``i`` is igraph vertex ``i``.
 
     Parallel edges give a ``MultiDiGraph`` (``MultiGraph``), so none is lost.
@@ -38,7 +40,7 @@ def igraph_to_networkx(graph):
     return out
 
 
-def networkx_to_igraph(graph):
+def networkx_to_igraph(graph: nx.Graph) -> igraph.Graph:
     """Convert a networkx graph to igraph; nodes are numbered in iteration order.
 
     The original node keys are kept in the vertex attribute ``name`` only when

@@ -11,7 +11,12 @@ Nothing here knows about neural networks: any igraph DAG works, with the layer
 taken from a vertex attribute or from the longest-path layering.
 """
 
+from __future__ import annotations
+
 import heapq
+from collections.abc import Callable, Sequence
+
+import igraph
 
 from ..checks import describe, require_igraph, require_sequence
 from ..errors import GraphError
@@ -25,7 +30,7 @@ __all__ = [
 ]
 
 
-def topological_order(graph):
+def topological_order(graph: igraph.Graph) -> list[int]:
     """The vertices in topological order, smallest index first among the available ones.
 
     Raises
@@ -60,7 +65,7 @@ def topological_order(graph):
     return order
 
 
-def _a_cycle(graph, candidates):
+def _a_cycle(graph: igraph.Graph, candidates: set[int]) -> list[int]:
     """One directed cycle among ``candidates`` (vertices left over by Kahn's algorithm).
 
     The left-over vertices are the cycles and everything downstream of them,
@@ -68,8 +73,8 @@ def _a_cycle(graph, candidates):
     """
     predecessors = graph.get_adjlist(mode="in")
     v = min(candidates)
-    seen = {}
-    path = []
+    seen: dict[int, int] = {}
+    path: list[int] = []
     while v not in seen:
         seen[v] = len(path)
         path.append(v)
@@ -78,7 +83,7 @@ def _a_cycle(graph, candidates):
     return cycle[::-1]
 
 
-def longest_path_layers(graph):
+def longest_path_layers(graph: igraph.Graph) -> list[int]:
     """``1 +`` the number of edges of the longest directed path ending in each vertex.
 
     Sources get layer 1; every edge goes from a lower to a higher layer, and
@@ -112,7 +117,7 @@ def longest_path_layers(graph):
     return layers
 
 
-def longest_path(graph):
+def longest_path(graph: igraph.Graph) -> list[int]:
     """A longest directed path, as a list of vertices (among ties, the smallest read from the end).
 
     Examples
@@ -127,7 +132,7 @@ def longest_path(graph):
     return _best_chain(graph, lambda u, v: True)
 
 
-def longest_layered_chain(graph, layer="layer"):
+def longest_layered_chain(graph: igraph.Graph, layer: str | Sequence[int] = "layer") -> list[int]:
     """A longest directed path whose vertices have consecutive layers, one vertex per layer.
 
     Parameters
@@ -172,7 +177,7 @@ def longest_layered_chain(graph, layer="layer"):
     return _best_chain(graph, lambda u, v: layers[v] == layers[u] + 1)
 
 
-def is_layering(graph, layer="layer"):
+def is_layering(graph: igraph.Graph, layer: str | Sequence[int] = "layer") -> bool:
     """Whether every edge goes from a lower to a strictly higher layer.
 
     Examples
@@ -185,7 +190,7 @@ def is_layering(graph, layer="layer"):
     return all(layers[e.source] < layers[e.target] for e in graph.es)
 
 
-def _layers_of(graph, layer, caller):
+def _layers_of(graph: igraph.Graph, layer: str | Sequence[int], caller: str) -> list[int]:
     """The layer of every vertex: ``layer`` is a vertex attribute's name or the layers themselves (checked)."""
     require_igraph(graph, "graph", caller)
     if isinstance(layer, str):
@@ -202,9 +207,9 @@ def _layers_of(graph, layer, caller):
     return layers
 
 
-def _best_chain(graph, allowed):
+def _best_chain(graph: igraph.Graph, allowed: Callable[[int, int], bool]) -> list[int]:
     """Dynamic programming over a topological order: the longest path using only allowed edges."""
-    best = {}  # v -> (length, path ending in v, reversed for the tie-break)
+    best: dict[int, tuple[int, list[int]]] = {}  # v -> (length, path ending in v, reversed for the tie-break)
     predecessors = graph.get_adjlist(mode="in")
     for v in topological_order(graph):
         options = [best[u] for u in predecessors[v] if allowed(u, v)]

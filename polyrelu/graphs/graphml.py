@@ -11,8 +11,12 @@ lists). Files written here are valid GraphML that any reader accepts; such
 readers see the JSON attributes as strings.
 """
 
+from __future__ import annotations
+
 import json
+import os
 import xml.etree.ElementTree as ET
+from typing import Any
 
 import igraph
 
@@ -27,7 +31,7 @@ _JSON_FLAG = "polyrelu.json"
 _DOMAINS = (("graph", "graph"), ("node", "vertex"), ("edge", "edge"))
 
 
-def write_graphml(graph, path):
+def write_graphml(graph: igraph.Graph, path: os.PathLike | str) -> None:
     """Write an igraph graph to GraphML, keeping attribute types.
 
     Parameters
@@ -80,7 +84,7 @@ def write_graphml(graph, path):
             keys[domain, name] = (key_id, kind)
     g = ET.SubElement(root, f"{{{_NS}}}graph", id="G", edgedefault="directed" if graph.is_directed() else "undirected")
 
-    def data(parent, domain, name, value):
+    def data(parent: ET.Element, domain: str, name: str, value: Any) -> None:
         key_id, kind = keys[domain, name]
         ET.SubElement(parent, f"{{{_NS}}}data", key=key_id).text = _encode(value, kind, name)
 
@@ -98,7 +102,7 @@ def write_graphml(graph, path):
         ET.ElementTree(root).write(fh, encoding="utf-8", xml_declaration=True)
 
 
-def read_graphml(path):
+def read_graphml(path: os.PathLike | str) -> igraph.Graph:
     """Read a GraphML file into an igraph graph, restoring attribute types.
 
     Files from other writers are read too: ``int``/``long`` become ``int``,
@@ -120,7 +124,8 @@ def read_graphml(path):
         raise GraphFormatError(f"{path}: not a readable XML file ({exc})") from None
     if root.tag != f"{{{_NS}}}graphml":
         raise GraphFormatError(f"{path}: the root element is {root.tag!r}, not GraphML's <graphml>")
-    keys = {}
+    # id -> (scope, attribute name, kind, default); a malformed key may lack the id and the name
+    keys: dict[str | None, tuple[str, Any, str, Any]] = {}
     for element in root.findall(f"{{{_NS}}}key"):
         kind = "json" if element.get(_JSON_FLAG) == "true" else element.get("attr.type", "string")
         if kind not in ("json", "boolean", "int", "long", "float", "double", "string"):
@@ -138,7 +143,7 @@ def read_graphml(path):
     (g_element,) = graphs
     directed = g_element.get("edgedefault", "directed") == "directed"
 
-    def attributes(element, domain):
+    def attributes(element: ET.Element, domain: str) -> dict[Any, Any]:
         values = {name: default for _, (scope, name, _, default) in keys.items() if scope in (domain, "all")}
         for d in element.findall(f"{{{_NS}}}data"):
             if d.get("key") not in keys:
@@ -168,12 +173,12 @@ def read_graphml(path):
     return graph
 
 
-def _forbidden(c):
+def _forbidden(c: str) -> bool:
     o = ord(c)
     return (o < 0x20 and c not in "\t\n") or 0xD800 <= o <= 0xDFFF or o in (0xFFFE, 0xFFFF)
 
 
-def _graphml_type(values):
+def _graphml_type(values: list[Any]) -> str:
     kinds = {type(v) for v in values}
     if kinds == {str} and any("\r" in v for v in values):
         return "json"
@@ -188,7 +193,7 @@ def _graphml_type(values):
     return "json"
 
 
-def _encode(value, kind, name):
+def _encode(value: Any, kind: str, name: str) -> str:
     if kind == "string":
         # XML readers turn a raw carriage return into a newline; JSON escapes it. Characters XML 1.0 cannot
         # hold at all are refused here rather than producing a file no reader accepts.
@@ -205,7 +210,7 @@ def _encode(value, kind, name):
     return repr(value) if kind == "double" else str(value)
 
 
-def _decode(text, kind, path):
+def _decode(text: str | None, kind: str, path: os.PathLike | str) -> Any:
     text = "" if text is None else text
     try:
         if kind == "boolean":

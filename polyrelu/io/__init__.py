@@ -9,7 +9,14 @@ PyTorch model is checked against the model. One module per format:
 """
 
 from .files import load_network, save_network
-from .limits import DEFAULT_LIMITS, Limits, check_file_size, json_depth, parse_json, read_json
+from .limits import (
+    DEFAULT_LIMITS,
+    Limits,
+    check_file_size,
+    json_depth,
+    parse_json,
+    read_json,
+)
 from .network_json import network_from_dict, network_to_dict
 from .pytorch import network_from_torch
 

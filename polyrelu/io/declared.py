@@ -7,11 +7,14 @@ The readers of :mod:`polyrelu.io` compare these declarations with
 header is refused in microseconds instead of allocating what it claims.
 """
 
+from __future__ import annotations
+
 import math
 import zipfile
+from collections.abc import Sequence
 
 from ..errors import LimitExceededError, NetworkFormatError, ShapeError
-from .limits import DEFAULT_LIMITS
+from .limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["MAX_COMPRESSION_RATIO", "check_array_size", "check_layer_shapes", "check_zip_members"]
 
@@ -23,11 +26,11 @@ MAX_COMPRESSION_RATIO = 100
 _RATIO_EXEMPT_BYTES = 1 << 20
 
 
-def _raise_hint(field):
+def _raise_hint(field: str) -> str:
     return f"if the file is trusted, pass limits=Limits({field}=...)"
 
 
-def check_array_size(shape, itemsize, what, source, limits=DEFAULT_LIMITS):
+def check_array_size(shape: Sequence[int], itemsize: int, what: str, source: str, limits: Limits = DEFAULT_LIMITS) -> int:
     """Refuse an array whose declared shape is over the limits; return its number of entries.
 
     Parameters
@@ -77,7 +80,13 @@ def check_array_size(shape, itemsize, what, source, limits=DEFAULT_LIMITS):
     return count
 
 
-def check_layer_shapes(shapes, source, limits=DEFAULT_LIMITS, *, names=None):
+def check_layer_shapes(
+    shapes: Sequence[tuple[Sequence[int], Sequence[int]]],
+    source: str,
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    names: Sequence[str] | None = None,
+) -> tuple[int, ...]:
     """Check that declared layer shapes fit together and within the limits; return the widths.
 
     Parameters
@@ -115,10 +124,11 @@ def check_layer_shapes(shapes, source, limits=DEFAULT_LIMITS, *, names=None):
     polyrelu.errors.ShapeError: net.npz: layer 2 ('fc2'): weights have 4 columns but layer 1 ('fc1') has 3 neurons
     """
 
-    def label(l):
+    def label(l: int) -> str:
         return f"layer {l}" if names is None else f"layer {l} ({names[l - 1]!r})"
 
-    widths, total = [], 0
+    widths: list[int] = []
+    total = 0
     for l, (weight_shape, bias_shape) in enumerate(shapes, start=1):
         weight_shape, bias_shape = tuple(weight_shape), tuple(bias_shape)
         if len(weight_shape) != 2:
@@ -151,7 +161,7 @@ def check_layer_shapes(shapes, source, limits=DEFAULT_LIMITS, *, names=None):
     return tuple(widths)
 
 
-def check_zip_members(archive, source, limits=DEFAULT_LIMITS):
+def check_zip_members(archive: zipfile.ZipFile, source: str, limits: Limits = DEFAULT_LIMITS) -> None:
     """Refuse a zip archive whose directory declares too much, from the directory alone.
 
     Nothing is decompressed: the sizes are the ones the archive's central

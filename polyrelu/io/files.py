@@ -9,6 +9,9 @@ PyTorch file) and refuses what it cannot read exactly, with a
 :func:`save_network` checks the target first and writes atomically.
 """
 
+from __future__ import annotations
+
+import os
 from pathlib import Path
 
 from ..atomic import check_output_path
@@ -23,7 +26,7 @@ from .pytorch import read_torch
 __all__ = ["load_network", "save_network"]
 
 
-def load_network(path, *, trust_pickle: bool = False, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
+def load_network(path: os.PathLike | str, *, trust_pickle: bool = False, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
     """Read a network from ``.json``, ``.npz``, or (with torch installed) ``.pt``/``.pth``.
 
     Parameters
@@ -97,7 +100,7 @@ def load_network(path, *, trust_pickle: bool = False, limits: Limits = DEFAULT_L
     raise NetworkFormatError(f"{path}: unknown suffix {path.suffix!r}; expected .json, .npz, .pt or .pth")
 
 
-def save_network(net: ReLUNetwork, path) -> None:
+def save_network(net: ReLUNetwork, path: os.PathLike | str) -> None:
     """Write ``net`` to ``path``: ``.json`` (exact) or ``.npz`` (float64, only if exact).
 
     The path is checked before anything is computed, and the file is written

@@ -8,12 +8,15 @@ a limit is refused with :class:`~polyrelu.errors.LimitExceededError`, which
 names the limit and how to raise it when the file is trusted.
 """
 
+from __future__ import annotations
+
 import json
 import math
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -56,7 +59,7 @@ class Limits:
     max_width: int = 1_000_000
     max_array_bytes: int = 1 << 30
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name, value in vars(self).items():
             object.__setattr__(self, name, require_int(value, name, "Limits", minimum=1))
 
@@ -67,7 +70,7 @@ DEFAULT_LIMITS = Limits()
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
-def json_depth(text):
+def json_depth(text: str) -> int:
     """The deepest nesting of ``[``/``{`` in JSON text, without parsing it (linear, C speed).
 
     Examples
@@ -86,7 +89,7 @@ def json_depth(text):
     return int(np.cumsum(delta).max())
 
 
-def parse_json(text, source, limits=DEFAULT_LIMITS):
+def parse_json(text: str, source: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     """Parse JSON text after checking its nesting; integers are parsed with bounded digits.
 
     Parameters
@@ -135,19 +138,20 @@ def parse_json(text, source, limits=DEFAULT_LIMITS):
         raise LimitExceededError(f"{source}: JSON nested too deeply for this interpreter") from None
 
 
-def _unique_keys(pairs, source):
+def _unique_keys(pairs: list[tuple[str, Any]], source: str) -> dict[str, Any]:
     """An object's pairs as a dict, refused when a key repeats: JSON readers differ on which one they keep."""
     obj = dict(pairs)
     if len(obj) != len(pairs):
-        seen = set()
-        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        seen: set[str] = set()
+        # set.add returns None: the generator records each key and stops at the first one seen before
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
         raise NetworkFormatError(
             f"{source}: the key {twice!r} appears twice in one object; JSON readers differ on which one they keep"
         )
     return obj
 
 
-def _float(literal, source):
+def _float(literal: str, source: str) -> float:
     """A JSON float literal as the nearest float64, refused when that changes it beyond rounding.
 
     ``1e999`` would become ``inf`` and ``1e-400`` would become ``0.0``: a
@@ -163,7 +167,7 @@ def _float(literal, source):
     return value
 
 
-def read_json(path, limits=DEFAULT_LIMITS):
+def read_json(path: os.PathLike | str, limits: Limits = DEFAULT_LIMITS) -> Any:
     """Read and parse a JSON file, its size and nesting checked first.
 
     Raises
@@ -185,7 +189,7 @@ def read_json(path, limits=DEFAULT_LIMITS):
     return parse_json(text, str(path), limits)
 
 
-def check_file_size(path, limits=DEFAULT_LIMITS):
+def check_file_size(path: os.PathLike | str, limits: Limits = DEFAULT_LIMITS) -> int:
     """Refuse a missing file, a non-file, or one over ``limits.max_file_bytes``; return its size."""
     path = Path(require_path(path, "path", "check_file_size"))
     require_instance(limits, Limits, "limits", "check_file_size")

@@ -11,10 +11,19 @@ number goes through :func:`~polyrelu.geometry.rational.to_fraction` (ASCII
 digits, bounded digits and exponents).
 """
 
+from __future__ import annotations
+
+import os
+from typing import Any
 
 from ..atomic import write_json
 from ..checks import require_instance, require_str
-from ..errors import InvalidNumberError, LimitExceededError, NetworkFormatError, ShapeError
+from ..errors import (
+    InvalidNumberError,
+    LimitExceededError,
+    NetworkFormatError,
+    ShapeError,
+)
 from ..geometry.rational import fraction_to_json
 from ..network import ReLUNetwork
 from .declared import check_layer_shapes
@@ -35,7 +44,7 @@ _KEYS = ("format", "version", "layers", "name")
 _LAYER_KEYS = ("weights", "biases")
 
 
-def network_to_dict(net: ReLUNetwork) -> dict:
+def network_to_dict(net: ReLUNetwork) -> dict[str, Any]:
     """The network JSON object of ``net``, with exact numbers.
 
     Integers are JSON integers (as strings beyond 4,000 digits), other
@@ -68,7 +77,7 @@ def network_to_dict(net: ReLUNetwork) -> dict:
     }
 
 
-def network_from_dict(obj, *, source: str = "network", limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
+def network_from_dict(obj: dict[str, Any], *, source: str = "network", limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
     """Read a network JSON object (already parsed).
 
     Parameters
@@ -166,7 +175,7 @@ def network_from_dict(obj, *, source: str = "network", limits: Limits = DEFAULT_
         raise type(exc)(f"{source}: {exc}") from None
 
 
-def read_network_json(path, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
+def read_network_json(path: os.PathLike | str, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
     """Read a network JSON file: size and nesting checked before parsing, then :func:`network_from_dict`.
 
     Raises
@@ -183,7 +192,7 @@ def read_network_json(path, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
     return network_from_dict(read_json(path, limits), source=str(path), limits=limits)
 
 
-def write_network_json(net: ReLUNetwork, path) -> None:
+def write_network_json(net: ReLUNetwork, path: os.PathLike | str) -> None:
     """Write ``net`` as network JSON (with its name, if any) through :func:`~polyrelu.atomic.atomic_write`.
 
     The target is replaced only once the file is complete. Check the path

@@ -16,10 +16,14 @@ structured, sub-array and date dtypes with
 :class:`~polyrelu.errors.InvalidNumberError`.
 """
 
+from __future__ import annotations
+
+import os
 import re
 import zipfile
 import zlib
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +41,7 @@ _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError)
 
 
-def read_npz(path, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
+def read_npz(path: os.PathLike | str, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
     """Read a network from an ``.npz`` archive of arrays ``W1, b1, W2, b2, ...``.
 
     ``Wl`` has one row per neuron of layer ``l`` and one column per neuron of
@@ -96,7 +100,7 @@ def read_npz(path, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
         raise type(exc)(f"{path}: {exc}") from None
 
 
-def _layer_count(archive, path):
+def _layer_count(archive: zipfile.ZipFile, path: os.PathLike | str) -> int:
     """The number of layers, once every member is ``W<l>.npy`` or ``b<l>.npy`` and none is missing."""
     found, unexpected = set(), []
     for name in archive.namelist():
@@ -121,7 +125,9 @@ def _layer_count(archive, path):
     return count
 
 
-def _read_header(archive, name, path, limits):
+def _read_header(
+    archive: zipfile.ZipFile, name: str, path: os.PathLike | str, limits: Limits
+) -> tuple[tuple[int, ...], bool, np.dtype]:
     """``(shape, fortran_order, dtype)`` of a member, from its ``.npy`` header alone; checked."""
     info = archive.getinfo(f"{name}.npy")
     try:
@@ -157,7 +163,7 @@ def _read_header(archive, name, path, limits):
     return shape, fortran, dtype
 
 
-def _read_array(archive, name, path):
+def _read_array(archive: zipfile.ZipFile, name: str, path: os.PathLike | str) -> np.ndarray:
     try:
         with archive.open(f"{name}.npy") as fh:
             return np.lib.format.read_array(fh, allow_pickle=False)
@@ -165,7 +171,7 @@ def _read_array(archive, name, path):
         raise NetworkFormatError(f"{path}: cannot read array {name} ({exc})") from None
 
 
-def _entries(array, where, path):
+def _entries(array: np.ndarray, where: str, path: os.PathLike | str) -> np.ndarray | list[Any]:
     """The array itself, or for extended precision nested lists of exact Fractions.
 
     ``tolist()`` and ``float()`` would round ``longdouble`` values to float64;
@@ -183,7 +189,7 @@ def _entries(array, where, path):
     return [[Fraction(*v.as_integer_ratio()) for v in row] for row in array]
 
 
-def write_npz(net: ReLUNetwork, path) -> None:
+def write_npz(net: ReLUNetwork, path: os.PathLike | str) -> None:
     """Write ``net`` as float64 arrays ``W1, b1, ...`` through :func:`~polyrelu.atomic.atomic_write`.
 
     Raises
@@ -193,14 +199,14 @@ def write_npz(net: ReLUNetwork, path) -> None:
     """
     arrays = {}
     for l, (W, b) in enumerate(net.layers, start=1):
-        for key, values in ((f"W{l}", W), (f"b{l}", b)):
+        for key, values, flat in ((f"W{l}", W, [v for row in W for v in row]), (f"b{l}", b, list(b))):
             try:
                 array = np.array(values, dtype=float)
             except OverflowError:
                 raise NetworkFormatError(f"{path}: {key} has entries too large for float64; save as .json") from None
-            flat = [v for row in values for v in row] if key.startswith("W") else list(values)
             if any(Fraction(f) != v for f, v in zip(array.ravel().tolist(), flat)):
                 raise NetworkFormatError(f"{path}: {key} has entries float64 cannot hold exactly; save as .json")
             arrays[key] = array
     with atomic_write(path, "wb") as fh:
-        np.savez(fh, **arrays)
+        # numpy's stub matches the ** mapping against savez's bool keyword allow_pickle too; the keys are W1, b1, ...
+        np.savez(fh, **arrays)  # type: ignore[arg-type]

@@ -61,13 +61,17 @@ Tensors
     parameters.
 """
 
+from __future__ import annotations
+
 import copy
+import os
 import pickle
 import pickletools
 import re
 import zipfile
 from collections.abc import Mapping
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -83,6 +87,9 @@ from ..errors import (
 from ..network import ReLUNetwork
 from .declared import check_array_size, check_layer_shapes, check_zip_members
 from .limits import DEFAULT_LIMITS, Limits, check_file_size
+
+if TYPE_CHECKING:  # torch is optional and heavy: imported where it is used
+    import torch
 
 __all__ = ["network_from_torch", "read_torch", "CHECK_POINTS", "CHECK_SEED"]
 
@@ -109,7 +116,7 @@ def _import_torch():
     return torch
 
 
-def network_from_torch(model, *, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
+def network_from_torch(model: torch.nn.Module | Mapping[str, Any], *, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
     """Convert a PyTorch ReLU network exactly, and check it against the model.
 
     Parameters
@@ -179,7 +186,7 @@ def network_from_torch(model, *, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork
     raise InvalidArgumentError(f"network_from_torch: model must be a torch.nn.Module or a state dict, got {describe(model)}")
 
 
-def read_torch(path, *, trust_pickle: bool = False, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
+def read_torch(path: os.PathLike | str, *, trust_pickle: bool = False, limits: Limits = DEFAULT_LIMITS) -> ReLUNetwork:
     """Read a network from a file written by ``torch.save``: a state dict, never running code.
 
     Parameters

@@ -24,14 +24,18 @@ What it leaves to others: which lines to search (``driver``), what a
 breakpoint's hyperplane belongs to (``first_layer``, ``tracing``).
 """
 
+from __future__ import annotations
+
 import dataclasses
 import math
+from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import Any
 
 from ..checks import require_callable, require_sequence
-from ..domain import domain_polyhedron
+from ..domain import DomainLike, domain_polyhedron
 from ..errors import RecoveryError, ShapeError, UsageError
-from ..geometry.rational import row_value, to_fraction_vector
+from ..geometry.rational import VectorLike, row_value, to_fraction_vector
 from .control import StageFailed
 from .numerics import numerics_for, tangent_basis, vadd, vdot, vscale, vsub
 from .oracle import Queries
@@ -149,7 +153,15 @@ def breakpoints_on_line(queries, point, direction, domain_rows, numerics, reach=
     raise StageFailed("f keeps bending beyond 2^64 along a search line")
 
 
-def line_breakpoints(oracle, point, direction, *, domain=None, float_oracle=False, tolerance=None):
+def line_breakpoints(
+    oracle: Callable[[Sequence[Any]], Any],
+    point: VectorLike,
+    direction: VectorLike,
+    *,
+    domain: DomainLike = None,
+    float_oracle: bool = False,
+    tolerance: float | None = None,
+) -> list[Fraction]:
     """The breakpoints of ``f`` on the line ``point + t·direction``, exactly.
 
     Parameters
@@ -284,7 +296,14 @@ def breakpoint_at(queries, point, step, n0, numerics):
     return None
 
 
-def breakpoint_data(oracle, point, direction, *, float_oracle=False, tolerance=None):
+def breakpoint_data(
+    oracle: Callable[[Sequence[Any]], Any],
+    point: VectorLike,
+    direction: VectorLike,
+    *,
+    float_oracle: bool = False,
+    tolerance: float | None = None,
+) -> Breakpoint:
     """The :class:`Breakpoint` (facet hyperplane, weight, side maps) at a breakpoint found on a line.
 
     Parameters

@@ -25,16 +25,20 @@ second chance
 What it leaves to others: every stage above.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import itertools
 import math
 import time
+from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from ..checks import require_bool, require_callable, require_int, require_real
-from ..domain import Box
+from ..domain import Box, DomainLike
 from ..errors import ComplexTooLargeError, RecoveryError
 from ..geometry import Polyhedron
 from ..geometry.linalg import span_complement
@@ -111,25 +115,25 @@ class RecoveryResult:
     """
 
     status: str
-    network: object
+    network: ReLUNetwork | None
     queries: int
-    reason: object
+    reason: str | None
     breakpoints: int
     lines: int
-    layer_widths: tuple
+    layer_widths: tuple[int, ...]
     regions: int
     rounds: int
     elapsed: float
-    max_deviation: object = None
-    domain: object = None
+    max_deviation: float | None = None
+    domain: Box | Polyhedron | None = None
     whole_space: bool = False
-    tolerance: object = None
-    threshold: object = None
+    tolerance: float | None = None
+    threshold: float | None = None
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return self.status == "recovered"
 
-    def __str__(self):
+    def __str__(self) -> str:
         head = f"recovery: {self.status}" + (f" ({self.reason})" if self.reason else "")
         arch = str(self.network.architecture) if self.network is not None else "-"
         lines = [
@@ -482,21 +486,21 @@ def _check_arguments(oracle, input_dim, max_queries, lines, seed, float_oracle, 
 
 
 def recover_network(
-    oracle,
-    input_dim,
+    oracle: Callable[[Sequence[Any]], Any],
+    input_dim: int,
     *,
-    domain=None,
-    max_queries=1_000_000,
-    lines=None,
-    seed=0,
-    float_oracle=False,
-    tolerance=None,
-    max_rounds=6,
-    checks=64,
-    max_seconds=None,
-    max_cells=1_000_000,
-    progress=None,
-):
+    domain: DomainLike = None,
+    max_queries: int = 1_000_000,
+    lines: int | None = None,
+    seed: int = 0,
+    float_oracle: bool = False,
+    tolerance: float | None = None,
+    max_rounds: int = 6,
+    checks: int = 64,
+    max_seconds: float | None = None,
+    max_cells: int = 1_000_000,
+    progress: bool | None = None,
+) -> RecoveryResult:
     """Rebuild a ReLU network from function values alone.
 
     Breakpoints of ``f`` are located exactly on random lines
@@ -643,8 +647,8 @@ def recover_network(
     explorer = _Explorer(queries, n0, domain_rows, numerics, rng)
     started = time.perf_counter()
     rounds = 0
-    log = {}
-    last = {}  # the last candidate's check: deviation, threshold, round
+    log: dict[str, int] = {}
+    last: dict[str, Any] = {}  # the last candidate's check: deviation, threshold, round
     bar = progress_bar(desc="neurons", unit="neuron", enabled=progress)
 
     def result(status, network=None, reason=None, widths=(), regions=0):

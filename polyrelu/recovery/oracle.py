@@ -21,8 +21,12 @@ What it leaves to others: how answers are compared (``numerics``), where to
 ask (``breakpoints`` and the later stages).
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -112,7 +116,7 @@ class Queries:
         return tuple(out)
 
 
-def network_oracle(net, float_output=False):
+def network_oracle(net: ReLUNetwork, float_output: bool = False) -> Callable[[Sequence[Any]], tuple]:
     """A black box for ``net``: a closure ``x ↦ net(x)`` that hides the network.
 
     Parameters

@@ -16,11 +16,14 @@ definition of ``complex``). :func:`validator` registers all three with a
 nothing is ever fetched from the network.
 """
 
+from __future__ import annotations
+
 import copy
 import functools
 import itertools
 import json
 from importlib import resources
+from typing import Any, Literal, cast
 
 import jsonschema
 from jsonschema.exceptions import best_match
@@ -42,16 +45,16 @@ _MESSAGE_CHARS = 240
 _ANNOTATIONS = {"description", "title", "$comment", "examples", "default"}
 
 
-def _check_name(name, caller):
+def _check_name(name: str, caller: str) -> None:
     require_choice(name, SCHEMA_NAMES, "name", caller)
 
 
 @functools.cache
-def _load(name):
+def _load(name: str) -> dict[str, Any]:
     return json.loads((resources.files(__package__) / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
-def schema(name: str) -> dict:
+def schema(name: Literal["analysis", "complex", "dependency_graph"]) -> dict[str, Any]:
     """The JSON Schema of a polyrelu document, as a fresh dict.
 
     Parameters
@@ -80,12 +83,13 @@ def schema(name: str) -> dict:
 
 
 @functools.cache
-def _registry():
+def _registry() -> Registry:
     resources_ = [Resource.from_contents(_load(name), default_specification=DRAFT202012) for name in SCHEMA_NAMES]
-    return Registry().with_resources((resource.id(), resource) for resource in resources_).crawl()
+    # every shipped schema has an $id (see the module docstring), so id() is never None here
+    return Registry().with_resources((cast(str, resource.id()), resource) for resource in resources_).crawl()
 
 
-def _inline_local_refs(node, defs):
+def _inline_local_refs(node: Any, defs: dict[str, Any]) -> Any:
     """``node`` with every ``#/$defs/...`` reference replaced by its definition (the definitions do not recurse).
 
     jsonschema resolves a ``$ref`` again at every instance it visits; a complex
@@ -107,7 +111,7 @@ def _inline_local_refs(node, defs):
     return {**target, **rest} if set(rest) <= _ANNOTATIONS else {"allOf": [target], **rest}
 
 
-def validator(name: str) -> jsonschema.Draft202012Validator:
+def validator(name: Literal["analysis", "complex", "dependency_graph"]) -> jsonschema.Draft202012Validator:
     """A :class:`jsonschema.Draft202012Validator` for one document, every ``$ref`` resolved offline.
 
     Use it to list every error (``iter_errors``) or to ask ``is_valid``;
@@ -128,12 +132,12 @@ def validator(name: str) -> jsonschema.Draft202012Validator:
 
 
 @functools.cache
-def _validator(name):
+def _validator(name: str) -> jsonschema.Draft202012Validator:
     schema_ = _load(name)
     return jsonschema.Draft202012Validator(_inline_local_refs(schema_, schema_.get("$defs", {})), registry=_registry())
 
 
-def validate(data, name: str, source: str | None = None) -> None:
+def validate(data: Any, name: Literal["analysis", "complex", "dependency_graph"], source: str | None = None) -> None:
     """Check a parsed JSON document against its schema; raise polyrelu's error naming where it fails.
 
     Parameters
