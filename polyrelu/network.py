@@ -517,7 +517,7 @@ class ReLUNetwork:
             self._hom_layers = layers
         return self._hom_layers
 
-    def integer_layers(self):
+    def integer_layers(self) -> tuple[tuple[flint.fmpz_mat, int], ...]:
         """Every layer, hidden and output, scaled to an integer matrix (internal API, cached).
 
         For exact evaluation in integers (cell construction, Jacobians): each

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 from fractions import Fraction
 
 from ..checks import describe, require_instance, require_int
@@ -212,15 +213,15 @@ class Polyhedron:
     @classmethod
     def from_trusted(
         cls,
-        ambient_dim,
+        ambient_dim: int,
         *,
-        h_representation,
-        minimal_h_representation=None,
-        vertices_rays_lines=None,
-        relative_interior_point=None,
-        affine_hull=None,
-        oracle=None,
-    ):
+        h_representation: Any,
+        minimal_h_representation: Any = None,
+        vertices_rays_lines: Any = None,
+        relative_interior_point: Any = None,
+        affine_hull: Any = None,
+        oracle: LPOracle | None = None,
+    ) -> Polyhedron:
         """A polyhedron from representations its caller has derived and guarantees: nothing is recomputed.
 
         For polyrelu's own constructions (the cells of a complex, a complex
