@@ -100,31 +100,96 @@ def apply_affine(A: Sequence[Sequence], b: Sequence, x: Sequence) -> tuple[Fract
     return tuple(dot(row, x) + Fraction(bi) for row, bi in zip(A, b, strict=True))
 
 
-def rank(vectors: Iterable[Sequence]) -> int:
-    """The rank over Q of a list of vectors, by Gaussian elimination in Fractions.
+def rref(rows: Sequence[Sequence], ncols: int, p: int | None = None) -> tuple[list[int], list[list]]:
+    """``(pivots, rows)``: the reduced row echelon form by Gauss-Jordan elimination, over Q or over Z/p.
 
     Independent of polyrelu's echelon forms (which use flint): plain row operations,
     the pivot the first non-zero entry of a column.
 
     Examples
     --------
+    >>> rref([(2, 4), (1, 3)], 2)[0], rref([(2, 4)], 2)[1]
+    ([0, 1], [[Fraction(1, 1), Fraction(2, 1)]])
+    >>> rref([(1, 1), (1, 4)], 2, p=3)[0]
+    [0]
+    """
+    if p is None:
+        M = [[Fraction(v) for v in row] for row in rows]
+
+        def inverse(v):
+            return 1 / v
+    else:
+        M = [[Fraction(v).numerator * pow(Fraction(v).denominator, -1, p) % p for v in row] for row in rows]
+
+        def inverse(v):
+            return pow(v, -1, p)
+
+    def normal(v):
+        return v if p is None else v % p
+
+    pivots, r = [], 0
+    for c in range(ncols):
+        k = next((i for i in range(r, len(M)) if M[i][c] != 0), None)
+        if k is None:
+            continue
+        M[r], M[k] = M[k], M[r]
+        scale = inverse(M[r][c])
+        M[r] = [normal(v * scale) for v in M[r]]
+        for i in range(len(M)):
+            if i != r and M[i][c] != 0:
+                factor = M[i][c]
+                M[i] = [normal(a - factor * b) for a, b in zip(M[i], M[r])]
+        pivots.append(c)
+        r += 1
+    return pivots, M[:r]
+
+
+def rank(vectors: Iterable[Sequence], p: int | None = None) -> int:
+    """The rank of a list of vectors over Q (or Z/p), by :func:`rref`.
+
+    Examples
+    --------
     >>> rank([(1, 2), (2, 4)]), rank([(1, 0), (0, 1), (1, 1)]), rank([])
     (1, 2, 0)
     """
-    rows = [[Fraction(v) for v in vector] for vector in vectors]
-    r = 0
-    columns = len(rows[0]) if rows else 0
-    for c in range(columns):
-        pivot = next((i for i in range(r, len(rows)) if rows[i][c] != 0), None)
-        if pivot is None:
-            continue
-        rows[r], rows[pivot] = rows[pivot], rows[r]
-        for i in range(len(rows)):
-            if i != r and rows[i][c] != 0:
-                f = rows[i][c] / rows[r][c]
-                rows[i] = [a - f * b for a, b in zip(rows[i], rows[r])]
-        r += 1
-    return r
+    rows = [list(v) for v in vectors]
+    return len(rref(rows, len(rows[0]) if rows else 0, p)[0])
+
+
+def kernel(rows: Sequence[Sequence], ncols: int) -> list[tuple[Fraction, ...]]:
+    """The reduced echelon basis of ``{x : rows · x = 0}``: ``e_f - Σ_r R[r][f] e_pivot(r)`` per free column ``f``.
+
+    Examples
+    --------
+    >>> kernel([(1, 1)], 2)
+    [(Fraction(-1, 1), Fraction(1, 1))]
+    """
+    pivots, R = rref(rows, ncols)
+    basis = []
+    for f in (c for c in range(ncols) if c not in pivots):
+        vec = [Fraction(int(c == f)) for c in range(ncols)]
+        for row, c in zip(R, pivots):
+            vec[c] = -row[f]
+        basis.append(tuple(vec))
+    return basis
+
+
+def solve(rows: Sequence[Sequence], rhs: Sequence) -> tuple[Fraction, ...] | None:
+    """One exact solution of ``rows · x = rhs`` (free unknowns zero), or None when there is none.
+
+    Examples
+    --------
+    >>> solve([(1, 1), (1, -1)], [2, 0]), solve([(1, 1), (1, 1)], [1, 2])
+    ((Fraction(1, 1), Fraction(1, 1)), None)
+    """
+    ncols = len(rows[0])
+    pivots, reduced = rref([[*r, b] for r, b in zip(rows, rhs)], ncols + 1)
+    if ncols in pivots:
+        return None
+    x = [Fraction(0)] * ncols
+    for row, c in zip(reduced, pivots):
+        x[c] = row[-1]
+    return tuple(x)
 
 
 def euler_characteristic(dimensions: Iterable[int]) -> int:

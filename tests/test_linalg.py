@@ -1,6 +1,6 @@
 """polyrelu.geometry.linalg against an independent reference: schoolbook Gaussian elimination on Fractions.
 
-The reference below (:func:`reference_rref`) is written out here, without
+The reference (:func:`reference.rref`, in tests/reference.py) is written out there, without
 flint, over Q or modulo a prime. Every function of the module is compared
 with what the reference says on random small matrices, most of them
 rank-deficient (many zero entries and repeated rows), including the basis a
@@ -14,60 +14,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from polyrelu.geometry import linalg
+from reference import kernel, rank, rref
 
 PRIME = 7
 
 
-# -- the reference ---------------------------------------------------------------------------------
-def reference_rref(rows, ncols, p=None):
-    """``(pivots, rows)``: the reduced row echelon form by Gauss-Jordan elimination, over Q or Z/p."""
-    if p is None:
-        M = [[Fraction(v) for v in row] for row in rows]
-
-        def inverse(v):
-            return 1 / v
-    else:
-        M = [[Fraction(v).numerator * pow(Fraction(v).denominator, -1, p) % p for v in row] for row in rows]
-
-        def inverse(v):
-            return pow(v, -1, p)
-
-    def normal(v):
-        return v if p is None else v % p
-
-    pivots, r = [], 0
-    for c in range(ncols):
-        k = next((i for i in range(r, len(M)) if M[i][c] != 0), None)
-        if k is None:
-            continue
-        M[r], M[k] = M[k], M[r]
-        scale = inverse(M[r][c])
-        M[r] = [normal(v * scale) for v in M[r]]
-        for i in range(len(M)):
-            if i != r and M[i][c] != 0:
-                factor = M[i][c]
-                M[i] = [normal(a - factor * b) for a, b in zip(M[i], M[r])]
-        pivots.append(c)
-        r += 1
-    return pivots, M[:r]
-
-
-def reference_rank(rows, ncols, p=None):
-    return len(reference_rref(rows, ncols, p)[0])
-
-
-def reference_kernel(rows, ncols):
-    """The reduced echelon basis of the null space: ``e_f - Σ_r R[r][f] e_pivot(r)`` per free column ``f``."""
-    pivots, R = reference_rref(rows, ncols)
-    basis = []
-    for f in (c for c in range(ncols) if c not in pivots):
-        vec = [Fraction(int(c == f)) for c in range(ncols)]
-        for row, c in zip(R, pivots):
-            vec[c] = -row[f]
-        basis.append(tuple(vec))
-    return basis
-
-
+# -- helpers ----------------------------------------------------------------------------------------
 def times(A, x):
     return [sum(Fraction(a) * b for a, b in zip(row, x)) for row in A]
 
@@ -97,7 +49,7 @@ SETTINGS = settings(max_examples=150, deadline=None)
 @given(matrices())
 def test_rank_and_pivot_columns_match_the_reference(case):
     rows, ncols = case
-    pivots, _ = reference_rref(rows, ncols)
+    pivots, _ = rref(rows, ncols)
     assert linalg.rank(rows) == len(pivots)
     assert linalg.pivot_columns(rows) == pivots
 
@@ -106,7 +58,7 @@ def test_rank_and_pivot_columns_match_the_reference(case):
 @given(matrices(integer=True))
 def test_pivot_columns_modulo_a_prime_match_the_reference(case):
     rows, ncols = case
-    assert linalg.pivot_columns(rows, modulus=PRIME) == reference_rref(rows, ncols, PRIME)[0]
+    assert linalg.pivot_columns(rows, modulus=PRIME) == rref(rows, ncols, PRIME)[0]
 
 
 @SETTINGS
@@ -114,7 +66,7 @@ def test_pivot_columns_modulo_a_prime_match_the_reference(case):
 def test_reduced_echelon_and_solve_match_the_reference(case, data):
     rows, ncols = case
     rhs = data.draw(st.lists(entries, min_size=len(rows), max_size=len(rows)))
-    pivots, R = reference_rref([[*row, t] for row, t in zip(rows, rhs)], ncols + 1)
+    pivots, R = rref([[*row, t] for row, t in zip(rows, rhs)], ncols + 1)
     consistent = not pivots or pivots[-1] != ncols
     solved = linalg.reduced_echelon(rows, rhs)
     x = linalg.solve(rows, rhs)
@@ -126,7 +78,7 @@ def test_reduced_echelon_and_solve_match_the_reference(case, data):
     assert all(x[c] == 0 for c in range(ncols) if c not in pivots)  # the free unknowns are 0
     space = linalg.solution_space(rows, rhs)
     assert space.point == x and space.pivots == tuple(pivots) and space.echelon == tuple(map(tuple, R))
-    assert list(space.basis) == reference_kernel(rows, ncols)
+    assert list(space.basis) == kernel(rows, ncols)
 
 
 @SETTINGS
@@ -134,7 +86,7 @@ def test_reduced_echelon_and_solve_match_the_reference(case, data):
 def test_nullspace_is_the_reduced_echelon_basis(case):
     rows, ncols = case
     basis = linalg.nullspace(rows, ncols)
-    assert list(basis) == reference_kernel(rows, ncols)
+    assert list(basis) == kernel(rows, ncols)
     assert all(not any(times(rows, v)) for v in basis)
 
 
@@ -143,7 +95,7 @@ def test_nullspace_is_the_reduced_echelon_basis(case):
 def test_integer_nullspace_is_a_multiple_of_the_echelon_basis_vector_by_vector(case):
     rows, ncols = case
     basis = linalg.integer_nullspace(rows, ncols)
-    reference = reference_kernel(rows, ncols)
+    reference = kernel(rows, ncols)
     assert len(basis) == len(reference)
     for v, u in zip(basis, reference):
         assert all(type(a) is int for a in v)
@@ -157,7 +109,7 @@ def test_integer_nullspace_is_a_multiple_of_the_echelon_basis_vector_by_vector(c
 def test_echelon_basis_spans_the_rows_and_is_canonical(case):
     rows, ncols = case
     basis = linalg.echelon_basis(rows)
-    assert list(basis) == [tuple(r) for r in reference_rref(rows, ncols)[1]]
+    assert list(basis) == [tuple(r) for r in rref(rows, ncols)[1]]
     # another spanning set of the same space: the rows reversed, plus their sum
     other = [*reversed(rows), [sum(Fraction(r[c]) for r in rows) for c in range(ncols)]]
     assert linalg.echelon_basis(other) == basis
@@ -169,10 +121,10 @@ def test_in_span_and_span_complement_match_greedy_rank_counts(case, data):
     vectors, n = case
     candidates = data.draw(matrices(cols=n))[0]
     for v in candidates:
-        assert linalg.in_span(v, vectors) == (reference_rank([*vectors, v], n) == reference_rank(vectors, n))
+        assert linalg.in_span(v, vectors) == (rank([*vectors, v]) == rank(vectors))
     chosen, basis = [], list(vectors)
     for k, v in enumerate(candidates):
-        if reference_rank([*basis, v], n) > reference_rank(basis, n):
+        if rank([*basis, v]) > rank(basis):
             chosen.append(k)
             basis.append(v)
     assert linalg.span_complement(vectors, candidates) == chosen
@@ -185,7 +137,7 @@ def test_span_complement_modulo_a_prime_matches_greedy_rank_counts(case, data):
     candidates = data.draw(matrices(cols=n, integer=True))[0]
     chosen, basis = [], list(vectors)
     for k, v in enumerate(candidates):
-        if reference_rank([*basis, v], n, PRIME) > reference_rank(basis, n, PRIME):
+        if rank([*basis, v], PRIME) > rank(basis, PRIME):
             chosen.append(k)
             basis.append(v)
     assert linalg.span_complement(vectors, candidates, modulus=PRIME) == chosen
@@ -198,7 +150,7 @@ def test_solve_nonsingular_solves_or_reports_a_singular_matrix(case, data):
     rows = rows[:n]
     B = data.draw(st.lists(st.lists(entries, min_size=2, max_size=2), min_size=n, max_size=n))
     X = linalg.solve_nonsingular(rows, B)
-    if reference_rank(rows, n) < n:
+    if rank(rows) < n:
         assert X is None
         return
     for j in range(2):
@@ -225,4 +177,4 @@ def test_residue_is_the_value_modulo_the_prime(value):
 
 def test_echelon_pivots_reads_a_modular_echelon_form():
     echelon, r = flint.nmod_mat(2, 4, [0, 3, 1, 2, 0, 6, 2, 1], PRIME).rref()
-    assert linalg.echelon_pivots(echelon, r) == reference_rref([[0, 3, 1, 2], [0, 6, 2, 1]], 4, PRIME)[0]
+    assert linalg.echelon_pivots(echelon, r) == rref([[0, 3, 1, 2], [0, 6, 2, 1]], 4, PRIME)[0]
