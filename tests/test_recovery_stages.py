@@ -17,6 +17,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from reference import dot, rank, solve
 from polyrelu import (
     Box,
     RecoveryError,
@@ -40,21 +41,8 @@ from polyrelu.recovery.breakpoints import (
 )
 from polyrelu.recovery.families import sign_rows, solve_rows
 from polyrelu.recovery.first_layer import hyperplane_neuron
-from polyrelu.recovery.numerics import (
-    BudgetExhausted,
-    Clock,
-    ExactNumerics,
-    FloatNumerics,
-    MissedBreakpoint,
-    Numerics,
-    StageFailed,
-    TimeSpent,
-    echelon_basis,
-    in_span,
-    numerics_for,
-    pivot_columns,
-    span_complement,
-)
+from polyrelu.recovery.control import BudgetExhausted, Clock, MissedBreakpoint, StageFailed, TimeSpent
+from polyrelu.recovery.numerics import ExactNumerics, FloatNumerics, Numerics, numerics_for
 from polyrelu.recovery.oracle import Queries, answer_precision
 from polyrelu.recovery.orientation import apply_flips, orient_layer
 from polyrelu.recovery.output import fit_output
@@ -65,48 +53,7 @@ FAST = settings(max_examples=30, deadline=None, derandomize=True, database=None)
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# independent exact linear algebra (Fraction Gaussian elimination), so that the stages are not checked by
-# the helpers they use themselves
-
-
-def _rref(rows):
-    """Reduced row echelon form of a Fraction matrix: (rows, pivot columns)."""
-    m = [[Fraction(v) for v in r] for r in rows]
-    pivots = []
-    ncols = len(m[0]) if m else 0
-    r = 0
-    for c in range(ncols):
-        p = next((i for i in range(r, len(m)) if m[i][c] != 0), None)
-        if p is None:
-            continue
-        m[r], m[p] = m[p], m[r]
-        m[r] = [v / m[r][c] for v in m[r]]
-        for i in range(len(m)):
-            if i != r and m[i][c] != 0:
-                m[i] = [a - m[i][c] * b for a, b in zip(m[i], m[r])]
-        pivots.append(c)
-        r += 1
-    return m[:r], pivots
-
-
-def rank(rows):
-    return len(_rref(rows)[1]) if rows else 0
-
-
-def solve(rows, rhs):
-    """One exact solution of ``rows · x = rhs`` (free unknowns zero), or None."""
-    ncols = len(rows[0])
-    reduced, pivots = _rref([[*r, b] for r, b in zip(rows, rhs)])
-    if ncols in pivots:
-        return None
-    x = [Fraction(0)] * ncols
-    for row, p in zip(reduced, pivots):
-        x[p] = row[-1]
-    return tuple(x)
-
-
-def dot(u, v):
-    return sum(Fraction(a) * Fraction(b) for a, b in zip(u, v))
+# helpers (exact linear algebra comes from tests/reference.py: independent of the package's)
 
 
 def relu(v):
@@ -340,12 +287,6 @@ def test_float_orientation_refuses_what_it_does_not_search():
         F.orientation([(1, 0, 0), (0, 1, -1)], [1, 0.5], 1, 0, 2, 16, Clock(), 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="FloatNumerics.orientation asks the best orientation to stand out (runner-up residual >= 10 x best), "
-    "but tests `runner_up < margin * best`: when two orientations fit exactly (both residuals 0) that is False, "
-    "so a tie is accepted (the first one), while the same tie with rounding noise is refused",
-)
 def test_float_orientation_refuses_a_tie():
     # β = 1 and t1 - t2 = 0: t = (0, 0) and (1, 1) fit equally well, no orientation stands out
     with pytest.raises(StageFailed, match="stands out"):
@@ -406,26 +347,6 @@ def test_answer_precision_reads_the_dtype():
     assert answer_precision([np.float32(1), np.float32(2)]) == "float32"
     assert answer_precision(FakeTensor([1.0], "torch.bfloat16")) == "bfloat16"
     assert answer_precision(1.5) == answer_precision(Fraction(1, 3)) == answer_precision((1, 2)) == "float64"
-
-
-@FAST
-@given(st.lists(st.lists(st.integers(-3, 3), min_size=3, max_size=3), max_size=5), st.lists(st.integers(-3, 3), min_size=3, max_size=3))
-def test_span_helpers_agree_with_rank(vectors, c):
-    vectors = [tuple(Fraction(v) for v in u) for u in vectors]
-    c = tuple(Fraction(v) for v in c)
-    r = rank(vectors)
-    assert in_span(c, vectors) == (rank([*vectors, c]) == r)
-    if vectors:
-        basis = echelon_basis(vectors)
-        assert len(basis) == r and rank([*basis, *vectors]) == r  # the same space
-        columns = [[u[i] for u in vectors] for i in range(3)]
-        pivots = pivot_columns(columns)
-        assert len(pivots) == r and rank([vectors[k] for k in pivots]) == r
-        assert pivots == sorted(pivots)
-    if any(c) and in_span(c, vectors):
-        members = span_complement(c, vectors)
-        assert all(m in vectors for m in members)
-        assert len(members) == r - 1 and rank([c, *members]) == r
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -539,12 +460,6 @@ def test_segment_breakpoints_are_the_bends_of_a_sum_of_relus(terms, slope, offse
         assert k == len(found) - 1 or t1 <= found[k + 1][0]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="segment_breakpoints bisects [a, b] at a + 53/128 (b - a) and accepts each half that is linear: "
-    "a breakpoint exactly at a split point, with another breakpoint in [a, b], is linear from both halves "
-    "and missed (for [-4, 4]: t = -11/16)",
-)
 def test_segment_breakpoints_at_a_split_point():
     split = Fraction(-4) + 8 * Fraction(53, 128)
     found = segment_breakpoints(lambda t: (relu(t - split) + relu(t - 2),), Fraction(-4), Fraction(4), ExactNumerics())
@@ -594,12 +509,11 @@ def test_breakpoint_at_a_facet_gives_its_hyperplane_maps_and_weight():
         # the side maps are f's affine maps on the two regions, + the side the row is positive on
         assert bp.plus == COMPLEX.affine_map(fw.plus_region if dot(step, fw.normal) > 0 else fw.minus_region)
         assert bp.minus == COMPLEX.affine_map(fw.minus_region if dot(step, fw.normal) > 0 else fw.plus_region)
-        # J+ - J- = jump ⊗ ν with ν the row's normal part; the tropical weight is relative to the primitive normal
-        normal = bp.row[1:]
+        # J+ - J- = jump ⊗ ν with ν the primitive integer normal (the row's normal over its gcd)
+        normal = [Fraction(v, math.gcd(*bp.row[1:])) for v in bp.row[1:]]
         assert all(
             [a - b for a, b in zip(Ap, Am)] == [w * v for v in normal] for Ap, Am, w in zip(bp.plus[0], bp.minus[0], bp.jump)
         )
-        assert fw.weight == tuple(math.gcd(*normal) * w for w in bp.jump)
     assert sum(bp is not None for *_, bp in FACET_BREAKPOINTS) >= 30
 
 
@@ -610,18 +524,13 @@ def test_breakpoint_at_in_float_mode_measures_the_facets_hyperplane():
         bp = breakpoint_at(queries, p, step, 2, F)
         assert bp is not None, fw.facet
         assert F.on_hyperplane(exact.row, bp) and not F.on_hyperplane(turned(exact.row, p), bp)
-        # J+ - J- = jump ⊗ ν for the measured row's ν, within the tolerance
+        # J+ - J- = jump ⊗ ν for the measured row's primitive normal ν, within the tolerance
         true_jump = [[a - b for a, b in zip(Ap, Am)] for Ap, Am in zip(exact.plus[0], exact.minus[0])]
-        measured = [[float(w * v) for v in bp.row[1:]] for w in bp.jump]
+        divisor = math.gcd(*bp.row[1:])
+        measured = [[float(w * v / divisor) for v in bp.row[1:]] for w in bp.jump]
         assert np.allclose(measured, np.array(true_jump, dtype=float), rtol=1e-6, atol=1e-9 * float(max(abs(v) for row in true_jump for v in row)))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Breakpoint.jump is documented as the tropical weight (docs/recovery.md, design.md §3: relative to "
-    "the primitive integer normal), but it is relative to the normal part of the primitive affine row (c, ν), "
-    "which is gcd(ν) times the primitive normal when gcd(ν) > 1: the jump is then the weight divided by gcd(ν)",
-)
 def test_breakpoint_jump_is_the_tropical_weight():
     for fw, _, _, bp in FACET_BREAKPOINTS:
         if bp is not None:

@@ -67,10 +67,14 @@ def segment_breakpoints(g, a, b, numerics):
     ``g`` is on that line at the midpoint and the far end; it holds one breakpoint
     ``t`` when the two end lines meet at ``t`` and ``g`` is on the left line at
     ``(a + t)/2`` and ``t``, on the right line at ``(t + b)/2``. Otherwise it is
-    bisected. A black box can hide breakpoints that cancel between sample points;
-    these checks make that a coincidence of exact rationals.
+    bisected. A breakpoint exactly at a split point leaves both halves linear:
+    where two accepted intervals meet, the slopes on the two sides are
+    compared. A black box can hide breakpoints that cancel between sample
+    points; these checks make that a coincidence of exact rationals.
     """
     found = []
+    # the accepted intervals' ends: slope just right of a start / just left of an end, and how far g is linear
+    starts, ends = {}, {}
     stack = [(a, b)]
     while stack:
         a, b = stack.pop()
@@ -85,6 +89,7 @@ def segment_breakpoints(g, a, b, numerics):
         if numerics.equal(sa, sb):
             line = lambda t: vadd(ga, vscale(t - a, sa))  # noqa: E731
             if numerics.equal(g(mid), line(mid)) and numerics.equal(gb, line(b)):
+                starts[a], ends[b] = (sa, b), (sb, a)
                 continue
         else:
             t = _intersection(ga, sa, a, gb, sb, b, numerics)
@@ -101,8 +106,15 @@ def segment_breakpoints(g, a, b, numerics):
                 ):
                     # how far the side maps may reach: float answers want long steps against noise
                     found.append((t, sa, sb, *numerics.breakpoint_sides(t, eps, left, right)))
+                    starts[a], ends[b] = (sa, t), (sb, t)
                     continue
         stack.extend([(mid, b), (a, mid)])
+    for t in starts.keys() & ends.keys():
+        (right_slope, reach_right), (left_slope, reach_left) = starts[t], ends[t]
+        if not numerics.equal(left_slope, right_slope):
+            eps = min(t - reach_left, reach_right - t) * numerics.shrink**2
+            left, right = (reach_left + t) / 2, (t + reach_right) / 2
+            found.append((t, left_slope, right_slope, *numerics.breakpoint_sides(t, eps, left, right)))
     return sorted(found, key=lambda k: k[0])
 
 
@@ -227,7 +239,10 @@ class Breakpoint:
     row : tuple of int
         Primitive integer row ``(c, ν)``: the facet's affine hull is ``c + ν·x = 0``.
     jump : tuple of Fraction
-        The tropical weight ``w`` with ``J_+ - J_- = w ⊗ ν``, ``+`` the side ``c + ν·x > 0``.
+        The tropical weight ``w`` with ``J_+ - J_- = w ⊗ ν``, ``ν`` the primitive integer
+        normal (the row's normal divided by the gcd of its entries), ``+`` the side
+        ``c + ν·x > 0``. In float mode ``ν`` is that of the rationalised row, so
+        the weight is only as meaningful as the rounding of the model's weights.
     plus, minus : tuple
         The affine maps ``(A, c)`` of ``f`` on the two sides.
     """
@@ -276,9 +291,12 @@ def _breakpoint_from_maps(point, left, right, direction, numerics):
     row = numerics.rationalize_row((-vdot(jrow, point), *jrow))
     if vdot(row[1:], direction) < 0:
         row = tuple(-v for v in row)
+    # the weight is relative to the primitive integer normal (docs/design.md §3), which is the row's normal
+    # divided by its gcd: the row is primitive with its constant, the normal alone need not be
     normal = row[1:]
+    divisor = math.gcd(*normal)
     q = next(j for j, v in enumerate(normal) if v != 0)
-    jump = tuple(J[i][q] / normal[q] for i in range(len(J)))
+    jump = tuple(J[i][q] * divisor / normal[q] for i in range(len(J)))
     return Breakpoint(tuple(point), row, jump, (Ar, cr), (Al, cl))
 
 

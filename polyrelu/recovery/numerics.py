@@ -102,7 +102,7 @@ class FloatTolerances:
     nullspace_gap: float = 1e5  # singular values counted as zero, relative to the largest
     vanishing: float = 1e3  # a combination of features that is zero on a region
     orientation_residual: float = 1e6  # the residual of the best 0/1 orientation
-    orientation_margin: float = 10.0  # the runner-up orientation's residual must be this many times larger
+    orientation_margin: float = 10.0  # the runner-up orientation's residual must be more than this many times larger
     fit_residual: float = 1e5  # an output fit's residual on any region
     grazing: float = 1e4  # a predicted point this close to a region's boundary may be a rounding sliver
 
@@ -478,7 +478,7 @@ class FloatNumerics(Numerics):
         best = int(order[0])
         # a discrete choice: the best orientation must fit and stand out from the next one
         runner_up = score[order[1]] if len(order) > 1 else np.inf
-        if score[best] > self.tolerances.orientation_residual * self.tolerance or runner_up < self.tolerances.orientation_margin * score[best]:
+        if score[best] > self.tolerances.orientation_residual * self.tolerance or runner_up <= self.tolerances.orientation_margin * score[best]:
             raise StageFailed(f"no orientation stands out within the float tolerance (best residuals {score[best]:.2g}, {runner_up:.2g})")
         betas = pinv @ R[:, best]
         return [Fraction(float(b)) for b in betas] + [Fraction(int(v)) for v in T[best]]
