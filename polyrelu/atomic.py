@@ -16,7 +16,7 @@ Nothing here knows about networks.
 import contextlib
 import json
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 from .errors import InvalidArgumentError, OutputPathError
@@ -76,10 +76,7 @@ def check_output_path(path, *, suffixes=None, inputs=()):
         if source is not None and _same_file(target, Path(source)):
             raise OutputPathError(f"{target}: is the input file; writing there would destroy it, choose another path")
     # os.access says yes to root even on a read-only file system: try it
-    try:
-        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".probe", dir=parent)
-    except OSError as exc:
-        raise OutputPathError(f"{target}: cannot write in {parent} ({exc.strerror}); choose another directory") from None
+    fd, probe = _create_temporary(target, parent, ".probe")
     os.close(fd)
     os.unlink(probe)
     if target.exists() and not os.access(target, os.W_OK):
@@ -137,10 +134,7 @@ def atomic_write(path, mode="w", *, encoding="utf-8"):
         raise InvalidArgumentError(f"atomic_write: mode must be 'w' or 'wb', not {mode!r}")
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
-    try:
-        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise OutputPathError(f"{target}: cannot write in {directory} ({exc.strerror}); choose another directory") from None
+    fd, temp = _create_temporary(target, directory, ".tmp")
     try:
         with os.fdopen(fd, mode, **({"encoding": encoding} if mode == "w" else {})) as fh:
             yield fh
@@ -152,6 +146,29 @@ def atomic_write(path, mode="w", *, encoding="utf-8"):
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+def _create_temporary(target, directory, suffix):
+    """``(fd, path)`` of a new file ``.{target name}.{random}{suffix}`` in ``directory``, created exclusively.
+
+    The name is chosen before the file exists, so an interrupt (Ctrl-C,
+    ``SIGTERM``) at any moment of the creation leaves nothing behind: the file
+    is removed by name. Blocking the signals instead would not do, since a
+    process with other threads (a progress bar's monitor) receives them there.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        path = os.path.join(directory, f".{target.name}.{secrets.token_hex(6)}{suffix}")
+        try:
+            return os.open(path, flags, 0o600), path
+        except FileExistsError:
+            continue  # another file has this name: never ours to remove
+        except OSError as exc:
+            raise OutputPathError(f"{target}: cannot write in {directory} ({exc.strerror}); choose another directory") from None
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            raise
 
 
 def _mode_for(target):

@@ -22,6 +22,7 @@ import pytest
 
 from polyrelu import canonical_complex, tropical_weights
 from polyrelu.analysis import analyze
+from polyrelu.atomic import atomic_write
 from polyrelu.cli import main
 from polyrelu.dependency import dependency_graph
 from polyrelu.errors import OutputPathError
@@ -225,3 +226,31 @@ def test_main_restores_the_sigterm_handler():
     before = signal.getsignal(signal.SIGTERM)
     assert main(["complex", "builtin:bent-line", "--domain", "box:1,0"]) == 2
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupt_right_after_the_temporary_file_is_made_leaves_nothing_behind(tmp_path, monkeypatch, signum):
+    """The window between creating the temporary file and knowing its name: the signal waits until it is known."""
+    target = tmp_path / "out.json"
+    target.write_text("previous")
+    real_open = os.open
+
+    def open_then_interrupted(path, *args, **kwargs):
+        fd = real_open(path, *args, **kwargs)
+        if str(path).startswith(str(tmp_path)):
+            os.kill(os.getpid(), signum)  # the handler runs before the descriptor is returned
+        return fd
+
+    def interrupted(*_):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "open", open_then_interrupted)
+    previous_handler = signal.signal(signal.SIGTERM, interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with atomic_write(target) as fh:
+                fh.write("new")
+    finally:
+        signal.signal(signal.SIGTERM, previous_handler)
+    assert target.read_text() == "previous"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
