@@ -34,6 +34,7 @@ What it leaves to others: where to query (``breakpoints``, ``tracing``), what
 the systems mean (``families``, ``orientation``, ``output``).
 """
 
+import abc
 import dataclasses
 from fractions import Fraction
 
@@ -107,7 +108,7 @@ class FloatTolerances:
     grazing: float = 1e4  # a predicted point this close to a region's boundary may be a rounding sliver
 
 
-class Numerics:
+class Numerics(abc.ABC):
     """The interface of recovery's arithmetic (see the module docstring).
 
     Attributes
@@ -136,37 +137,37 @@ class Numerics:
 
     tolerance = None
 
+    @abc.abstractmethod
     def equal(self, u, v):
         """Whether two answers (or values computed from them) agree."""
-        raise NotImplementedError
 
     def zero(self, u):
         """Whether a vector computed from answers is zero."""
         return self.equal(u, (0,) * len(u))
 
+    @abc.abstractmethod
     def rationalize_row(self, row):
         """A primitive integer row for the hyperplane ``row`` describes."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def close(self, u, v):
         """Whether a candidate's values ``v`` match the oracle's ``u`` well enough to stop searching near there."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def threshold(self, largest):
         """The largest deviation ``|f - g|`` a recovered network may show on the fresh points."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def parallel(self, u, v):
         """Whether two coefficient vectors describe the same neuron (equal up to a non-zero factor)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def on_hyperplane(self, row, bp):
         """Whether the integer row ``row`` is the hyperplane of the breakpoint ``bp``."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def query_point(self, x):
         """The point as the oracle is asked it (rationals, or floats for a float model)."""
-        raise NotImplementedError
 
     def check_answer_entry(self, value, where):
         """Raise :class:`~polyrelu.errors.RecoveryError` if ``value`` (an entry of an answer, at ``where``) cannot be one here."""
@@ -174,49 +175,49 @@ class Numerics:
     def adopt_precision(self, precision):
         """Told the precision of the oracle's first answer (``"float64"``, ``"float32"``, ...)."""
 
+    @abc.abstractmethod
     def breakpoint_sides(self, t, eps, left, right):
         """How far from the breakpoint ``t`` the maps on its two sides may be measured."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def prediction_reach(self, point):
         """How far a hypersurface point predicted from recovered formulas may be from the true one (0: exact)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def grazing_distance(self, point):
         """Within this distance of a region's boundary a predicted point is not trusted (0: everywhere trusted)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def first_layer_row(self, c):
         """The coefficient vector ``(b, w)`` of a first-layer neuron as stored (a positive multiple of ``c``)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def precondition(self, rows):
         """A change of coordinates for the traced formulas' unknowns, or None."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def nullspace(self, rows, ncols, precondition=None):
         """A basis of ``{c : rows · c = 0}`` (in ``c = P c'`` coordinates with a precondition ``P``)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def vanishes(self, value, c, F):
         """Whether ``value = F · c`` is zero (``F`` a region's feature rows)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def fit(self, blocks, regions, locate=True):
         """A solution of the stacked blocks ``F x = t`` (one per region).
 
         If none: None, or with ``locate`` raise :class:`MissedBreakpoint` at a
         region that contradicts the others.
         """
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def orientation(self, rows, rhs, K, M, n, max_free, clock, layer):
         """The unknowns ``(β_1..β_K, λ_11..λ_KM, t_1..t_n)`` of the orientation system, with every ``t_i`` 0 or 1.
 
         Raises :class:`StageFailed` naming ``layer`` when no such solution is
         found or it is not determined.
         """
-        raise NotImplementedError
 
 
 class ExactNumerics(Numerics):
