@@ -754,7 +754,9 @@ class _LatticeCell:
             self.d,
             h_representation=lambda: self.constraint_rows()[:2],
             minimal_h_representation=self.minimal_h_representation,
-            vertices_rays_lines=self.vrep,
+            # a callable is taken as computed, unchecked: the subdivision's generators are canonical already, and
+            # the value check of every vertex would cost a fifth of tropical_weights on a large complex
+            vertices_rays_lines=lambda: self.vrep,
             relative_interior_point=self.relative_interior_point,
             affine_hull=self.affine_hull,
             oracle=self.complex._oracle,
