@@ -1,4 +1,4 @@
-"""Benchmark: the canonical polyhedral complex (issue 3, "Benchmark").
+"""Benchmark: the canonical polyhedral complex (results and targets in docs/benchmarks.md).
 
 Run from the repository root::
 
@@ -6,7 +6,7 @@ Run from the repository root::
     .venv/bin/python benchmarks/bench_complex.py --quick    # skip the slowest items (about 2 minutes)
     .venv/bin/python benchmarks/bench_complex.py --profile  # also cProfile lattice + V-reps on 3→8→8→1
 
-Networks (issue 3): for 2→8→8→1, 3→8→8→1 and 2→16→16→16→1, ``np.random.seed(0)`` and then,
+Networks: for 2→8→8→1, 3→8→8→1 and 2→16→16→16→1, ``np.random.seed(0)`` and then,
 layer by layer in order, ``W = np.random.randn(out, in)``, ``b = np.random.randn(out)`` (float64,
 converted exactly); and ``ReLUNetwork.random((4, 8, 8, 8, 1), kind="integer", seed=0)``. All on
 R^n0 (no domain).

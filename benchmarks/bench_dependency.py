@@ -1,4 +1,4 @@
-"""Benchmark: candidate hypersurfaces, dependency graph and depth hierarchy (issue 5).
+"""Benchmark: candidate hypersurfaces, dependency graph and depth hierarchy (results in docs/benchmarks.md).
 
 Run from the repository root::
 
@@ -15,7 +15,7 @@ weights, the breakpoint complex, ``candidate_hypersurfaces``, ``dependency_graph
 * ``f-side / param``: the same over ``parameter_dependency_graph`` on the already built complex
   (the ground truth read off the parameters: bent hypersurfaces and their bends).
 
-Networks: the issue-3 recipe (``np.random.seed(0)``, then per layer ``W = randn(out, in)``,
+Networks: the seed-0 Gaussian recipe of the benchmarks (``np.random.seed(0)``, then per layer ``W = randn(out, in)``,
 ``b = randn(out)``) for 2→8→8→1, 3→8→8→1 and 2→16→16→16→1, and ``generic_network`` (which passes
 the four genericity conditions) for 2→6→6→6→1 and 3→4→4→4→1. For the generic ones the graph read
 from ``f`` is checked against the parameter graph (exit status 1 if it differs).

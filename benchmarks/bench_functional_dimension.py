@@ -1,17 +1,17 @@
-"""Benchmark: exact functional dimension (issue 6, "Benchmark"; the target is not met yet).
+"""Benchmark: exact functional dimension (results in docs/benchmarks.md; target: under 2 s on 2→16→16→16→1).
 
 Run from the repository root::
 
     .venv/bin/python benchmarks/bench_functional_dimension.py            # about a minute on 2 cores
     .venv/bin/python benchmarks/bench_functional_dimension.py --no-baseline
 
-For each network (the issue-3 recipe: ``np.random.seed(0)``, then per layer ``W = randn(out, in)``,
-``b = randn(out)``; and ``generic_network``, which passes the four genericity conditions), on all
-of R^n0, with the canonical complex built once beforehand:
+For each network (the seed-0 Gaussian recipe of the benchmarks: ``np.random.seed(0)``, then per layer
+``W = randn(out, in)``, ``b = randn(out)``; and ``generic_network``, which passes the four genericity
+conditions), on all of R^n0, with the canonical complex built once beforehand:
 
 * ``functional_dimension`` (exact, certified both ways: rank modulo a prime below; above, D - rank
   independent kernel vectors, the ones not known in advance verified against the whole Jacobian),
-  best of 3, with the complex given and with it built inside (the issue's 2 s target);
+  best of 3, with the complex given and with it built inside (the 2 s target);
 * ``float_functional_dimension`` (float64 SVD rank, not certified);
 * BASELINE (``--no-baseline`` skips it): the same integer Jacobian, built by polyrelu's code, and
   python-flint's exact ``fmpz_mat.rank`` on it (fraction-free elimination over the integers),

@@ -6,7 +6,7 @@ Run from the repository root::
     .venv/bin/python benchmarks/bench_lp.py --quick    # 20 instances per (d, m), one timing each
     .venv/bin/python benchmarks/bench_lp.py --profile  # also cProfile the certified oracle at d=8
 
-Instances follow /work/shared/research/lp.md ("Instances"): a point x0 ~ U[-1/2, 1/2]^d,
+Instances: a point x0 ~ U[-1/2, 1/2]^d,
 m hyperplanes with N(0, 1) normals and U(-1, 1) offsets, each oriented so that x0 is
 strictly inside, plus the box [-1, 1]^d. Half the instances are full-dimensional, a
 quarter empty (one extra hyperplane that misses the region, with its sign flipped: the

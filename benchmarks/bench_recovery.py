@@ -1,10 +1,10 @@
-"""Benchmark: recovering a network from function values alone (issue 7, "Benchmark").
+"""Benchmark: recovering a network from function values alone (results in docs/benchmarks.md).
 
 Run from the repository root::
 
     .venv/bin/python benchmarks/bench_recovery.py          # a few minutes on 2 cores
 
-Networks: the issue-3 recipe (``np.random.seed(0)``, then per layer ``W = randn(out, in)``,
+Networks: the seed-0 Gaussian recipe of the benchmarks (``np.random.seed(0)``, then per layer ``W = randn(out, in)``,
 ``b = randn(out)``) for 2→8→8→1 and 3→8→8→1, and ``generic_network`` of the same shapes (seed 0),
 which passes the four genericity conditions.
 

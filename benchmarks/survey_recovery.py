@@ -1,10 +1,10 @@
-"""Survey: how often recovery succeeds on random N(0, 1) networks, which are usually not generic (issue 7).
+"""Survey: how often recovery succeeds on random N(0, 1) networks, which are usually not generic (docs/benchmarks.md).
 
 Run from the repository root::
 
     .venv/bin/python benchmarks/survey_recovery.py            # about 10 minutes on 2 cores
 
-Forty architectures drawn as in the issue's tests (``n0 ∈ {2, 3}``, 1-3 hidden layers, widths 2-6,
+Forty architectures drawn as in the recovery tests (``n0 ∈ {2, 3}``, 1-3 hidden layers, widths 2-6,
 ``m ∈ {1, 2}``; ``default_rng(2026)``), each with weights and biases ``N(0, 1)`` from its own seed. Every
 recovered network is compared with the original exactly: trivially equivalent, else the same function (checked
 by ``same_function`` on a common refinement). A different function would be a bug and is counted apart.

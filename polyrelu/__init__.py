@@ -1,8 +1,15 @@
 """polyrelu: exact polyhedral geometry of ReLU networks.
 
-The public API lives here; subpackages :mod:`polyrelu.geometry` (exact
-polyhedra, certified LP, face lattices) and :mod:`polyrelu.graphs` (igraph
-helpers) know nothing about networks and can be used on their own.
+The public API lives here, re-exported from the modules that define it:
+networks and their files, trivial symmetries, the canonical polyhedral
+complex, tropical weights and the breakpoint complex, the four genericity
+conditions, the dependency graph and depth hierarchy, functional dimension,
+identifiability and minimality, recovery from function values, the exact
+geometry they rest on, and the error classes. Nothing inside polyrelu imports
+this module (docs/design.md §7). The subpackages :mod:`polyrelu.geometry`
+(exact rationals and linear algebra, certified LP, polyhedra, face lattices,
+subdivisions) and :mod:`polyrelu.graphs` (igraph helpers) know nothing about
+networks and can be used on their own.
 """
 
 from ._version import __version__ as __version__  # the "as" marks a re-export

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 
-# matplotlib is imported where a picture is drawn, and cvxpy where the thinnest region is measured: each takes
-# longer to load than the rest of polyrelu, and every command of the CLI imports this module
+# cvxpy is imported where the thinnest region is measured, and matplotlib's backend and pyplot where a picture is
+# drawn: every command of the CLI imports this module, and cvxpy would add to every start-up
 import os
 import time
 from dataclasses import dataclass, field

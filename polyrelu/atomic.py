@@ -8,7 +8,9 @@ error, Ctrl-C or ``SIGTERM`` in the middle leaves the previous file exactly as
 it was, and a reader never sees a half-written file.
 
 :func:`check_output_path` is called before any long computation, so that a
-typo in ``-o`` fails in milliseconds instead of after the work is done.
+typo in ``-o`` fails in milliseconds instead of after the work is done;
+:func:`write_json` does both for a JSON document, which it builds only once
+the target is known to be writable.
 
 Nothing here knows about networks.
 """

@@ -9,18 +9,21 @@ built-in networks have at most 1000 layers of width at most 4096 and 2,000,000 p
 Before any work, every option is checked: numbers, ``--domain``, and every
 output path (``-o``, ``--json``, ``--graphml``, ``--plot``): its directory must
 exist and be writable, it must not be a directory or the input file, and its
-suffix must fit (``.json``, ``.graphml``, ``.png``/``.svg``/``.pdf`` or none,
-which writes a PNG to exactly that path). Outputs are written atomically: a
-failure or an interrupt leaves the previous file as it was. Commands that
-build a canonical complex (``complex``, ``weights``, ``graph``, ``analyze``)
-refuse one estimated to exceed ``--max-cells`` (default 1,000,000).
+suffix must fit (``.json``; ``.json`` or ``.npz`` for ``recover -o``;
+``.graphml``; ``.png``/``.svg``/``.pdf`` or none, which writes a PNG to
+exactly that path). Outputs are written atomically: a failure or an
+interrupt leaves the previous file as it was. Commands that build a
+canonical complex (``complex``, ``weights``, ``graph``, ``analyze``) refuse
+one estimated to exceed ``--max-cells`` (default 1,000,000); ``recover``
+answers undecided instead.
 
 Exit status: 0 success (``recover``: 1 when recovery fails); 1 an error in the
 input or a limit (a malformed network file, a complex over ``--max-cells``);
 2 a usage error (a bad option value or output path; argparse's errors too);
 70 a bug in polyrelu (an exception that is not a
 :class:`~polyrelu.errors.PolyReluError`); 130 interrupted (Ctrl-C); 143
-terminated (``SIGTERM``). Every failure is one line on stderr,
+terminated (``SIGTERM``); 141 when the reader of standard output goes away
+(``polyrelu ... | head``). Every failure is one line on stderr,
 ``polyrelu: error: ...``; ``polyrelu --debug COMMAND ...`` adds the traceback.
 """
 
@@ -59,7 +62,7 @@ from .report import network_report, number_text, vector_text
 from .symmetry import equivalent, permute, same_function, scale
 from .tropical import bent_hypersurfaces, breakpoint_complex, tropical_weights
 
-# matplotlib is imported where a picture is drawn: it is slow to load and only drawing needs it
+# matplotlib's backend is chosen where a picture is written (Agg: no display needed), not at import
 
 __all__ = ["main", "load", "parse_domain", "survey_table"]
 
@@ -423,7 +426,8 @@ def main(argv=None):
     -------
     int
         0 success; 1 an input error or a limit; 2 a usage error; 70 a bug in
-        polyrelu; 130 interrupted; 143 terminated. Failures print one line on
+        polyrelu; 130 interrupted; 143 terminated; 141 a closed pipe on
+        stdout. Failures print one line on
         stderr (with ``--debug``, the traceback first). Nothing is raised.
 
     Examples

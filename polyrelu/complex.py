@@ -1,5 +1,15 @@
 """The canonical polyhedral complex of a ReLU network, as an exact face lattice.
 
+:func:`canonical_complex` builds it; a :class:`CanonicalComplex` holds its
+cells (:class:`Cell`: sign vector, dimension, exact polyhedron) with the
+covering relation, and answers questions about them (faces, cofaces and stars,
+:meth:`~CanonicalComplex.locate`, affine maps of ``f``, bent hypersurfaces,
+the Hasse diagram in igraph or networkx) and writes and reads the complex JSON
+format (the checks of a file are in :mod:`polyrelu.complex_validation`).
+:func:`estimate_cells` is the size guard's estimate (:mod:`polyrelu.size_guard`)
+on its own; the ``domain`` argument is read by :mod:`polyrelu.domain`, where
+:class:`~polyrelu.domain.Box` lives.
+
 The cells are the closures of the non-empty sign classes ``{x : s(x) = s}``
 (docs/design.md §2). They are built layer by layer and neuron by neuron: on
 every cell found so far the next neuron's pre-activation ``h`` is affine, and

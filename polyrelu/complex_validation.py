@@ -17,7 +17,10 @@ delegates here, in two steps on plain data:
   geometric checks, which ``from_json(..., trusted=True)`` skips.
 
 Both raise :class:`~polyrelu.errors.ComplexFormatError` naming the cell and
-what is wrong with it.
+what is wrong with it. Two helpers serve the checks and the construction in
+:mod:`polyrelu.complex` alike: :func:`covering_from_signs` (the covering
+relation the sign vectors give) and :func:`lineality_basis` (the canonical
+basis of a lineality space).
 
 Notes
 -----

@@ -15,8 +15,11 @@ which, the layer of each, and how deep any generic realization of ``f`` must be:
 - :func:`depth_hierarchy` finds the longest layer-ordered chain and the lower
   bound it certifies on the number of hidden layers of a generic realization.
 
-The graph algorithms themselves (layerings, chains, GraphML) live in
-:mod:`polyrelu.graphs` and work on any igraph DAG.
+A :class:`DependencyGraph` reads and writes JSON (schema
+``dependency_graph``) and typed GraphML, and converts to networkx; it is drawn
+by :func:`polyrelu.plot.plot_dependency_graph`. The graph algorithms
+themselves (layerings, chains, GraphML) live in :mod:`polyrelu.graphs` and
+work on any igraph DAG.
 """
 
 from __future__ import annotations

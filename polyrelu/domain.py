@@ -3,9 +3,10 @@
 Functions that take a network's input region accept a ``domain`` argument:
 ``None`` for all of ``R^n0``, a :class:`Box`, a :class:`~polyrelu.geometry.Polyhedron`
 or inequality rows ``(b, a_1, ..., a_n0)`` meaning ``b + a·x >= 0``.
-:func:`domain_polyhedron` turns any of them into the one thing the
-constructions use: a full-dimensional polytope in ``Q^n0`` (or None), with
-an error naming what is wrong otherwise.
+:func:`domain_polyhedron` (internal API) turns any of them into the one
+thing the constructions use: a full-dimensional polytope in ``Q^n0`` (or
+None), with an error naming what is wrong otherwise. ``DomainLike`` is the
+type of such an argument.
 """
 
 from __future__ import annotations

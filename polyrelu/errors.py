@@ -7,7 +7,7 @@ and says what to do. The subclasses also derive from the built-in exception a
 Python user would expect (``ValueError``, ``TypeError``, ``ImportError``), so
 generic handlers keep working. The command line maps them to exit codes:
 :class:`UsageError` (and argparse's own errors) exit with 2, every other
-:class:`PolyReluError` with 1, an interrupt with 130.
+:class:`PolyReluError` with 1 (Ctrl-C exits with 130, ``SIGTERM`` with 143).
 
 Every such class is defined here, grouped by the kind of failure:
 
@@ -27,9 +27,11 @@ Every such class is defined here, grouped by the kind of failure:
 - recovery: a black-box oracle that does not answer like a function (:class:`RecoveryError`).
 
 An exception that is *not* a :class:`PolyReluError` escaping a public function
-is a bug in polyrelu, never the user's fault. (A few private exceptions stop
-a computation early inside one module and are caught there; they never
-reach a caller.)
+is a bug in polyrelu, never the user's fault. (A few internal exceptions are
+control flow, not errors, and are caught inside polyrelu before they reach a
+caller: the size guard's ``Estimated``, the budget and stage signals of
+:mod:`polyrelu.recovery.control`, and private ones caught in the module that
+raises them.)
 """
 
 from __future__ import annotations

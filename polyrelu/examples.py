@@ -4,8 +4,12 @@ Each constructor returns a :class:`~polyrelu.network.ReLUNetwork` whose
 properties are stated in its docstring and checked by the package itself
 (the doctests run :func:`~polyrelu.symmetry.same_function` and the reports).
 
+- :func:`bent_line_network`: the worked example ``relu(relu(x1) + relu(x2) - 1)``;
 - :func:`generic_network`: passes the four genericity conditions (identifiable
   by the seed theorem when the width hypothesis holds);
+- :func:`seeded_gaussian_network`: the seed-0 Gaussian recipe of the
+  benchmarks (usually not generic);
+- :func:`with_neuron`: one more neuron in a hidden layer, as given;
 - hidden-symmetry constructions that keep a network's function and add
   parameters it does not determine: :func:`with_dead_neuron`,
   :func:`with_invisible_neuron`, :func:`with_twin_neuron`,
@@ -52,7 +56,7 @@ def bent_line_network() -> ReLUNetwork:
     The two first-layer neurons cut the plane along the axes; the second-layer
     neuron's zero set is a line that bends where it crosses them: the ray
     ``x1 = 1, x2 <= 0``, the segment ``x1 + x2 = 1`` and the ray
-    ``x2 = 1, x1 <= 0`` (the worked example of the seed paper, docs/design.md §3).
+    ``x2 = 1, x1 <= 0`` (the worked example of the seed paper, pictured in docs/theory.md).
 
     Examples
     --------
@@ -68,7 +72,7 @@ def bent_line_network() -> ReLUNetwork:
 
 
 def seeded_gaussian_network(widths: Architecture | Sequence[int]) -> ReLUNetwork:
-    """The benchmark recipe of the issues: ``np.random.seed(0)``, then per layer ``W = randn(out, in)``, ``b = randn(out)``.
+    """The benchmark recipe (docs/benchmarks.md): ``np.random.seed(0)``, then per layer ``W = randn(out, in)``, ``b = randn(out)``.
 
     Float64 draws, converted exactly. Random networks like these are usually
     not generic (see :func:`generic_network`).

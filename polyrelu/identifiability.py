@@ -1,4 +1,4 @@
-"""Functional dimension and minimality of a ReLU network's parameters (docs/design.md §6).
+"""Functional dimension, identifiability and minimality of a ReLU network's parameters (docs/design.md §6).
 
 On a region ``R`` of the canonical complex, ``f(x) = A_R(θ) x + c_R(θ)`` with
 ``A_R``, ``c_R`` polynomial in the parameters ``θ``. The functional dimension at
@@ -12,8 +12,9 @@ The rank is decided exactly, with a certificate both ways:
   (a minor that is non-zero modulo ``p`` is non-zero over the integers);
 - the matching upper bound: ``D − r`` kernel vectors, independent modulo the
   prime (hence over Q). The ``H`` scaling directions are kernel vectors by the
-  positive homogeneity of relu (independent, since each moves its own
-  neuron's incoming row), so ``r = D − H`` needs nothing more; otherwise the
+  positive homogeneity of relu (independent when no hidden neuron's incoming
+  row and bias all vanish, since each moves its own neuron's incoming row),
+  so ``r = D − H`` then needs nothing more; otherwise the
   unit vectors of zero columns join them, and the few missing ones are solved
   exactly from an ``r × r`` subsystem and checked against the whole Jacobian
   in integer arithmetic.
@@ -22,7 +23,14 @@ The rank is decided exactly, with a certificate both ways:
 such and never the default.
 
 :func:`minimality_report` looks for hidden neurons that can go without
-changing ``f`` (deleted, or merged into a twin), each removal proved exactly.
+changing ``f`` (deleted, merged into a twin, or absorbed by the next layer),
+each removal proved exactly.
+
+:func:`identifiability_report` weighs the evidence (the width hypothesis, the
+four genericity conditions, the functional dimension, and an exact second
+parameter computing ``f`` when one is found) into one verdict, and
+:func:`architecture_survey` counts over random parameters how often the
+conditions hold, the rank is ``D − H`` and the theorem applies.
 """
 
 from __future__ import annotations

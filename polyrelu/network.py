@@ -9,7 +9,8 @@ in :mod:`polyrelu.io`.
 
 Hidden neurons are named ``(layer, index)`` with ``layer`` in ``1 .. L`` and
 ``index`` from 0; sign vectors and activation patterns list them layer by
-layer, ``H = n1 + ... + nL`` entries in all.
+layer, ``H = n1 + ... + nL`` entries in all. :func:`require_architecture`
+(internal API) reads an architecture argument for the functions that take one.
 """
 
 from __future__ import annotations

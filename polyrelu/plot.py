@@ -1,18 +1,24 @@
 """Pictures (matplotlib): canonical complexes in the plane, dependency graphs by layer.
 
-Regions are filled, facets drawn coloured by the layer of the neuron that
-bends there and with line width growing with ``|weight|`` (dashed where the
-weight is zero: the neuron is invisible in ``f`` there), vertices marked.
-Unbounded cells are clipped to a box around all vertices. Geometry is exact
-up to the final conversion of clipped vertices to floats for drawing.
+In :func:`plot_complex`, regions are filled, facets drawn coloured by the
+layer of the neuron that bends there and with line width growing with
+``|weight|`` (dashed where the weight is zero: the neuron is invisible in
+``f`` there), vertices marked. Unbounded cells are clipped to a box around
+all vertices (or to the ``window`` asked for). Geometry is exact up to the
+final conversion of clipped vertices to floats for drawing.
+
+:func:`plot_dependency_graph` draws a :class:`~polyrelu.dependency.DependencyGraph`
+one row per inferred layer, with the longest layer-ordered chain in black.
+:func:`check_figure_path` checks a figure's path before any work and
+:func:`save_figure` writes it atomically.
 """
 
 from __future__ import annotations
 
 import math
 
-# matplotlib is imported where a picture is drawn: it is slow to load, and a caller that only checks a
-# figure path (check_figure_path) does not need it
+# matplotlib.pyplot is imported where a picture is drawn (its callers choose the backend first: Agg when they
+# write a file); at module level only the Axes type of the signatures is needed
 import os
 from collections.abc import Sequence
 from fractions import Fraction

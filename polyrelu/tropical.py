@@ -7,6 +7,12 @@ from ``R-`` into ``R+``. The weight ``w(σ) ∈ Q^m`` is exact; ``w(σ)·|ν|`` 
 Euclidean weight (a float, for display). Around every codimension-2 cell the
 jumps met in one turn sum to zero (balancing); :meth:`WeightedComplex.balancing_defect`
 computes that sum from the weights and normals, exactly.
+
+Also here, from the weights: every hidden neuron's bent hypersurface
+(:func:`bent_hypersurfaces`, :class:`BentHypersurface`: its facets and cells,
+and where and along which earlier neurons it bends), and the breakpoint
+complex of ``f`` alone (:func:`breakpoint_complex`, :class:`BreakpointComplex`:
+regions joined across facets of weight zero, docs/design.md §5).
 """
 
 from __future__ import annotations

@@ -1,7 +1,13 @@
-"""Exact polyhedral geometry over Q: certified LP, polyhedra, face lattices.
+"""Exact polyhedral geometry over Q: certified LP, polyhedra, face lattices, subdivisions.
 
-This subpackage knows nothing about neural networks, so other geometry code
-can use it on its own.
+One module per family: :mod:`~polyrelu.geometry.rational` (numbers in as
+exact fractions, primitive integer rows inside), :mod:`~polyrelu.geometry.linalg`
+(exact ranks, echelon forms, null spaces and solves), :mod:`~polyrelu.geometry.lp`
+(the certified LP feasibility oracle), :mod:`~polyrelu.geometry.polyhedron`
+(H- and V-representations coupled), :mod:`~polyrelu.geometry.lattice` (face
+lattices) and :mod:`~polyrelu.geometry.subdivision` (complexes refined by cuts
+decided at their vertices). This subpackage knows nothing about neural
+networks, so other geometry code can use it on its own.
 """
 
 from .lattice import FaceLattice

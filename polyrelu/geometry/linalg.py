@@ -1,8 +1,11 @@
 """Exact linear algebra over Q (and modulo a prime), in one place.
 
-Every rank, echelon form, null space, linear solve and span test in polyrelu
-is computed here: with python-flint's ``fmpq_mat`` and ``fmpz_mat`` inside,
-and rows of ints or :class:`~fractions.Fraction` at the interface. Vectors
+Every exact rank, echelon form, null space, linear solve and span test in
+polyrelu is computed here (one exception: :mod:`polyrelu.identifiability`
+echelons its Jacobian modulo a prime itself, from numpy residue arrays with
+python-flint's ``nmod_mat``): with python-flint's ``fmpq_mat`` and
+``fmpz_mat`` inside, and rows of ints or :class:`~fractions.Fraction` at the
+interface. Vectors
 and matrix rows are plain sequences; results are tuples (or lists, where a
 caller fills them in) of Fractions or ints.
 
@@ -12,9 +15,10 @@ read coordinates off it: :func:`nullspace` gives the reduced echelon basis
 integer basis of FLINT, :func:`echelon_basis` the non-zero rows of the
 reduced row echelon form.
 
-Two functions also work modulo a prime ``p`` (``modulus=p``): independence
-modulo ``p`` implies independence over Q, which is how a rank is certified
-cheaply (:mod:`polyrelu.identifiability`).
+Two functions also work modulo a prime ``p`` (``modulus=p``), and
+:func:`residue` reduces a rational modulo ``p``: independence modulo ``p``
+implies independence over Q, which is how a rank is certified cheaply
+(:mod:`polyrelu.identifiability`).
 
 These are internal helpers for polyrelu's own modules: arguments are not
 checked beyond what the computation needs.

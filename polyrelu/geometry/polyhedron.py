@@ -9,6 +9,12 @@ float LP or an exact one, never a float guess.
 
 Conventions follow Sage and cdd: an inequality row ``(b, a_1, ..., a_d)``
 means ``b + a·x >= 0`` and an equation row means ``b + a·x = 0``.
+
+:meth:`Polyhedron.from_trusted` takes representations a construction has
+already derived (the cells of a complex) and recomputes nothing. Also here:
+:class:`AffineSubspace` (an affine hull, with coordinates on it) and
+:func:`reduce_modulo` (an inequality reduced modulo equations, the canonical
+representative on their hull).
 """
 
 from __future__ import annotations

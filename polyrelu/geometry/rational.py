@@ -1,12 +1,17 @@
 """Exact rational numbers at the API edge and integer rows in the hot loops.
 
 Every number that enters polyrelu goes through :func:`to_fraction`, which
-accepts integers, fractions, decimal or ``"p/q"`` strings and finite floats
-(converted *exactly*: a float is a dyadic rational) and rejects everything
-else with an error naming where the entry was.  Inside algorithms, linear
-constraints are kept as primitive integer rows (:func:`primitive_integer_row`),
-so exact checks are Python-integer dot products instead of ``Fraction``
-arithmetic.
+accepts integers, fractions, ``Decimal``, NumPy numbers, decimal or ``"p/q"``
+strings and finite floats (converted *exactly*: a float is a dyadic rational)
+and rejects everything else with an error naming where the entry was.
+Strings are read by :func:`parse_number` (and integers by :func:`parse_int`),
+which accept ASCII digits only and bound the digits and the exponent before
+converting. Inside algorithms, linear constraints are kept as primitive
+integer rows (:func:`primitive_integer_row`), so exact checks are
+Python-integer dot products instead of ``Fraction`` arithmetic; numbers go
+out as JSON through :func:`fraction_to_json`. The type aliases of the public
+signatures (``RationalLike``, ``VectorLike``, ``MatrixLike``,
+``FractionVector``, ``FractionMatrix``, ``IntegerRow``) are defined here.
 """
 
 from __future__ import annotations

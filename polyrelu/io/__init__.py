@@ -6,6 +6,9 @@ the caller passes ``trust_pickle=True``, and every network converted from a
 PyTorch model is checked against the model. One module per format:
 :mod:`~polyrelu.io.network_json`, :mod:`~polyrelu.io.npz`,
 :mod:`~polyrelu.io.pytorch`; :mod:`~polyrelu.io.files` dispatches by suffix.
+:mod:`~polyrelu.io.limits` holds the bounds and the bounded JSON reader that
+the complex and graph readers use too; :mod:`~polyrelu.io.declared` checks
+what a file declares (list lengths, headers, archive sizes) before it is read.
 """
 
 from .files import load_network, save_network

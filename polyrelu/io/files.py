@@ -1,4 +1,4 @@
-"""Loading and saving networks by file suffix: ``.json``, ``.npz``, ``.pt``/``.pth``.
+"""Loading networks by file suffix (``.json``, ``.npz``, ``.pt``/``.pth``) and saving them (``.json``, ``.npz``).
 
 :func:`load_network` dispatches to the reader of each format
 (:mod:`~polyrelu.io.network_json`, :mod:`~polyrelu.io.npz`,

@@ -12,11 +12,20 @@ rational arithmetic on the answers.
   weight (docs/design.md §3).
 - :func:`recover_network`: layer by layer, from breakpoints on random lines to
   a network, with every neuron's formula solved exactly and the result checked
-  against the oracle on every region of its own canonical complex.
+  against the oracle on every region of its own canonical complex and on
+  fresh points spread over the query region;
+- :func:`network_oracle`: a black box hiding a network, for tests and demos.
 
 Floats may appear only in the float-oracle mode (``float_oracle=True``),
 which is named as such, rationalises its answers and reports how far the
 recovered network is from the oracle on fresh points.
+
+One module per stage, each importing only the earlier ones (docs/design.md
+§6): ``control`` (budgets and the signals between stages), ``numerics``
+(exact or float arithmetic behind one interface), ``oracle`` (queries),
+``breakpoints``, ``partial`` (the layers so far), ``first_layer``,
+``families``, ``tracing``, ``orientation``, ``output`` and ``driver``
+(:func:`recover_network`). docs/recovery.md explains the algorithm.
 """
 
 from .breakpoints import Breakpoint, breakpoint_data, line_breakpoints

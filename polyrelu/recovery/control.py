@@ -46,7 +46,7 @@ class Clock:
     """The wall-clock budget of one recovery (``time.monotonic``) and the stage it has reached.
 
     Work loops call :meth:`check`; every oracle query does too
-    (:class:`Queries`), so a search that never leaves one stage is still cut.
+    (:class:`~polyrelu.recovery.oracle.Queries`), so a search that never leaves one stage is still cut.
     ``stage`` names what recovery is doing, for the reason when time runs out.
     """
 

@@ -269,7 +269,7 @@ def _check_candidate(queries, net, points, numerics):
     """``(deviation, threshold, off)``: ``max |f - g|`` over ``points``, the most accepted, the points off by more than the search's screening.
 
     Every point is evaluated, so that the deviation is known even when the
-    search goes on (``off`` non-empty: :meth:`Numerics.close` fails there).
+    search goes on (``off`` non-empty: :meth:`~polyrelu.recovery.numerics.Numerics.close` fails there).
     """
     deviation, largest, off = Fraction(0), Fraction(0), []
     for x in points:

@@ -4,7 +4,7 @@ Traced formulas know a neuron only up to sign. With ``relu(-ẑ) = relu(ẑ) - �
 the next layer's formulas (or the output's) read the same in either
 orientation but with different biases and ``ẑ`` columns, so the flips ``t``
 (0 or 1 per neuron) and the biases solve one linear system over every
-region; the numerics solves it (:meth:`Numerics.orientation`).
+region; the numerics solves it (:meth:`~polyrelu.recovery.numerics.Numerics.orientation`).
 
 Glossary
 --------
@@ -51,7 +51,7 @@ def orient_layer(partial, vectors, max_free=16, fixed=None, null=()):
     ``fixed`` maps neurons to flips decided elsewhere; ``null`` are directions
     the vectors may move along (the output fit's null space, columns beyond
     the basis included), with coefficients ``λ`` solved for too: linear as
-    long as they move ``w_i`` only of fixed neurons (:func:`_fit_with_families`).
+    long as they move ``w_i`` only of fixed neurons (:func:`~polyrelu.recovery.output._fit_with_families`).
 
     Returns
     -------

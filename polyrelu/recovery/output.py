@@ -119,7 +119,7 @@ def _output_families(partial, regions):
 
 
 def _fit_with_families(partial, regions, targets, families, relus):
-    """The output fit when last-layer neurons are families (:func:`trace_neuron`).
+    """The output fit when last-layer neurons are families (:func:`~polyrelu.recovery.tracing.trace_neuron`).
 
     Where family ``j`` is active the output reads ``v_j (z_j + Σ Δ_k d_k)``
     with the free directions ``d_k``: columns ``[j on]·d_k`` whose

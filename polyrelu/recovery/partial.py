@@ -42,7 +42,7 @@ class PartialNetwork:
 
     ``layers[l]`` is a list of rows ``(w, b)`` in terms of the previous layer's
     outputs. A layer's neurons are fixed up to positive scaling once the next
-    layer is known (:func:`orient_layer`).
+    layer is known (:func:`~polyrelu.recovery.orientation.orient_layer`).
     """
 
     def __init__(self, n0, domain, numerics, clock=None, max_cells=1_000_000):

@@ -102,7 +102,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
     regions, cannot show all of its weights (TPIC fails). Then the whole
     connected piece is traced and ``span`` is a basis of the formulas that fit
     every piece: a *family*, fixed later by the signs it must have
-    (:func:`fix_family`) and by the output (:func:`_fit_with_families`). When
+    (:func:`~polyrelu.recovery.families.fix_family`) and by the output (:func:`~polyrelu.recovery.output._fit_with_families`). When
     only columns that vanish on every piece stay free, ``formula`` is the
     member without them; it predicts the hypersurface exactly where those
     columns vanish, so another connected component is reached there and
