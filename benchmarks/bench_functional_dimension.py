@@ -29,15 +29,14 @@ import flint
 
 from polyrelu import canonical_complex, float_functional_dimension, functional_dimension
 from polyrelu.examples import generic_network, seeded_gaussian_network
-from polyrelu.identifiability import _integer_layers, _jacobian
+from polyrelu.identifiability import integer_jacobian
 from _timing import best_of
 
 
 
 
 def baseline_rank(net, K):
-    layers, _ = _integer_layers(net)
-    J = _jacobian(net, [r.signs for r in K.regions()], layers)
+    J = integer_jacobian(net, [r.signs for r in K.regions()])
     return flint.fmpz_mat(J.shape[0], J.shape[1], J.ravel().tolist()).rank()
 
 

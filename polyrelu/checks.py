@@ -56,7 +56,7 @@ _CLASSES = {
     ),
     "polyrelu.network.Architecture": ("an Architecture", "give widths such as (2, 3, 1) or polyrelu.Architecture((2, 3, 1))"),
     "polyrelu.complex.CanonicalComplex": ("a CanonicalComplex", "compute one with polyrelu.canonical_complex(net)"),
-    "polyrelu.complex.Box": ("a Box", "build one with polyrelu.Box(lower, upper)"),
+    "polyrelu.domain.Box": ("a Box", "build one with polyrelu.Box(lower, upper)"),
     "polyrelu.tropical.WeightedComplex": ("a WeightedComplex", "compute one with polyrelu.tropical_weights(complex_)"),
     "polyrelu.tropical.BreakpointComplex": (
         "a BreakpointComplex",

@@ -41,7 +41,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-import flint
 import numpy as np
 
 from .checks import (
@@ -60,6 +59,7 @@ from .genericity import GenericityReport, genericity
 from .geometry import Polyhedron
 from .geometry.linalg import (
     echelon_pivots,
+    modular_echelon,
     pivot_columns,
     residue,
     solve,
@@ -355,6 +355,25 @@ def _integer_layers(network):
     return layers, scales
 
 
+def integer_jacobian(network: ReLUNetwork, patterns: Sequence[Sequence[int]]) -> np.ndarray:
+    """The Jacobian of ``θ ↦ (c_R(θ), A_R(θ))`` over the regions with these activation patterns, in integers (internal API).
+
+    One row per entry of each region's affine map, one column per parameter;
+    column ``j`` is the true column times a positive integer (the product of
+    the other layers' integer scales), so the rank is that of the Jacobian
+    (docs/design.md §6). For reference computations, e.g. a plain ``fmpz``
+    rank to compare :func:`functional_dimension` with.
+
+    Examples
+    --------
+    >>> from polyrelu import ReLUNetwork
+    >>> integer_jacobian(ReLUNetwork([[[1]], [[1]]], [[0], [0]]), [(1,)]).tolist()
+    [[0, 1, 0, 1], [1, 0, 1, 0]]
+    """
+    layers, _ = _integer_layers(network)
+    return _jacobian(network, patterns, layers)
+
+
 def _certified_rank(network, patterns, want_kernel):
     arch = network.architecture
     D, H = arch.num_parameters, arch.num_hidden
@@ -385,12 +404,12 @@ def _certified_rank(network, patterns, want_kernel):
             J_mod = (exact_jacobian()[0] % p).astype(np.uint64)
         columns = [j for j in range(D) if J_mod[:, j].any()]
         # one echelon form of the non-zero columns gives the rank and, if needed, the kernel
-        echelon, rank = _echelon(J_mod[:, columns], p)
+        echelon, rank = modular_echelon(J_mod[:, columns], p)
         if rank == D - H and independent_scaling:
             return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p)
         J, nonzero = exact_jacobian(J_mod)
         if nonzero != columns:  # a column that vanishes modulo p only: take the echelon form of the true ones
-            echelon, rank = _echelon(J_mod[:, nonzero], p)
+            echelon, rank = modular_echelon(J_mod[:, nonzero], p)
         # the scaling directions in J's coordinates, modulo p: kernel vectors by the positive homogeneity of relu
         known = [[residue(Fraction(v) / c, p) if v else 0 for v, c in zip(vec, column_scale)] for vec in scaling]
         found = _exact_kernel(J, nonzero, J_mod[:, nonzero], echelon, rank, p, known)
@@ -404,13 +423,6 @@ def _certified_rank(network, patterns, want_kernel):
             extra = tuple(tuple(v * c if v else v for v, c in zip(vec, column_scale)) for vec in beyond)
         return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p, extra)
     raise GeometryError(f"no rank certificate for {network.name or 'the network'} with the primes tried")
-
-
-def _echelon(M, p):
-    """The reduced echelon form modulo ``p`` of an integer array of residues, and its rank."""
-    if M.size == 0:
-        return None, 0
-    return flint.nmod_mat(M.shape[0], M.shape[1], M.ravel().tolist(), p).rref()
 
 
 def _independent_prefix(vectors, p, D):
@@ -494,7 +506,7 @@ def _independent_rows(M, r, p):
     for size in (min(n, 2 * r + 8), n):
         rows = sorted(order[:size].tolist())
         T = M[rows].T
-        echelon, rank = flint.nmod_mat(T.shape[0], T.shape[1], T.ravel().tolist(), p).rref()
+        echelon, rank = modular_echelon(T, p)
         if rank == r:
             return [rows[j] for j in echelon_pivots(echelon, r)]
     return None

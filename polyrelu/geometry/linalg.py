@@ -1,13 +1,10 @@
 """Exact linear algebra over Q (and modulo a prime), in one place.
 
 Every exact rank, echelon form, null space, linear solve and span test in
-polyrelu is computed here (one exception: :mod:`polyrelu.identifiability`
-echelons its Jacobian modulo a prime itself, from numpy residue arrays with
-python-flint's ``nmod_mat``): with python-flint's ``fmpq_mat`` and
-``fmpz_mat`` inside, and rows of ints or :class:`~fractions.Fraction` at the
-interface. Vectors
-and matrix rows are plain sequences; results are tuples (or lists, where a
-caller fills them in) of Fractions or ints.
+polyrelu is computed here: with python-flint's ``fmpq_mat``, ``fmpz_mat`` and
+``nmod_mat`` inside, and rows of ints or :class:`~fractions.Fraction` at the
+interface. Vectors and matrix rows are plain sequences; results are tuples
+(or lists, where a caller fills them in) of Fractions or ints.
 
 Which basis a function returns is part of its contract, because callers
 read coordinates off it: :func:`nullspace` gives the reduced echelon basis
@@ -15,7 +12,8 @@ read coordinates off it: :func:`nullspace` gives the reduced echelon basis
 integer basis of FLINT, :func:`echelon_basis` the non-zero rows of the
 reduced row echelon form.
 
-Two functions also work modulo a prime ``p`` (``modulus=p``), and
+Two functions also work modulo a prime ``p`` (``modulus=p``),
+:func:`modular_echelon` echelons a numpy array of residues modulo ``p``, and
 :func:`residue` reduces a rational modulo ``p``: independence modulo ``p``
 implies independence over Q, which is how a rank is certified cheaply
 (:mod:`polyrelu.identifiability`).
@@ -35,6 +33,7 @@ __all__ = [
     "fraction_rows",
     "rank",
     "echelon_pivots",
+    "modular_echelon",
     "reduced_echelon",
     "SolutionSpace",
     "solution_space",
@@ -122,6 +121,26 @@ def echelon_pivots(echelon: flint.fmpq_mat, rank: int) -> list:
         pivots.append(j)
         j += 1
     return pivots
+
+
+def modular_echelon(residues: Any, p: int) -> tuple[Any, int]:
+    """``(echelon, rank)``: the reduced row echelon form modulo the prime ``p`` of a 2-D integer array.
+
+    ``residues`` is a numpy array of integers in ``0 .. p - 1`` (large
+    Jacobians are reduced modulo ``p`` in numpy first); ``echelon`` is a flint
+    ``nmod_mat`` (read its pivots with :func:`echelon_pivots`), or None for an
+    empty array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> echelon, r = modular_echelon(np.array([[1, 2], [2, 4]]), 7)
+    >>> r, echelon_pivots(echelon, r)
+    (1, [0])
+    """
+    if residues.size == 0:
+        return None, 0
+    return flint.nmod_mat(residues.shape[0], residues.shape[1], residues.ravel().tolist(), p).rref()
 
 
 def reduced_echelon(rows: Rows, rhs: Sequence) -> Optional[tuple]:

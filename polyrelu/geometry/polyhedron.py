@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 from fractions import Fraction
+from typing import Any
 
 from ..checks import describe, require_instance, require_int
 from ..errors import GeometryError, InvalidArgumentError, InvalidNumberError, ShapeError
