@@ -19,10 +19,9 @@ import os
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from matplotlib.axes import Axes
 
 from .atomic import write_json
 from .checks import (
@@ -58,6 +57,11 @@ from .plot import check_figure_path, plot_complex, save_figure
 from .progress import progress_bar
 from .report import network_report
 from .tropical import WeightedComplex, breakpoint_complex, tropical_weights
+
+# igraph loads matplotlib.pyplot when it is imported (half a second): it and networkx are imported where a
+# graph is made or converted, so that `import polyrelu` does not pay for them
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["Analysis", "analyze", "slice_network", "thinnest_region"]
 

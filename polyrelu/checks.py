@@ -23,12 +23,12 @@ from collections.abc import Iterable, Mapping, Set
 from decimal import Decimal
 from fractions import Fraction
 
-import igraph
 import numpy as np
 
 from .errors import InvalidArgumentError, UsageError
 
-# matplotlib is imported where an Axes is checked: it is slow to load and only drawing needs it
+# matplotlib and igraph are imported where an Axes or a graph is checked: each is slow to load (igraph loads
+# matplotlib.pyplot), and `import polyrelu` should not pay for that
 
 __all__ = [
     "describe",
@@ -370,6 +370,8 @@ def require_index(value, count: int, name: str, caller: str, *, what: str = "cel
 
 def require_igraph(value, name: str, caller: str, *, also=()):
     """``value`` if it is an ``igraph.Graph`` (or an instance of one of the classes ``also``)."""
+    import igraph
+
     return require_instance(value, (*also, igraph.Graph), name, caller)
 
 

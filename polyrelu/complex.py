@@ -45,11 +45,9 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import flint
-import igraph
-import networkx as nx
 import numpy as np
 
 from .atomic import write_json
@@ -111,6 +109,12 @@ from .size_guard import (
     check_next_layer,
     first_layer_cell_count,
 )
+
+# igraph loads matplotlib.pyplot when it is imported (half a second): it and networkx are imported where a
+# graph is made or converted, so that `import polyrelu` does not pay for them
+if TYPE_CHECKING:
+    import igraph
+    import networkx as nx
 
 __all__ = ["Cell", "CanonicalComplex", "CellEstimate", "canonical_complex", "estimate_cells"]
 

@@ -27,10 +27,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import igraph
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from .atomic import write_json
 from .checks import describe, require_igraph, require_instance, require_path
@@ -49,6 +46,12 @@ from .graphs import (
 from .io.limits import DEFAULT_LIMITS, Limits, read_json
 from .network import ReLUNetwork
 from .tropical import BreakpointComplex, bent_hypersurfaces, tropical_weights
+
+# igraph loads matplotlib.pyplot when it is imported (half a second): it and networkx are imported where a
+# graph is made or converted, so that `import polyrelu` does not pay for them
+if TYPE_CHECKING:
+    import igraph
+    import networkx as nx
 
 __all__ = [
     "CandidateHypersurface",
@@ -523,6 +526,8 @@ class DependencyGraph:
 
 def _make_graph(kind, input_dim, vertices, edges):
     """An igraph DAG from ``[(facets, neuron, complete, flat)]`` and ``{(u, v): witnesses}``."""
+    import igraph
+
     pairs = sorted(edges)
     g = igraph.Graph(n=len(vertices), edges=pairs, directed=True)
     g["kind"] = kind

@@ -23,8 +23,7 @@ import os
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
-
-from matplotlib.axes import Axes
+from typing import TYPE_CHECKING
 
 from .atomic import atomic_write, check_output_path
 from .checks import (
@@ -43,6 +42,11 @@ from .errors import GeometryError, InvalidArgumentError, OutputPathError, UsageE
 from .geometry import Polyhedron
 from .geometry.rational import RationalLike, to_fraction
 from .tropical import WeightedComplex, require_weighted, tropical_weights
+
+# igraph loads matplotlib.pyplot when it is imported (half a second): it and networkx are imported where a
+# graph is made or converted, so that `import polyrelu` does not pay for them
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["plot_complex", "plot_dependency_graph", "check_figure_path", "save_figure"]
 

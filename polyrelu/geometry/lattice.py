@@ -12,14 +12,17 @@ stored as a cell.
 from __future__ import annotations
 
 from collections.abc import Sequence, Set
-from typing import Any
-
-import igraph
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from ..checks import describe, is_sequence, require_index, require_int, require_sequence
 from ..errors import GeometryError, InvalidArgumentError
 from ..graphs import igraph_to_networkx
+
+# igraph loads matplotlib.pyplot when it is imported (half a second): it and networkx are imported where a
+# graph is made or converted, so that `import polyrelu` does not pay for them
+if TYPE_CHECKING:
+    import igraph
+    import networkx as nx
 
 __all__ = ["FaceLattice"]
 
@@ -200,6 +203,8 @@ class FaceLattice:
 
         Vertex ``i`` is cell ``i``, with the integer attribute ``dim``.
         """
+        import igraph
+
         g = igraph.Graph(n=len(self), edges=list(self.covering_relation()), directed=True)
         g.vs["dim"] = list(self._dims)
         return g

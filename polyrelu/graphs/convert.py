@@ -7,10 +7,15 @@ trip gives back exactly the attributes the graph had.
 
 from __future__ import annotations
 
-import igraph
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from ..checks import require_igraph, require_instance
+
+# igraph loads matplotlib.pyplot when it is imported (half a second): it and networkx are imported where a
+# graph is made or converted, so that `import polyrelu` does not pay for them
+if TYPE_CHECKING:
+    import igraph
+    import networkx as nx
 
 __all__ = ["igraph_to_networkx", "networkx_to_igraph"]
 
@@ -29,6 +34,8 @@ def igraph_to_networkx(graph: igraph.Graph) -> nx.Graph:
     >>> dict(G.nodes(data=True)), list(G.edges)
     ({0: {'dim': 0}, 1: {'dim': 1}}, [(0, 1)])
     """
+    import networkx as nx
+
     require_igraph(graph, "graph", "igraph_to_networkx")
     if graph.has_multiple():
         out = nx.MultiDiGraph() if graph.is_directed() else nx.MultiGraph()
@@ -53,6 +60,9 @@ def networkx_to_igraph(graph: nx.Graph) -> igraph.Graph:
     >>> networkx_to_igraph(G).vs["dim"]
     [0, 1]
     """
+    import igraph
+    import networkx as nx
+
     require_instance(graph, nx.Graph, "graph", "networkx_to_igraph")
     nodes = list(graph.nodes)
     index = {v: i for i, v in enumerate(nodes)}

@@ -15,11 +15,15 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Sequence
-
-import igraph
+from typing import TYPE_CHECKING
 
 from ..checks import describe, require_igraph, require_sequence
 from ..errors import GraphError
+
+# igraph loads matplotlib.pyplot when it is imported (half a second): it and networkx are imported where a
+# graph is made or converted, so that `import polyrelu` does not pay for them
+if TYPE_CHECKING:
+    import igraph
 
 __all__ = [
     "topological_order",

@@ -16,13 +16,16 @@ from __future__ import annotations
 import json
 import os
 import xml.etree.ElementTree as ET
-from typing import Any
-
-import igraph
+from typing import TYPE_CHECKING, Any
 
 from ..atomic import atomic_write, check_output_path
 from ..checks import require_igraph, require_path
 from ..errors import GraphFormatError
+
+# igraph loads matplotlib.pyplot when it is imported (half a second): it and networkx are imported where a
+# graph is made or converted, so that `import polyrelu` does not pay for them
+if TYPE_CHECKING:
+    import igraph
 
 __all__ = ["write_graphml", "read_graphml"]
 
@@ -117,6 +120,8 @@ def read_graphml(path: os.PathLike | str) -> igraph.Graph:
         parse as its declared type, an edge to an unknown node, or more than
         one graph.
     """
+    import igraph
+
     require_path(path, "path", "read_graphml")
     try:
         root = ET.parse(path).getroot()
