@@ -367,6 +367,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
             guessed = _orientation_by_search(queries, partial, pending, numerics, log)
             if guessed:
                 partial.layers.append(guessed)
+                log["widths"] = tuple(len(layer) for layer in partial.layers)
                 continue
         if not traced:
             raise MissedBreakpoint(pending[0].point)
@@ -379,6 +380,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
             apply_flips(partial, flips)
             clock.stage = f"tracing layer-{known + 1} hypersurfaces with layer {known} oriented"
             partial.layers.append(rows + _second_chance(queries, partial, rows, pending, numerics, log))
+        log["widths"] = tuple(len(layer) for layer in partial.layers)
     clock.stage = f"fitting the output layer on the complex of {_layers_text(len(partial.layers))}"
     rows, regions = fit_output(queries, partial, numerics)
     return partial.layers, rows, regions
@@ -694,7 +696,7 @@ def recover_network(
         reasons = []
         # a first-layer hyperplane must bend far out on both sides; only if that fails, on one side suffices
         for one_sided in (False, True):
-            attempt = 0
+            attempt, neurons, stalled = 0, 0, None
             try:
                 while attempt < max_rounds:
                     attempt += 1
@@ -717,12 +719,23 @@ def recover_network(
                             return result("undecided", reason=off_by(), widths=widths, regions=regions)
                         return result("recovered", canonical_form(net), widths=widths, regions=regions)
                     except MissedBreakpoint as missed:
+                        # a round that adds no neuron ends the attempt: more of the same search rarely helps
+                        # and an undecided answer should come soon
+                        found = sum(log.get("widths", ()))
+                        if attempt > 1 and found <= neurons:
+                            where = ", ".join(f"{float(v):.4g}" for v in missed.point)
+                            stalled = (
+                                f"round {rounds} added no neuron to the {found} of widths {log.get('widths', ())} found while "
+                                f"{clock.stage}: f bends near x = ({where}) where none of them does"
+                            )
+                            break
+                        neurons = found
                         clock.stage = "searching breakpoints on search lines through a point where f differs"
                         for _ in range(n0 + 1):
                             explorer.search(missed.point)
                         for _ in range(n0 + 1):
                             explorer.search()
-                reason = f"f still bends where no recovered neuron does after {attempt} rounds"
+                reason = stalled or f"f still bends where no recovered neuron does after {attempt} rounds"
                 reasons.append(reason + (f"; {off_by()}" if last.get("round") == rounds else ""))
             except StageFailed as failure:
                 reasons.append(str(failure))
