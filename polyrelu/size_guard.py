@@ -196,7 +196,8 @@ class CellSample:
                     counts[i] = count_inside(rest[i][0], math.ceil((budget - partial) / factor) + 1)
                 partial += factor * counts[i]
                 if partial > budget:
-                    return Count(int(total + scale * (sum(known) + partial)), True)
+                    # past the limit: rounded up, since a count truncated down to max_cells would pass the guard
+                    return Count(math.ceil(total + scale * (sum(known) + partial)), True)
             variance += scale**2 * _draw_variance(draws, counts) + _first_phase_variance(scale, known, rest, partial)
             counts.clear()
             total += scale * (sum(known) + partial)

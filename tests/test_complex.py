@@ -992,3 +992,11 @@ def test_domain_given_as_inequality_rows():
     assert {(F(0), F(0)), (F(3), F(0)), (F(0), F(3)), (F(1), F(0)), (F(0), F(1))} == corners
     with pytest.raises(GeometryError, match="unbounded"):
         canonical_complex(net, [(0, 1, 0)])
+
+
+def test_the_guard_refuses_a_layer_just_past_the_limit():
+    # a case where the sampled lower bound used to be truncated down to max_cells exactly and let the layer pass
+    net = ReLUNetwork.random((3, 5, 3, 1), seed=1553, kind="gaussian")
+    true = len(canonical_complex(net))
+    with pytest.raises(ComplexTooLargeError):
+        canonical_complex(net, max_cells=true // 3)
