@@ -649,7 +649,7 @@ def recover_network(
     explorer = _Explorer(queries, n0, domain_rows, numerics, rng)
     started = time.perf_counter()
     rounds = 0
-    log: dict[str, int] = {}
+    log: dict[str, Any] = {}  # per round: undetermined traces, widths reached
     last: dict[str, Any] = {}  # the last candidate's check: deviation, threshold, round
     bar = progress_bar(desc="neurons", unit="neuron", enabled=progress)
 
