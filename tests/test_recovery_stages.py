@@ -38,8 +38,8 @@ from polyrelu.recovery.breakpoints import (
     line_range,
     segment_breakpoints,
 )
-from polyrelu.recovery.families import sign_rows, solve_rows
-from polyrelu.recovery.first_layer import hyperplane_neuron
+from polyrelu.recovery.families import fix_family, formula_family, merge_families, sign_rows, solve_rows
+from polyrelu.recovery.first_layer import explained_by, hyperplane_neuron, partly_bent_hyperplanes
 from polyrelu.recovery.control import BudgetExhausted, Clock, MissedBreakpoint, StageFailed, TimeSpent
 from polyrelu.recovery.numerics import ExactNumerics, FloatNumerics, Numerics, numerics_for
 from polyrelu.recovery.oracle import Queries, answer_precision
@@ -852,3 +852,231 @@ def test_fit_output_sends_the_search_where_a_neuron_is_missing():
     with pytest.raises(MissedBreakpoint) as caught:
         fit_output(exact_queries(NET2), partial, ExactNumerics())
     assert partial.locate(caught.value.point) is not None  # inside a region of the network so far
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# first_layer: explained_by, partly_bent_hyperplanes
+
+
+def test_explained_by_matches_each_breakpoint_to_its_own_neuron():
+    # no layer known: first-layer rows (const, a_1, a_2), a breakpoint explained by its own hyperplane only
+    empty = PartialNetwork(2, None, ExactNumerics())
+    first_rows = [(b, *w) for w, b in layer_rows(NET, 0)]
+    # one layer known: the layer-2 neurons' true formulas in basis coordinates
+    partial = partial_with([layer_rows(NET, 0)])
+    formulas = [_in_basis(partial, _true_formula_features(NET, j)) for j in range(3)]
+    seen = set()
+    for fw, _, _, bp in FACET_BREAKPOINTS:
+        if bp is None:
+            continue
+        (layer, j), = fw.neurons
+        seen.add(layer)
+        if layer == 1:
+            for i, row in enumerate(first_rows):
+                assert explained_by(empty, [None, tuple(3 * v for v in row)], bp) == (i == j), (fw.facet, i)
+            assert explained_by(empty, first_rows, bp)
+            # on a known hyperplane: inside no region of the partial network, so no next-layer formula explains it
+            assert not explained_by(partial, formulas, bp)
+        else:
+            for k, c in enumerate(formulas):
+                assert explained_by(partial, [None, tuple(-2 * v for v in c)], bp) == (k == j), (fw.facet, k)
+            assert not explained_by(empty, first_rows, bp)
+        assert not explained_by(partial, [], bp) and not explained_by(empty, [None], bp)
+    assert seen == {1, 2}
+
+
+class StandInExplorer:
+    """What :func:`partly_bent_hyperplanes` reads of the driver's explorer: numerics, window, domain rows."""
+
+    def __init__(self, numerics, window=Fraction(1), rows=None):
+        self.numerics, self.window, self.rows = numerics, window, rows
+
+
+def test_partly_bent_hyperplanes_accepts_a_one_sided_hyperplane_crossing_an_accepted_one():
+    # f = relu(2 relu(x2) + 1) + relu(relu(x1) - relu(x2 - 1)): f bends along x2 = 0 everywhere; along x1 = 0
+    # only where x2 < 1 (a first-layer neuron whose downstream neuron is off beyond), crossing x2 = 0 straight;
+    # along the ray x1 = x2 - 1 > 0 (a layer-2 neuron's unbounded last piece), which ends at x1 = 0 and so bends
+    # on neither side of x2 = 0 where its line crosses it
+    net = ReLUNetwork([[[0, 1], [1, 0], [0, 1]], [[2, 0, 0], [0, 1, -1]], [[1, 1]]], [[0, 0, -1], [1, 0], [0]])
+    queries = exact_queries(net)
+    N = ExactNumerics()
+    x1 = breakpoint_at(queries, (Fraction(0), Fraction(-1)), (Fraction(1, 4), Fraction(0)), 2, N)
+    x2 = breakpoint_at(queries, (Fraction(-1), Fraction(0)), (Fraction(0), Fraction(1, 4)), 2, N)
+    ray = breakpoint_at(queries, (Fraction(1), Fraction(2)), (Fraction(1, 4), Fraction(-1, 4)), 2, N)
+    assert proportional(x1.row, (0, 1, 0)) and proportional(x2.row, (0, 0, 1)) and proportional(ray.row, (1, 1, -1))
+    assert hyperplane_neuron(queries, x2, Fraction(1), N, None)
+    for bp in (x1, ray):
+        assert not hyperplane_neuron(queries, bp, Fraction(1), N, None)
+    explorer = StandInExplorer(N)
+    found = partly_bent_hyperplanes(queries, explorer, [x2.row], [x1, ray, x2])
+    assert found == [x1.row]  # not the ray (it bends on one side of x2 = 0 only), not x2 = 0 again
+    assert partly_bent_hyperplanes(queries, explorer, [x2.row], [ray]) == []
+    assert partly_bent_hyperplanes(queries, explorer, [], [x1, ray]) == []  # nothing accepted to cross
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# families: formula_family, fix_family, merge_families on a network where TPIC fails
+
+
+def _family_net(w):
+    """Layer 1: x1, x2, x1 - 2. Layer 2: y1 = relu(x1) + relu(x2)/2 + w relu(x1 - 2) - 1 and
+    y2 = relu(x2) - relu(x1)/3 + relu(x1 - 2) - 1/2; f = relu(y1) + relu(y2).
+
+    y1 vanishes on x1 = 1 (x2 < 0), x1 + x2/2 = 1 (x2 > 0, x1 > 0) and x2 = 2 (x1 < 0): where x1 - 2 is off, so
+    that component cannot show w (TPIC fails). For w = 1 it is the whole zero set; for w = -2 a second component
+    x1 = 3 + relu(x2)/2 lies where x1 - 2 is on.
+    """
+    h = Fraction(1, 2)
+    return ReLUNetwork([[[1, 0], [0, 1], [1, 0]], [[1, h, w], [Fraction(-1, 3), 1, 1]], [[1, 1]]], [[0, 0, -2], [-1, -h], [0]])
+
+
+def _family_case(w):
+    net = _family_net(w)
+    partial = partial_with([layer_rows(net, 0)], oriented=True)
+    assert partial.basis == [0, 1, 2, 3]  # relu(z_1), relu(z_2), relu(z_3), 1
+    queries = exact_queries(net)
+    N = ExactNumerics()
+
+    def trace_from(point, step=(Fraction(1, 4), Fraction(0))):
+        bp = breakpoint_at(queries, tuple(Fraction(v) for v in point), step, 2, N)
+        return trace_neuron(queries, partial, bp, N)
+
+    true = [tuple(w_) + (b,) for w_, b in layer_rows(net, 1)]  # the layer-2 formulas in basis coordinates
+    return net, partial, trace_from, true
+
+
+def net_layers(net):
+    return [layer_rows(net, l) for l in range(len(net.weights))]
+
+
+def _affine_on(partial, region, c):
+    return tuple(dot(row, c) for row in partial.reduced(region))
+
+
+def _piece_equations(partial, pieces):
+    return [row for rid, h in pieces.items() for row in parallel_equations(partial.reduced(partial.complex[rid]), h)]
+
+
+@pytest.mark.parametrize("w", [1, -2])
+def test_a_trace_where_tpic_fails_leaves_a_family_containing_the_neuron(w):
+    net, partial, trace_from, true = _family_case(w)
+    c, crossed, span, pieces = trace_from((1, -1))
+    assert len(span) == 2 and rank(span) == 2
+    assert rank([*span, true[0]]) == 2  # the true neuron, whatever w, is in the family
+    assert rank([*span, true[1]]) == 3  # the other neuron is not
+    assert rank([*span, (0, 0, 1, 0)]) == 2  # the weight on relu(x1 - 2) is free
+    # c: the member without the free column, proportional to y1 with w = 0
+    assert c[2] == 0 and proportional(c, (1, Fraction(1, 2), 0, -1)) is not None
+    # the component of the zero set in x1 < 2: the regions of that strip and of x1 < 0 that it crosses
+    inside = {R.id for R in partial.complex.regions() if R.relative_interior_point()[0] < 2}
+    assert crossed == set(pieces) and crossed < inside
+    for rid, h in pieces.items():
+        assert proportional(h, _affine_on(partial, partial.complex[rid], true[0])) is not None
+    # formula_family on the same pieces: the same span, the free column named
+    c2, free, span2 = formula_family(partial, _piece_equations(partial, pieces), pieces)
+    assert free == (2,) and proportional(c2, c) is not None and rank([*span2, *span]) == 2
+
+
+def test_formula_family_leaves_no_member_when_more_than_free_columns_stay_open_and_none_when_determined():
+    net, partial, trace_from, true = _family_case(-2)
+    # the component x1 = 3 + relu(x2)/2 lies where x1 and x1 - 2 are both on: relu(z_1) - relu(z_3) = 2 there
+    c, crossed, span, pieces = trace_from((3, -1))
+    assert c is None and len(span) == 2 and rank([*span, true[0]]) == 2
+    assert all(partial.complex[rid].relative_interior_point()[0] > 2 for rid in pieces)
+    family = formula_family(partial, _piece_equations(partial, pieces), pieces)
+    assert family[0] is None and family[1] == () and rank([*family[2], *span]) == 2
+    # y2 crosses enough regions to be determined: one formula, no family
+    c2, crossed2, span2, pieces2 = trace_from((-1, Fraction(1, 2)), (Fraction(0), Fraction(1, 4)))
+    assert span2 == () and proportional(c2, true[1]) is not None
+    assert formula_family(partial, _piece_equations(partial, pieces2), pieces2) is None
+
+
+def _sign_disagreements(net, partial, crossed, member):
+    """The regions where ``member`` does not have the sign of the network's neuron 1 of layer 2 (up to one
+    orientation for all regions): a multiple of it where its zero set crosses, else of its sign throughout."""
+    true = tuple(net.weights[1][0]) + (net.biases[1][0],)
+    bad, orientation = set(), {}
+    for R in partial.complex.regions():
+        phi = _affine_on(partial, R, member)
+        if R.id in crossed:
+            lam = proportional(phi, _affine_on(partial, R, true))
+            if lam is None:
+                bad.add(R.id)
+            else:
+                orientation[R.id] = lam > 0
+            continue
+        # the neuron keeps one sign here: the member must have it at the interior point (exact evaluation against
+        # the network's pre-activation) and on the whole region ({x in R : ±member(x) <= 0} has no interior)
+        x = R.relative_interior_point()
+        y1 = hidden_values(net_layers(net), x)[1][0]
+        value = phi[0] + dot(phi[1:], x)
+        assert y1 != 0, R.id
+        t = (value > 0) - (value < 0)
+        region_bad = Polyhedron(ieqs=[*R.polyhedron.inequalities, tuple(-t * v for v in phi)], ambient_dim=2)
+        if t == 0 or region_bad.dimension() == 2:
+            bad.add(R.id)
+        else:
+            orientation[R.id] = (value > 0) == (y1 > 0)
+    if len(set(orientation.values())) > 1:
+        minority = min((True, False), key=lambda o: sum(v == o for v in orientation.values()))
+        bad |= {rid for rid, o in orientation.items() if o == minority}
+    return bad
+
+
+def test_fix_family_picks_a_member_with_the_neurons_sign_on_every_region():
+    net, partial, trace_from, _ = _family_case(1)
+    c, crossed, span, pieces = trace_from((1, -1))
+    member = fix_family(partial, span, crossed, pieces)
+    assert member is not None and rank([*span, member]) == 2 and max(abs(v) for v in member) == 1
+    factors = {proportional(_affine_on(partial, partial.complex[rid], member), h) for rid, h in pieces.items()}
+    assert None not in factors and all(f > 0 for f in factors)  # a positive multiple of every oriented piece
+    assert _sign_disagreements(net, partial, crossed, member) == set()
+    # the check can fail: members with weight -5 or -2 on relu(x1 - 2) (the latter y1 of the w = -2 network, with a
+    # second component in x1 > 2) change sign where the neuron does not
+    for k in (-5, -2):
+        wrong = tuple(v if i != 2 else k * member[0] for i, v in enumerate(member))
+        assert _sign_disagreements(net, partial, crossed, wrong), k
+    # a trace said to miss a region it crosses: the signs carried around contradict, no member
+    assert fix_family(partial, span, crossed - {min(crossed)}, {rid: h for rid, h in pieces.items() if rid != min(crossed)}) is None
+
+
+def test_merge_families_joins_two_components_of_one_neuron_only():
+    net, partial, trace_from, true = _family_case(-2)
+    near, far = trace_from((1, -1)), trace_from((3, -1))
+    other = trace_from((-1, Fraction(1, 2)), (Fraction(0), Fraction(1, 4)))
+    assert near[2] and far[2] and other[2] == ()
+    merged = merge_families(partial, [near, far])
+    assert len(merged) == 1
+    c, regions, span, pieces = merged[0]
+    assert span == () and proportional(c, true[0]) is not None  # the common formula is the neuron, w = -2
+    assert regions == near[1] | far[1] and set(pieces) == set(near[3]) | set(far[3])
+    factors = {proportional(h, _affine_on(partial, partial.complex[rid], true[0])) for rid, h in pieces.items()}
+    assert None not in factors and len({f > 0 for f in factors}) == 1  # the pieces oriented alike
+    # a family and another neuron's trace share no formula: nothing merged, order kept
+    assert merge_families(partial, [near, other]) == [near, other]
+    assert merge_families(partial, [other, far]) == [other, far]
+    three = merge_families(partial, [near, other, far])
+    assert len(three) == 2 and three[1] == other and proportional(three[0][0], true[0]) is not None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# orientation with flips decided elsewhere
+
+
+@pytest.mark.parametrize("numerics", [ExactNumerics(), FloatNumerics(1e-9)], ids=lambda N: N.name)
+def test_orient_layer_respects_fixed_flips_and_recovers_the_rest(numerics):
+    truth = layer_rows(NET, 0)
+    next_layer = layer_rows(NET, 1)
+    for planted in [(True, False, False), (False, True, True)]:
+        partial = partial_with([flipped(truth, planted)], numerics)
+        vectors = [_in_basis(partial, _true_formula_features(NET, j, planted)) for j in range(3)]
+        for fixed in ({0: planted[0]}, {1: planted[1], 2: planted[2]}, dict(enumerate(planted))):
+            flips, rows, moved = orient_layer(partial, vectors, fixed=fixed)
+            assert tuple(flips) == planted, fixed
+            assert moved == vectors
+            for (w, beta), (w_true, b_true) in zip(rows, next_layer):
+                assert tuple(w) == tuple(w_true)
+                assert abs(float(beta - b_true)) <= (0 if numerics.tolerance is None else 1e-9)
+        # a fixed flip that contradicts the formulas: no orientation fits
+        with pytest.raises(StageFailed):
+            orient_layer(partial, vectors, fixed={0: not planted[0]})
