@@ -615,6 +615,13 @@ MALFORMED = {
         "2 <graph> elements",
     ),
     "no graph": (HEAD + TAIL, "0 <graph> elements"),
+    "key without id or name": (
+        HEAD
+        + '<key id="d0" for="node" attr.name="x" attr.type="int"/>\n<key for="node" attr.type="int"/>\n'
+        + '<graph edgedefault="directed"><node id="a"/></graph>\n'
+        + TAIL,
+        "<key> number 2 has no id",
+    ),
     "json flag not json": (
         HEAD
         + '<key id="d0" for="node" attr.name="x" attr.type="string" polyrelu.json="true"/>\n'

@@ -116,7 +116,7 @@ def read_graphml(path: os.PathLike | str) -> igraph.Graph:
     Raises
     ------
     GraphFormatError
-        Not GraphML, a ``<data>`` with an undeclared key, a value that does not
+        Not GraphML, a ``<key>`` without an id, a ``<data>`` with an undeclared key, a value that does not
         parse as its declared type, an edge to an unknown node, or more than
         one graph.
     """
@@ -129,9 +129,11 @@ def read_graphml(path: os.PathLike | str) -> igraph.Graph:
         raise GraphFormatError(f"{path}: not a readable XML file ({exc})") from None
     if root.tag != f"{{{_NS}}}graphml":
         raise GraphFormatError(f"{path}: the root element is {root.tag!r}, not GraphML's <graphml>")
-    # id -> (scope, attribute name, kind, default); a malformed key may lack the id and the name
+    # id -> (scope, attribute name, kind, default); the name defaults to the id, which every key must have
     keys: dict[str | None, tuple[str, Any, str, Any]] = {}
-    for element in root.findall(f"{{{_NS}}}key"):
+    for number, element in enumerate(root.findall(f"{{{_NS}}}key"), start=1):
+        if not element.get("id"):
+            raise GraphFormatError(f"{path}: <key> number {number} has no id; GraphML needs one on every <key>")
         kind = "json" if element.get(_JSON_FLAG) == "true" else element.get("attr.type", "string")
         if kind not in ("json", "boolean", "int", "long", "float", "double", "string"):
             raise GraphFormatError(f"{path}: key {element.get('id')!r} has unknown type {kind!r}")
