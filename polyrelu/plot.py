@@ -307,12 +307,14 @@ def save_figure(ax: Axes, path: os.PathLike | str) -> None:
         See :func:`check_figure_path`.
     """
     import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     require_axes(ax, "ax", "save_figure")
+    # the whole figure, also when ax lies in a subfigure (whose .figure is that subfigure)
+    figure = ax.figure if isinstance(ax.figure, Figure) else ax.figure.figure
     try:
         image_format = check_figure_path(path)
-        # matplotlib types ax.figure as Figure | SubFigure; the Axes polyrelu draws on belong to a Figure
         with atomic_write(path, "wb") as fh:
-            ax.figure.savefig(fh, format=image_format, dpi=120, bbox_inches="tight")  # type: ignore[union-attr]
+            figure.savefig(fh, format=image_format, dpi=120, bbox_inches="tight")
     finally:
-        plt.close(ax.figure)  # type: ignore[arg-type]
+        plt.close(figure)

@@ -254,3 +254,15 @@ def test_an_interrupt_right_after_the_temporary_file_is_made_leaves_nothing_behi
         signal.signal(signal.SIGTERM, previous_handler)
     assert target.read_text() == "previous"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+
+
+def test_save_figure_writes_the_whole_figure_of_an_axes_in_a_subfigure(graph, tmp_path):
+    import matplotlib.pyplot as plt
+
+    figure = plt.figure()
+    left, right = figure.subfigures(1, 2)
+    ax = plot_dependency_graph(graph, ax=left.subplots())
+    right.subplots().plot([0, 1], [1, 0])
+    save_figure(ax, tmp_path / "both.png")
+    assert (tmp_path / "both.png").read_bytes().startswith(PNG)
+    assert figure.number not in plt.get_fignums()  # closed, as for an Axes of a plain figure
