@@ -1,55 +1,77 @@
 # polyrelu: two commands on a fresh Debian machine (as root, or with sudo):
-#   make demo   - install what is missing, then report on the built-in examples (writes demo-analysis.png),
-#                 and rebuild one from function values alone (writes demo-recovered.json)
-#   make test   - install what is missing, then run the test suite (doctests included)
+#   make demo   - install what is missing (polyrelu and what it needs to run, nothing else), then report on the
+#                 built-in examples (writes demo-analysis.png), and rebuild one from function values alone
+#                 (writes demo-recovered.json)
+#   make test   - the same, plus the test tools (the test extra: pytest, hypothesis, Sage's polyhedra, mkdocs,
+#                 mypy, import-linter) and torch, then run the test suite (doctests included)
 #   make typecheck - mypy on the public modules (configured in pyproject.toml)
 #   make docs   - build the documentation site into site/ (mkdocs, API reference from the docstrings)
+#   make install-check - build the wheel, install it with plain pip into a fresh virtual environment and run the
+#                 README's example there (tests/test_packaging.py, marked slow; needs the package index)
 # Re-running is fast: the venv is rebuilt only when pyproject.toml changes.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+RUNTIME := $(VENV)/.installed-runtime
+TESTENV := $(VENV)/.installed-test
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# The torch extra asks for torch>=2.10; the test environment pins the release it is tested with, whose CPU
+# build this machine kind carries (a newer torch from PyPI is the CUDA build: gigabytes the tests never use).
+TORCH_TESTED := torch==2.13.0
 
-.PHONY: demo test typecheck docs bench system-deps clean
+.PHONY: demo test typecheck docs bench install-check system-deps clean
 
-demo: $(STAMP)
+demo: $(RUNTIME)
 	$(BIN)/polyrelu demo
 	$(BIN)/polyrelu analyze builtin:generic-2-3-3-2-1 --plot demo-analysis.png
 	$(BIN)/polyrelu recover --from builtin:generic-2-3-3-2-1 -o demo-recovered.json
 
-test: $(STAMP)
+test: $(TESTENV)
 	$(BIN)/python -m pytest
 
 # the files and the strictness per module are in pyproject.toml's [tool.mypy]
-typecheck: $(STAMP)
+typecheck: $(TESTENV)
 	$(BIN)/python -m mypy
+
+install-check: $(TESTENV)
+	$(BIN)/python -m pytest -m slow tests/test_packaging.py
 
 # the documentation site (docs/ and the API reference from the docstrings) into site/
 docs: $(VENV)/.docs-installed
 	$(BIN)/mkdocs build --strict --site-dir site
 
-$(VENV)/.docs-installed: $(STAMP)
+$(VENV)/.docs-installed: $(RUNTIME)
 	$(BIN)/python -m pip install -q --no-binary pycddlib -e '.[docs]'
 	touch $@
 
-bench: $(STAMP)
+bench: $(RUNTIME)
 	$(BIN)/python benchmarks/bench_lp.py
 
-# pycddlib is compiled against Debian's cddlib and GMP so that `import cdd.gmp` works.
+# pycddlib is compiled from source against Debian's cddlib and GMP (so that `import cdd.gmp` works), which needs
+# a C compiler and Python's headers; the venv needs Python's venv module. Only what is missing is installed.
 system-deps:
-	@dpkg -s libcdd-dev libgmp-dev >/dev/null 2>&1 || { \
-		echo "installing libcdd-dev libgmp-dev"; \
-		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq libcdd-dev libgmp-dev >/dev/null; }
+	@missing=""; \
+	dpkg -s libcdd-dev libgmp-dev >/dev/null 2>&1 || missing="$$missing libcdd-dev libgmp-dev"; \
+	command -v cc >/dev/null 2>&1 || missing="$$missing build-essential"; \
+	$(PYTHON) -c "import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))" 2>/dev/null || missing="$$missing python3-dev"; \
+	$(PYTHON) -c "import ensurepip, venv" 2>/dev/null || missing="$$missing python3-venv"; \
+	[ -z "$$missing" ] || { \
+		echo "installing$$missing"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing >/dev/null; }
 
-$(STAMP): pyproject.toml
+# runtime: polyrelu and its dependencies only (what `pip install polyrelu` brings)
+$(RUNTIME): pyproject.toml
 	$(MAKE) --no-print-directory system-deps
 	[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q --no-binary pycddlib -e '.[test,torch]'
-	$(BIN)/python -c "import cdd.gmp" || { echo "pycddlib lacks GMP: see README"; exit 1; }
-	touch $(STAMP)
+	$(BIN)/python -m pip install -q --no-binary pycddlib -e .
+	$(BIN)/python -c "import cdd.gmp" || { echo "pycddlib lacks GMP: see docs/install.md"; exit 1; }
+	touch $@
+
+$(TESTENV): $(RUNTIME)
+	$(BIN)/python -m pip install -q --no-binary pycddlib -e '.[test,torch]' '$(TORCH_TESTED)'
+	touch $@
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis *.egg-info demo-analysis.png site
+	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis *.egg-info build dist demo-analysis.png demo-recovered.json site
