@@ -5,7 +5,8 @@ networks and their files, trivial symmetries, the canonical polyhedral
 complex, tropical weights and the breakpoint complex, the four genericity
 conditions, the dependency graph and depth hierarchy, functional dimension,
 identifiability and minimality, recovery from function values, the exact
-geometry they rest on, and the error classes. Nothing inside polyrelu imports
+geometry they rest on, the check of a JSON document against its schema
+(``validate``), and the error classes. Nothing inside polyrelu imports
 this module (docs/design.md §7). The subpackages :mod:`polyrelu.geometry`
 (exact rationals and linear algebra, certified LP, polyhedra, face lattices,
 subdivisions) and :mod:`polyrelu.graphs` (igraph helpers) know nothing about
@@ -35,6 +36,7 @@ from .errors import (
     BackendUnavailableError,
     ComplexFormatError,
     ComplexTooLargeError,
+    DocumentFormatError,
     GeometryError,
     GraphError,
     GraphFormatError,
@@ -82,6 +84,7 @@ from .recovery import (
     network_oracle,
     recover_network,
 )
+from .schemas import validate
 from .symmetry import (
     FunctionComparison,
     canonical_form,
@@ -172,6 +175,8 @@ __all__ = [
     "ModelMismatchError",
     "ComplexFormatError",
     "AnalysisFormatError",
+    "DocumentFormatError",
+    "validate",
     "recover_network",
     "RecoveryResult",
     "network_oracle",

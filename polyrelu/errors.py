@@ -16,9 +16,9 @@ Every such class is defined here, grouped by the kind of failure:
 - input values: a number or a shape that cannot be used
   (:class:`InvalidNumberError`, :class:`ShapeError`);
 - input files: a file that is malformed, foreign, unsafe or inconsistent
-  (:class:`NetworkFormatError` and its subclasses :class:`UnsafeFileError`,
-  :class:`ModelMismatchError`, :class:`ComplexFormatError`; :class:`GraphFormatError`,
-  :class:`AnalysisFormatError`);
+  (:class:`DocumentFormatError` and its subclasses :class:`NetworkFormatError`,
+  :class:`UnsafeFileError`, :class:`ModelMismatchError`, :class:`ComplexFormatError`,
+  :class:`GraphFormatError`, :class:`AnalysisFormatError`);
 - limits: input or work beyond a safety bound
   (:class:`LimitExceededError`, :class:`ComplexTooLargeError`);
 - environment: a required exact backend is missing (:class:`BackendUnavailableError`);
@@ -47,6 +47,7 @@ __all__ = [
     "InvalidNumberError",
     "ShapeError",
     # input files
+    "DocumentFormatError",
     "NetworkFormatError",
     "UnsafeFileError",
     "ModelMismatchError",
@@ -103,7 +104,16 @@ class ShapeError(PolyReluError, ValueError):
 # -- input files: a file that is not what it claims to be ----------------------------------------
 
 
-class NetworkFormatError(PolyReluError, ValueError):
+class DocumentFormatError(PolyReluError, ValueError):
+    """A document or file is not one polyrelu reads: malformed, foreign, or failing its JSON Schema.
+
+    The base of the format errors of each kind of document, so that one
+    ``except`` catches every document :func:`polyrelu.validate` refuses; raised
+    itself for a document whose kind cannot be told (no polyrelu ``format`` field).
+    """
+
+
+class NetworkFormatError(DocumentFormatError):
     """A network file is malformed, of a foreign format or an unknown version."""
 
 
@@ -119,11 +129,11 @@ class ComplexFormatError(NetworkFormatError):
     """A complex file is malformed, fails its JSON Schema, or is geometrically inconsistent."""
 
 
-class GraphFormatError(PolyReluError, ValueError):
+class GraphFormatError(DocumentFormatError):
     """A graph file (GraphML, JSON) is malformed or of a foreign format."""
 
 
-class AnalysisFormatError(PolyReluError, ValueError):
+class AnalysisFormatError(DocumentFormatError):
     """An analysis report (``polyrelu analyze --json``) is malformed or fails its JSON Schema."""
 
 

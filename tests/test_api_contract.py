@@ -737,7 +737,7 @@ API = {
     "polyrelu.schemas.validate": lambda fx: (
         schemas.validate,
         # any parsed JSON is a document to judge: a wrong one is refused by the schema, not by its type
-        dict(data=(fx.K.to_json(), ()), name=("complex", CHOICE), source=(None, OPTIONAL_TEXT)),
+        dict(data=(fx.K.to_json(), ()), kind=("complex", CHOICE[1:]), source=(None, OPTIONAL_TEXT)),  # kind=None: detected
     ),
     # -- polyrelu.recovery
     "polyrelu.recovery.oracle.network_oracle": lambda fx: (

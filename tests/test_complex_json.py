@@ -506,15 +506,15 @@ def test_schemas_have_ids_and_every_reference_resolves_from_the_package():
         for ref in _refs(s):
             assert resolver.lookup(ref).contents is not None  # raises Unresolvable otherwise
             cross += not ref.startswith("#")
-    assert cross >= 2  # analysis refers to dependency_graph and to complex's network
+    assert cross >= 3  # analysis refers to dependency_graph and to complex's network, network to complex's network
 
 
 def test_schema_returns_a_fresh_copy_and_refuses_unknown_names():
     s = schema("complex")
     s["properties"]["format"]["const"] = "something else"
     assert schema("complex")["properties"]["format"]["const"] == "polyrelu.complex"
-    with pytest.raises(UsageError, match="schema: name must be 'analysis' or 'complex' or 'dependency_graph', not 'network'"):
-        schema("network")
+    with pytest.raises(UsageError, match="schema: name must be 'analysis' or 'complex' or 'dependency_graph' or 'network', not 'graph'"):
+        schema("graph")
     with pytest.raises(UsageError):
         validate({}, "complex.schema.json")
 

@@ -1,19 +1,26 @@
 """The JSON Schemas of polyrelu's documents, shipped inside the package, and a validator.
 
-Three documents have a schema (JSON Schema draft 2020-12), one file each in
+Four documents have a schema (JSON Schema draft 2020-12), one file each in
 this directory, and a polyrelu error for documents that fail it:
 
+- ``network``: ``save_network`` / ``network_to_dict`` (and ``polyrelu recover -o``);
+  refused with ``NetworkFormatError``.
 - ``complex``: ``CanonicalComplex.to_json`` (and ``WeightedComplex.to_json``,
   which adds weights); refused with ``ComplexFormatError``.
 - ``dependency_graph``: ``DependencyGraph.to_json``; refused with ``GraphFormatError``.
 - ``analysis``: ``polyrelu analyze --json``; refused with ``AnalysisFormatError``.
 
+Each document names its kind in its ``format`` field (``"polyrelu.network"``
+and so on), so :func:`validate` (``polyrelu.validate``) finds the schema by
+itself; a document without such a field is refused with
+``DocumentFormatError``, the base of the four errors.
+
 Every schema has an ``$id`` under ``https://polyrelu.invalid/schema/`` (the
 ``.invalid`` domain never resolves), and every ``$ref`` names one of these
-files (``analysis`` refers to ``dependency_graph`` and to the network
-definition of ``complex``). :func:`validator` registers all three with a
-:class:`referencing.Registry`, so references resolve from the package alone:
-nothing is ever fetched from the network.
+files (``network`` and ``analysis`` refer to the network definition of
+``complex``, ``analysis`` to ``dependency_graph`` as well). :func:`validator`
+registers all of them with a :class:`referencing.Registry`, so references
+resolve from the package alone: nothing is ever fetched from the network.
 """
 
 from __future__ import annotations
@@ -23,21 +30,38 @@ import functools
 import itertools
 import json
 from importlib import resources
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeAlias, cast
 
 import jsonschema
 from jsonschema.exceptions import best_match
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from ..checks import require_choice, require_str
-from ..errors import AnalysisFormatError, ComplexFormatError, GraphFormatError
+from ..checks import describe, require_choice, require_str
+from ..errors import (
+    AnalysisFormatError,
+    ComplexFormatError,
+    DocumentFormatError,
+    GraphFormatError,
+    NetworkFormatError,
+)
 
-__all__ = ["SCHEMA_NAMES", "schema", "validator", "validate"]
+__all__ = ["DocumentKind", "SCHEMA_NAMES", "FORMATS", "schema", "validator", "validate"]
 
-SCHEMA_NAMES = ("analysis", "complex", "dependency_graph")
+#: The kinds of document that have a schema (the ``kind`` argument of :func:`validate`).
+DocumentKind: TypeAlias = Literal["analysis", "complex", "dependency_graph", "network"]
 
-_ERRORS = {"analysis": AnalysisFormatError, "complex": ComplexFormatError, "dependency_graph": GraphFormatError}
+SCHEMA_NAMES: tuple[DocumentKind, ...] = ("analysis", "complex", "dependency_graph", "network")
+
+#: The ``format`` field of each kind of document, as its writer sets it.
+FORMATS: dict[str, DocumentKind] = {f"polyrelu.{name}": name for name in SCHEMA_NAMES}
+
+_ERRORS: dict[str, type[DocumentFormatError]] = {
+    "analysis": AnalysisFormatError,
+    "complex": ComplexFormatError,
+    "dependency_graph": GraphFormatError,
+    "network": NetworkFormatError,
+}
 
 # Longest part of jsonschema's message kept: it quotes the offending value, which may be a whole cell.
 _MESSAGE_CHARS = 240
@@ -54,12 +78,12 @@ def _load(name: str) -> dict[str, Any]:
     return json.loads((resources.files(__package__) / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
-def schema(name: Literal["analysis", "complex", "dependency_graph"]) -> dict[str, Any]:
+def schema(name: DocumentKind) -> dict[str, Any]:
     """The JSON Schema of a polyrelu document, as a fresh dict.
 
     Parameters
     ----------
-    name : {"analysis", "complex", "dependency_graph"}
+    name : {"analysis", "complex", "dependency_graph", "network"}
 
     Returns
     -------
@@ -77,6 +101,8 @@ def schema(name: Literal["analysis", "complex", "dependency_graph"]) -> dict[str
     'https://polyrelu.invalid/schema/complex.schema.json'
     >>> schema("analysis")["properties"]["dependency_graph"]
     {'$ref': 'dependency_graph.schema.json'}
+    >>> schema("network")["$ref"]
+    'complex.schema.json#/$defs/network'
     """
     _check_name(name, "schema")
     return copy.deepcopy(_load(name))
@@ -111,7 +137,7 @@ def _inline_local_refs(node: Any, defs: dict[str, Any]) -> Any:
     return {**target, **rest} if set(rest) <= _ANNOTATIONS else {"allOf": [target], **rest}
 
 
-def validator(name: Literal["analysis", "complex", "dependency_graph"]) -> jsonschema.Draft202012Validator:
+def validator(name: DocumentKind) -> jsonschema.Draft202012Validator:
     """A :class:`jsonschema.Draft202012Validator` for one document, every ``$ref`` resolved offline.
 
     Use it to list every error (``iter_errors``) or to ask ``is_valid``;
@@ -137,45 +163,94 @@ def _validator(name: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(_inline_local_refs(schema_, schema_.get("$defs", {})), registry=_registry())
 
 
-def validate(data: Any, name: Literal["analysis", "complex", "dependency_graph"], source: str | None = None) -> None:
+def _kind_of(data: Any, where: str) -> DocumentKind:
+    """The kind a document names in its ``format`` field; DocumentFormatError if it names none."""
+    formats = ", ".join(repr(f) for f in FORMATS)
+    hint = f"polyrelu's documents say {formats}; pass kind= to validate against one schema"
+    if not isinstance(data, dict):
+        raise DocumentFormatError(f"{where}: at $: a polyrelu document is a JSON object, not {describe(data)}; {hint}")
+    if "format" not in data:
+        raise DocumentFormatError(f"{where}: at $: no 'format' field, so the kind of document is unknown; {hint}")
+    fmt = data["format"]
+    if not (isinstance(fmt, str) and fmt in FORMATS):
+        shown = repr(fmt) if isinstance(fmt, str) and len(fmt) <= 80 else describe(fmt)
+        raise DocumentFormatError(f"{where}: at $.format: {shown} is not one of polyrelu's formats; {hint}")
+    return FORMATS[fmt]
+
+
+def validate(data: Any, kind: DocumentKind | None = None, source: str | None = None) -> DocumentKind:
     """Check a parsed JSON document against its schema; raise polyrelu's error naming where it fails.
 
     Parameters
     ----------
     data : object
         The document, as :func:`json.loads` returns it.
-    name : {"analysis", "complex", "dependency_graph"}
+    kind : {"analysis", "complex", "dependency_graph", "network"}, optional
+        The schema to check against. By default, the one the document names in
+        its ``format`` field (``"polyrelu.complex"`` is a ``complex``).
     source : str, optional
         Where the document came from (a file name), for the message.
 
+    Returns
+    -------
+    str
+        The kind of document checked: ``kind``, or the one found in ``format``.
+
     Raises
     ------
-    ComplexFormatError, GraphFormatError, AnalysisFormatError
-        For ``complex``, ``dependency_graph`` and ``analysis`` documents: the
-        message gives the JSON path of the first error (``$.cells[3].dim``)
-        and what is wrong there.
+    NetworkFormatError, ComplexFormatError, GraphFormatError, AnalysisFormatError
+        For ``network``, ``complex``, ``dependency_graph`` and ``analysis``
+        documents: the message gives the JSON path of the first error
+        (``$.cells[3].dim``) and what is wrong there. All four are
+        :class:`~polyrelu.errors.DocumentFormatError`.
+    DocumentFormatError
+        ``kind`` not given and the document names no polyrelu format: not an
+        object, no ``format`` field, or a format polyrelu does not write
+        (the message says ``at $.format``).
     UsageError
-        No schema of that name.
+        ``kind`` is not one of the four.
+
+    See also
+    --------
+    validator : every error at once (``iter_errors``), or a yes/no answer.
+    polyrelu.load_network, polyrelu.CanonicalComplex.from_json : readers that
+        also check what a schema cannot (shapes, digits, exact geometry).
+
+    Notes
+    -----
+    A schema checks the structure of a document, not its meaning: a network
+    whose rows have the wrong length, or a complex whose cells are not those
+    of its network, passes here and is refused by its reader.
 
     Examples
     --------
     >>> from polyrelu.complex import canonical_complex
     >>> from polyrelu.examples import bent_line_network
     >>> data = canonical_complex(bent_line_network()).to_json()
-    >>> validate(data, "complex")
+    >>> validate(data)
+    'complex'
+    >>> validate(data["network"])
+    'network'
     >>> data["cells"][0]["vertices"][0][0] = "1.5.3"
     >>> validate(data, "complex", source="K.json")
     Traceback (most recent call last):
     ...
     polyrelu.errors.ComplexFormatError: K.json: at $.cells[0].vertices[0][0]: '1.5.3' does not match ...
+    >>> validate({"format": "polyrelu.graph"})
+    Traceback (most recent call last):
+    ...
+    polyrelu.errors.DocumentFormatError: document: at $.format: 'polyrelu.graph' is not one of polyrelu's formats; ...
     """
-    _check_name(name, "validate")
     require_str(source, "source", "validate", optional=True)
-    error = best_match(itertools.islice(validator(name).iter_errors(data), 1))
+    if kind is None:
+        kind = _kind_of(data, source or "document")
+    else:
+        require_choice(kind, SCHEMA_NAMES, "kind", "validate")
+    error = best_match(itertools.islice(validator(kind).iter_errors(data), 1))
     if error is None:
-        return
+        return kind
     message = error.message if len(error.message) <= _MESSAGE_CHARS else error.message[: _MESSAGE_CHARS - 3] + "..."
-    raise _ERRORS[name](
-        f"{source or f'{name} JSON'}: at {error.json_path}: {message}; the document does not follow "
-        f"polyrelu's {name} schema (polyrelu/schemas/{name}.schema.json)"
+    raise _ERRORS[kind](
+        f"{source or f'{kind} JSON'}: at {error.json_path}: {message}; the document does not follow "
+        f"polyrelu's {kind} schema (polyrelu/schemas/{kind}.schema.json)"
     )
