@@ -168,7 +168,7 @@ def _kind_of(data: Any, where: str) -> DocumentKind:
     formats = ", ".join(repr(f) for f in FORMATS)
     hint = f"polyrelu's documents say {formats}; pass kind= to validate against one schema"
     if not isinstance(data, dict):
-        raise DocumentFormatError(f"{where}: at $: a polyrelu document is a JSON object, not {describe(data)}; {hint}")
+        raise DocumentFormatError(f"{where}: at $: a polyrelu document is a JSON object, got {describe(data)}; {hint}")
     if "format" not in data:
         raise DocumentFormatError(f"{where}: at $: no 'format' field, so the kind of document is unknown; {hint}")
     fmt = data["format"]
