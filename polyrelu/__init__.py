@@ -2,8 +2,9 @@
 
 The public API lives here, re-exported from the modules that define it:
 networks and their files, trivial symmetries, the canonical polyhedral
-complex, tropical weights and the breakpoint complex, the four genericity
-conditions, the dependency graph and depth hierarchy, functional dimension,
+complex, tropical weights and the breakpoint complex, decision complexes and
+level sets with their exact homology, the four genericity conditions, the
+dependency graph and depth hierarchy, functional dimension,
 identifiability and minimality, recovery from function values, the exact
 geometry they rest on, and the error classes. Nothing inside polyrelu imports
 this module (docs/design.md §7). The subpackages :mod:`polyrelu.geometry`
@@ -90,6 +91,17 @@ from .symmetry import (
     permute,
     same_function,
     scale,
+)
+from .topology import (
+    DecisionComplex,
+    Homology,
+    Subcomplex,
+    betti_numbers,
+    closure,
+    decision_complex,
+    homology,
+    level_set,
+    sublevel_set,
 )
 from .tropical import (
     BentHypersurface,
@@ -178,4 +190,13 @@ __all__ = [
     "line_breakpoints",
     "breakpoint_data",
     "Breakpoint",
+    "decision_complex",
+    "DecisionComplex",
+    "level_set",
+    "sublevel_set",
+    "Subcomplex",
+    "closure",
+    "betti_numbers",
+    "homology",
+    "Homology",
 ]
