@@ -7,8 +7,9 @@ exactly.
 
 Orientation convention. A ``k``-cell ``σ`` is oriented by an ordered basis
 ``O(σ)`` of the direction space of its affine hull: the reduced row echelon
-basis of the differences of its vertices (the standard basis ``e_1, ..., e_n``
-for a full-dimensional cell; nothing for a vertex, which is oriented ``+``).
+basis of the differences of its vertices, which are its 0-dimensional faces
+(the standard basis ``e_1, ..., e_n`` for a full-dimensional cell; nothing for
+a vertex, which is oriented ``+``).
 Its rows are the identity on the echelon's pivot columns ``P(σ)``, so the
 coordinates in ``O(σ)`` of a vector of that space are its entries at
 ``P(σ)``. For a facet ``τ`` of ``σ`` the incidence number is
@@ -28,11 +29,11 @@ is its named API, used by :mod:`polyrelu.topology.subcomplex`.
 
 from __future__ import annotations
 
-from fractions import Fraction
+import flint
 
 from ..complex import CanonicalComplex
 from ..errors import GeometryError
-from ..geometry.linalg import echelon_basis, fmpq_matrix
+from ..geometry.linalg import echelon_pivots
 
 __all__ = ["CellularChains"]
 
@@ -64,32 +65,52 @@ class CellularChains:
             raise GeometryError("CellularChains: the complex is on all of R^n0; pass its bounded model (see _bounded)")
         self.complex = complex_
         self.ambient_dim = complex_.network.architecture.input_dim
-        self._points: dict[int, tuple[Fraction, ...]] = {}
-        self._orientations: dict[int, tuple[tuple[tuple[Fraction, ...], ...], tuple[int, ...]]] = {}
+        # exact rationals as flint's fmpq: several times faster than Fraction for these sums and determinants
+        self._points: dict[int, tuple[flint.fmpq, ...]] = {}
+        self._vertices: dict[int, frozenset[int]] = {}
+        self._orientations: dict[int, tuple[tuple[tuple[flint.fmpq, ...], ...], tuple[int, ...]]] = {}
         self._boundaries: dict[int, dict[int, int]] = {}
 
-    def point(self, cell: int) -> tuple[Fraction, ...]:
+    def vertices(self, cell: int) -> frozenset[int]:
+        """The ids of the cell's vertices (its 0-dimensional faces), from the face lattice."""
+        if cell not in self._vertices:
+            facets = self.complex.lattice.facets(cell)
+            self._vertices[cell] = frozenset([cell]) if not facets else frozenset().union(*map(self.vertices, facets))
+        return self._vertices[cell]
+
+    def point(self, cell: int) -> tuple[flint.fmpq, ...]:
         """A relative interior point of the cell: the mean of its vertices."""
         if cell not in self._points:
-            vertices = self.complex[cell].polyhedron.vertices()
-            n = len(vertices)
-            self._points[cell] = tuple(sum(coordinate, Fraction(0)) / n for coordinate in zip(*vertices))
+            if self.complex[cell].dimension == 0:
+                (vertex,) = self.complex[cell].polyhedron.vertices()
+                point = tuple(flint.fmpq(v.numerator, v.denominator) for v in vertex)
+            else:
+                vertices = [self.point(v) for v in self.vertices(cell)]
+                point = tuple(sum(coordinate, flint.fmpq(0)) / len(vertices) for coordinate in zip(*vertices))
+            self._points[cell] = point
         return self._points[cell]
 
-    def orientation(self, cell: int) -> tuple[tuple[tuple[Fraction, ...], ...], tuple[int, ...]]:
+    def orientation(self, cell: int) -> tuple[tuple[tuple[flint.fmpq, ...], ...], tuple[int, ...]]:
         """``(O, P)``: the cell's orienting basis (rows) and the columns on which it is the identity."""
         if cell not in self._orientations:
             k, n = self.complex[cell].dimension, self.ambient_dim
             if k == 0:
                 orientation: tuple = ((), ())
             elif k == n:
-                identity = tuple(tuple(Fraction(int(i == j)) for j in range(n)) for i in range(n))
+                identity = tuple(tuple(flint.fmpq(int(i == j)) for j in range(n)) for i in range(n))
                 orientation = (identity, tuple(range(n)))
             else:
-                first, *others = self.complex[cell].polyhedron.vertices()
-                basis = tuple(tuple(row) for row in echelon_basis([[a - b for a, b in zip(v, first)] for v in others]))
-                assert len(basis) == k  # the vertices of a k-polytope span its k-dimensional hull
-                orientation = (basis, tuple(next(j for j, v in enumerate(row) if v) for row in basis))
+                first, *others = (self.point(v) for v in sorted(self.vertices(cell)))
+                differences = [[a - b for a, b in zip(v, first)] for v in others]
+                if k == 1:  # an edge: its direction, scaled to 1 at its first non-zero entry
+                    (d,) = differences
+                    pivot = next(j for j, v in enumerate(d) if v)
+                    orientation = ((tuple(v / d[pivot] for v in d),), (pivot,))
+                else:
+                    echelon, rank = flint.fmpq_mat(differences).rref()
+                    assert rank == k  # the vertices of a k-polytope span its k-dimensional hull
+                    basis = tuple(tuple(echelon[i, j] for j in range(n)) for i in range(k))
+                    orientation = (basis, tuple(echelon_pivots(echelon, k)))
             self._orientations[cell] = orientation
         return self._orientations[cell]
 
@@ -97,9 +118,13 @@ class CellularChains:
         """``[cell : facet]``, ``±1``, for a facet of the cell (see the module's orientation convention)."""
         _, pivots = self.orientation(cell)
         facet_basis, _ = self.orientation(facet)
-        outward = [a - b for a, b in zip(self.point(facet), self.point(cell))]
-        rows = [[outward[j] for j in pivots]] + [[row[j] for j in pivots] for row in facet_basis]
-        determinant = fmpq_matrix(rows).det()
+        cell_point, facet_point = self.point(cell), self.point(facet)
+        outward = [facet_point[j] - cell_point[j] for j in pivots]
+        if len(pivots) == 1:  # an edge and one of its vertices: a 1 x 1 determinant
+            determinant = outward[0]
+        else:
+            entries = outward + [row[j] for row in facet_basis for j in pivots]
+            determinant = flint.fmpq_mat(len(pivots), len(pivots), entries).det()
         assert determinant != 0  # u leaves the facet's hull inside the cell's: never degenerate
         return 1 if determinant > 0 else -1
 

@@ -69,11 +69,11 @@ def _network_and_domain(source: object, domain: DomainLike, caller: str) -> tupl
         if domain is not None:
             raise UsageError(f"{caller}: source is a complex, which fixes the domain; leave domain out")
         return source.network, source.domain
-    require_instance(source, (ReLUNetwork, CanonicalComplex), "source", caller)
-    return source, domain_polyhedron(domain, source.architecture.input_dim, caller)
+    net: ReLUNetwork = require_instance(source, (ReLUNetwork, CanonicalComplex), "source", caller)
+    return net, domain_polyhedron(domain, net.architecture.input_dim, caller)
 
 
-def _checked_budget(max_cells: object, progress: object, caller: str) -> int:
+def _checked_budget(max_cells: int, progress: bool | None, caller: str) -> int:
     if progress is not None:
         require_bool(progress, "progress", caller)
     return require_int(max_cells, "max_cells", caller, minimum=1)
@@ -262,11 +262,16 @@ def decision_complex(
 
 
 def _threshold_complex(
-    source: object, c: object, domain: DomainLike, max_cells: object, progress: object, caller: str
+    source: ReLUNetwork | CanonicalComplex,
+    c: RationalLike,
+    domain: DomainLike,
+    max_cells: int,
+    progress: bool | None,
+    caller: str,
 ) -> CanonicalComplex:
     """The canonical complex of the network extended by the neuron ``f - c``."""
     net, domain_ = _network_and_domain(source, domain, caller)
-    threshold = to_fraction(c, f"{caller}: c")  # type: ignore[arg-type]  # checked here: to_fraction refuses non-numbers
+    threshold = to_fraction(c, f"{caller}: c")
     budget = _checked_budget(max_cells, progress, caller)
     if net.architecture.output_dim != 1:
         raise UsageError(
@@ -274,7 +279,7 @@ def _threshold_complex(
             "output (for a classifier, use decision_complex)"
         )
     level = _with_output_neurons(net, [net.weights[-1][0]], [net.biases[-1][0] - threshold])
-    return canonical_complex(level, domain_, max_cells=budget, progress=progress)  # type: ignore[arg-type]
+    return canonical_complex(level, domain_, max_cells=budget, progress=progress)
 
 
 def level_set(
