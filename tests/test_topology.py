@@ -362,6 +362,21 @@ def test_the_boundary_of_the_box_is_a_sphere():
     assert square.betti_numbers() == (0, 0, 0) and len(square) == 0
 
 
+def test_cells_with_a_lineality_space_and_the_line():
+    # f_0 = |x|, f_1 = 1 on the plane: every cell contains a vertical line, the minimal cells are lines
+    D = decision_complex(ReLUNetwork([[[1, 0], [-1, 0]], [[1, 1], [0, 0]]], [[0, 0], [0, 1]]))
+    assert D.complex.f_vector() == (0, 3, 4) and clipping_box(D.complex).lower[0] < -1
+    assert D.class_region(0).betti_numbers() == (2, 0, 0)  # two half-planes
+    assert D.class_region(1).betti_numbers() == (1, 0, 0)  # the strip |x| <= 1
+    assert D.boundary().homology().betti == (2, 0, 0)  # two lines
+    for X in (D.class_region(0), D.boundary()):
+        assert X.betti_numbers(field=2) == gf2_betti_numbers(poset_simplices(X), 2)
+    # |x| - 1 on the line
+    f = ReLUNetwork([[[1], [-1]], [[1, 1]]], [[0, 0], [-1]])
+    assert sublevel_set(f, 0).betti_numbers() == (1, 0) and level_set(f, 0).betti_numbers() == (2, 0)
+    assert sublevel_set(f, 0, Box(-3, 3)).betti_numbers() == (1, 0) and sublevel_set(f, 5, Box(-3, 3)).f_vector() == (3, 2)  # all of [-3, 3], cut at 0
+
+
 # -- homology: independent references ------------------------------------------------------------------
 @pytest.mark.parametrize("case", SAGE_CASES)
 def test_betti_numbers_over_gf2_agree_with_the_order_complex(case):

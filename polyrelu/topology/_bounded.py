@@ -102,13 +102,14 @@ def bounded_model(complex_: CanonicalComplex) -> BoundedModel:
 
 
 def clipping_box(complex_: CanonicalComplex) -> Box:
-    """An integer box whose interior holds a relative interior point of every minimal cell, with margin 1.
+    """An integer box whose interior holds a point of every minimal cell, with margin 1.
 
     The minimal cells are those without facets: the vertices, or the affine
     subspaces that are the smallest cells of a complex whose cells have a
-    lineality space.
+    lineality space. The point of one is the first point of its
+    V-representation (a cell is never empty, so it has one).
     """
-    points = [c.relative_interior_point() for c in complex_ if not complex_.lattice.facets(c.id)]
+    points = [c.polyhedron.vertices()[0] for c in complex_ if not complex_.lattice.facets(c.id)]
     lower = tuple(math.floor(min(coordinate)) - 1 for coordinate in zip(*points))
     upper = tuple(math.ceil(max(coordinate)) + 1 for coordinate in zip(*points))
     return Box(lower, upper)
