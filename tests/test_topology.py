@@ -12,10 +12,14 @@ normal form code is checked on chain complexes of RP^2 and the Klein bottle and 
 random integer matrices.
 """
 
+import contextlib
 import functools
+import io
 import itertools
 import json
+import re
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -503,3 +507,13 @@ def test_integer_reduction_agrees_with_sage(matrix):
     divisors = [int(d) for d in sage_matrix(ZZ, matrix).elementary_divisors()]  # of the transpose: the same
     reduction = integer_reduction(columns_of(matrix))
     assert reduction == (sum(1 for d in divisors if d), tuple(d for d in divisors if d > 1))
+
+
+# -- the documentation ----------------------------------------------------------------------------------
+def test_the_topology_page_example_prints_what_it_promises():
+    text = (Path(__file__).resolve().parents[1] / "docs" / "topology.md").read_text()
+    code, printed = re.findall(r"```(?:python)?\n(.*?)```", text, flags=re.S)[:2]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "topology.md", "exec"), {})
+    assert out.getvalue() == printed
