@@ -2,8 +2,9 @@
 
 The public API lives here, re-exported from the modules that define it:
 networks and their files, trivial symmetries, the canonical polyhedral
-complex, tropical weights and the breakpoint complex, the four genericity
-conditions, the dependency graph and depth hierarchy, functional dimension,
+complex, tropical weights and the breakpoint complex, decision complexes and
+level sets with their exact homology, the four genericity conditions, the
+dependency graph and depth hierarchy, functional dimension,
 identifiability and minimality, recovery from function values, the exact
 geometry they rest on, the check of a JSON document against its schema
 (``validate``), and the error classes. Nothing inside polyrelu imports
@@ -94,6 +95,17 @@ from .symmetry import (
     same_function,
     scale,
 )
+from .topology import (
+    DecisionComplex,
+    Homology,
+    Subcomplex,
+    betti_numbers,
+    closure,
+    decision_complex,
+    homology,
+    level_set,
+    sublevel_set,
+)
 from .tropical import (
     BentHypersurface,
     BreakpointComplex,
@@ -183,4 +195,13 @@ __all__ = [
     "line_breakpoints",
     "breakpoint_data",
     "Breakpoint",
+    "decision_complex",
+    "DecisionComplex",
+    "level_set",
+    "sublevel_set",
+    "Subcomplex",
+    "closure",
+    "betti_numbers",
+    "homology",
+    "Homology",
 ]

@@ -17,7 +17,9 @@ What lives here, by subject:
 * cells of the canonical complex: :func:`pre_activation_rows`, :func:`sign_class_nonempty`,
   :func:`brute_force_cells`, :func:`closure_rows`, :func:`in_closure`;
 * polyhedra: :func:`cdd_lp`, :func:`dd_generators`, :func:`polyhedron_dimension`,
-  :func:`implicit_rows`, :func:`in_convex_hull`;
+  :func:`implicit_rows`, :func:`in_convex_hull`, :func:`polygon_area`;
+* topology: :func:`order_complex` (the chains of a complex's face poset, from sign
+  vectors) and :func:`gf2_betti_numbers` (simplicial homology over GF(2), no orientations);
 * graphs: :func:`same_typed`, :func:`assert_same_graph`.
 
 Test files import these as ``from reference import ...`` (pytest puts ``tests/`` on
@@ -28,6 +30,7 @@ stay in their test files.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
@@ -47,9 +50,12 @@ __all__ = [
     "dot",
     "euler_characteristic",
     "forward",
+    "gf2_betti_numbers",
     "implicit_rows",
     "in_closure",
     "in_convex_hull",
+    "order_complex",
+    "polygon_area",
     "polyhedron_dimension",
     "pre_activation_rows",
     "pre_activations",
@@ -459,6 +465,100 @@ def in_convex_hull(p: Sequence, points: Sequence[Sequence]) -> bool:
         rows.append([-p[k]] + [q[k] for q in points])
         rows.append([p[k]] + [-q[k] for q in points])
     return cdd_lp(rows, [0] * (n + 1)).status == cdd.LPStatusType.OPTIMAL
+
+
+def polygon_area(points: Sequence[Sequence]) -> Fraction:
+    """The exact area of the convex hull of the vertices ``points`` of a convex polygon (any order).
+
+    The vertices are ordered around their centroid by exact comparisons (half-plane,
+    then the sign of a cross product), then the shoelace formula.
+
+    Examples
+    --------
+    >>> polygon_area([(0, 0), (1, 1), (1, 0), (0, 1)]), polygon_area([(0, 0), (2, 0), (0, 1)])
+    (Fraction(1, 1), Fraction(1, 1))
+    """
+    pts = [tuple(Fraction(v) for v in p) for p in points]
+    cx = sum(p[0] for p in pts) / len(pts)
+    cy = sum(p[1] for p in pts) / len(pts)
+
+    def half(p):  # 0 for angles in [0, pi), 1 for [pi, 2 pi)
+        dx, dy = p[0] - cx, p[1] - cy
+        return 0 if dy > 0 or (dy == 0 and dx > 0) else 1
+
+    def compare(p, q):
+        if half(p) != half(q):
+            return half(p) - half(q)
+        cross = (p[0] - cx) * (q[1] - cy) - (p[1] - cy) * (q[0] - cx)
+        return -1 if cross > 0 else 1 if cross < 0 else 0
+
+    ring = sorted(pts, key=functools.cmp_to_key(compare))
+    twice = sum(a[0] * b[1] - a[1] * b[0] for a, b in zip(ring, ring[1:] + ring[:1]))
+    return abs(twice) / 2
+
+
+# -----------------------------------------------------------------------------------------
+# Topology: the order complex of a face poset, simplicial homology over GF(2)
+# -----------------------------------------------------------------------------------------
+def order_complex(cells: Sequence[tuple[int, Sequence[int]]]) -> list[tuple[int, ...]]:
+    """Every chain ``c_0 < c_1 < ... < c_k`` of the face poset of a polyhedral complex, as a tuple of indices.
+
+    ``cells[i] = (dimension, signs)``, the signs being a cell's full sign vector (its domain
+    signs and its neuron signs): a cell ``τ`` is a face of ``σ`` exactly when every sign of
+    ``τ`` is ``σ``'s or ``0``. The chains are the simplices of the order complex, the
+    barycentric subdivision of the complex, which is homeomorphic to it when the cells are
+    polytopes; it has the homotopy type of the union of the closed cells in any case (both
+    are homotopy equivalent to the nerve of the cover by the maximal cells, whose non-empty
+    intersections are cells). No orientation, no geometry.
+
+    Examples
+    --------
+    >>> sorted(order_complex([(0, (0,)), (1, (1,)), (1, (-1,))]))   # the line cut at a point
+    [(0,), (0, 1), (0, 2), (1,), (2,)]
+    """
+    below = {
+        i: [j for j, (dj, tj) in enumerate(cells) if dj < di and all(t in (s, 0) for t, s in zip(tj, si, strict=True))]
+        for i, (di, si) in enumerate(cells)
+    }
+
+    @functools.cache
+    def ending_at(i):
+        return [(i,)] + [chain + (i,) for j in below[i] for chain in ending_at(j)]
+
+    return [chain for i in range(len(cells)) for chain in ending_at(i)]
+
+
+def gf2_betti_numbers(simplices: Iterable[Sequence[int]], top: int) -> tuple[int, ...]:
+    """The Betti numbers ``b_0, ..., b_top`` over GF(2) of the simplicial complex of all ``simplices``.
+
+    ``b_k = n_k - rank d_k - rank d_(k+1)``, the boundary of a simplex being the sum of the
+    simplices that drop one vertex (mod 2: no signs); ranks by Gaussian elimination on
+    bitmask rows.
+
+    Examples
+    --------
+    >>> gf2_betti_numbers([(0,), (1,), (2,), (0, 1), (1, 2), (0, 2)], 2)   # a triangle's boundary
+    (1, 1, 0)
+    """
+    by_dim: list[dict[tuple, int]] = [{} for _ in range(top + 2)]
+    for s in simplices:
+        s = tuple(sorted(s))
+        by_dim[len(s) - 1].setdefault(s, len(by_dim[len(s) - 1]))
+
+    def rank(k):
+        basis: dict[int, int] = {}
+        for s in by_dim[k]:
+            v = sum(1 << by_dim[k - 1][s[:i] + s[i + 1 :]] for i in range(len(s)))
+            while v:
+                h = v.bit_length() - 1
+                if h not in basis:
+                    basis[h] = v
+                    break
+                v ^= basis[h]
+        return len(basis)
+
+    ranks = [0] + [rank(k) for k in range(1, top + 2)]
+    return tuple(len(by_dim[k]) - ranks[k] - ranks[k + 1] for k in range(top + 1))
 
 
 # -----------------------------------------------------------------------------------------

@@ -51,6 +51,7 @@ from polyrelu import (  # noqa: E402
     io,
     recovery,
     symmetry,
+    topology,
     tropical,
 )
 from polyrelu import errors, geometry, graphs, plot, schemas  # noqa: E402
@@ -100,6 +101,8 @@ EXEMPT = {
     "polyrelu.geometry.lp.Feasibility": "an enumeration; its members are used, never constructed",
     "polyrelu.geometry.lp.FeasibilityCertificate": "returned by LPOracle.decide",
     "polyrelu.geometry.polyhedron.AffineSubspace": "returned by Polyhedron.affine_hull and AffineSubspace.from_equations",
+    "polyrelu.topology.decision.DecisionComplex": "built by decision_complex",
+    "polyrelu.topology.subcomplex.Homology": _RESULT,
 }
 
 
@@ -186,6 +189,10 @@ WIDTHS = (None, object(), "2,3,1", 3, {}, [2.5, 1], [True, 1], [[2], [1]], [2], 
 JSON_DATA = (None, 3, "text", object(), [])
 LAYERING = (None, 3, object(), {}, [1.5, 1], "no such attribute")
 CHOICE = (None, 3, object(), "no such choice", b"bytes")
+SOURCE = (None, object(), "net.json", 3, {}, [[1, 2]], Fx("W"))  # a network or its complex
+CLASS = ("0", 1.5, True, object(), [], -1, 3)  # a class of a classifier with three outputs
+FIELD = (None, object(), "GF(2)", b"Z", [], 1.5, True, 1, 4)
+SUBCOMPLEX = (None, object(), 3, "X", Fx("net"), Fx("D"), [0])
 
 
 # -- fixtures -------------------------------------------------------------------------------------
@@ -200,6 +207,8 @@ def fx(tmp_path_factory):
     G = dependency.dependency_graph(B, C)
     other = ReLUNetwork([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]])
     other_K = canonical_complex(other)
+    classifier = ReLUNetwork([[[1, 0], [0, 1], [0, 0]]], [[0, 0, 0]])
+    D = topology.decision_complex(classifier)
     square = [(0, 1, 0), (0, 0, 1), (1, -1, 0), (1, 0, -1)]
     triangle = Polyhedron(ieqs=[(0, 1, 0), (0, 0, 1), (1, -1, -1)])
     io.save_network(net, tmp / "net.json")
@@ -230,6 +239,9 @@ def fx(tmp_path_factory):
         lattice=triangle.face_lattice(),
         analysis=analysis.analyze(net, inradius=False),
         ax=plt.subplots()[1],
+        classifier=classifier,
+        D=D,
+        X=D.boundary(),
     )
 
 
@@ -435,6 +447,65 @@ API = {
         )
         for method in ("members", "closure", "weight", "is_interior", "hyperplane", "neurons")
     },
+    # -- polyrelu.topology
+    "polyrelu.topology.decision.decision_complex": lambda fx: (
+        topology.decision_complex,
+        dict(
+            source=(fx.classifier, (*SOURCE, Fx("net"))),
+            domain=(None, DOMAIN),
+            max_cells=(1000, COUNT),
+            progress=(False, (object(), "no", 1, [])),
+        ),
+    ),
+    **{
+        f"polyrelu.topology.decision.{name}": (
+            lambda fx, name=name: (
+                getattr(topology, name),
+                dict(
+                    source=(fx.net, (*SOURCE, Fx("classifier"))),
+                    c=(1, NUMBER),
+                    domain=(None, DOMAIN),
+                    max_cells=(1000, COUNT),
+                    progress=(False, (object(), "no", 1, [])),
+                ),
+            )
+        )
+        for name in ("level_set", "sublevel_set")
+    },
+    "polyrelu.topology.decision.DecisionComplex.label": lambda fx: (fx.D.label, dict(cell=(0, CELL))),
+    "polyrelu.topology.decision.DecisionComplex.class_region": lambda fx: (
+        fx.D.class_region,
+        dict(c=(0, (None, *CLASS))),
+    ),
+    "polyrelu.topology.decision.DecisionComplex.boundary": lambda fx: (
+        fx.D.boundary,
+        dict(a=(0, CLASS), b=(None, CLASS)),
+    ),
+    "polyrelu.topology.decision.DecisionComplex.write_json": lambda fx: (
+        fx.D.write_json,
+        dict(path=(fx.tmp / "decision.json", PATH)),
+    ),
+    "polyrelu.topology.subcomplex.Subcomplex": lambda fx: (
+        topology.Subcomplex,
+        dict(
+            complex_=(fx.K, COMPLEX),
+            cells=(list(fx.K.cells(0)), (None, object(), "cells", 3, {}, [10**6], [-1], [1.5], [fx.K.regions()[0]], [Fx("other_cell")])),
+        ),
+    ),
+    "polyrelu.topology.subcomplex.Subcomplex.cells": lambda fx: (fx.X.cells, dict(dim=(1, ("1", 1.5, True, object(), [], -1)))),
+    "polyrelu.topology.subcomplex.Subcomplex.betti_numbers": lambda fx: (fx.X.betti_numbers, dict(field=("Z", FIELD))),
+    "polyrelu.topology.subcomplex.closure": lambda fx: (
+        topology.closure,
+        dict(
+            complex_=(fx.K, COMPLEX),
+            cells=([fx.K.regions()[0]], (None, object(), "cells", 3, {}, [10**6], [-1], [1.5], [Fx("other_cell")])),
+        ),
+    ),
+    "polyrelu.topology.subcomplex.betti_numbers": lambda fx: (
+        topology.betti_numbers,
+        dict(X=(fx.X, SUBCOMPLEX), field=(2, FIELD)),
+    ),
+    "polyrelu.topology.subcomplex.homology": lambda fx: (topology.homology, dict(X=(fx.K, SUBCOMPLEX))),
     # -- polyrelu.genericity
     "polyrelu.genericity.genericity": lambda fx: (
         genericity.genericity,
