@@ -157,9 +157,15 @@ def _check_sizes(ops, layers, shapes, source, limits):
                     f"over the limit of {limits.max_width:,}; {_hint('max_width')}"
                 )
             if rows * columns + rows > limits.max_parameters:
+                before = [i for i in indices if i < k and ops[i].kind == "affine"]
+                composed = (
+                    f", composed with {' and '.join(ops[i].label for i in before)} before it (samples of shape "
+                    f"{shapes[indices[0]]})"
+                    if before
+                    else ""
+                )
                 raise LimitExceededError(
-                    f"{source}: {ops[k].label} on samples of shape {shapes[k]}, composed with the layers before it "
-                    f"back to the last ReLU (samples of shape {shapes[indices[0]]}), is a dense map of {rows:,} x "
+                    f"{source}: {ops[k].label} on samples of shape {shapes[k]}{composed}, is a dense map of {rows:,} x "
                     f"{columns:,} weights and {rows:,} biases, over the limit of {limits.max_parameters:,}; "
                     f"{_hint('max_parameters')}"
                 )

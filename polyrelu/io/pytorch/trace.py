@@ -214,11 +214,41 @@ def _graph_ops(graph, root, source, limits):
         raise NetworkFormatError(
             f"{source}: forward returns a {type(result).__name__}; polyrelu reads models that return one tensor"
         )
+    # the steps of every node the output depends on, in forward order, so that the first step refused is the
+    # first in forward; the sizes that reshapes use are read by the reshapes themselves
+    needed = _ancestors(result)
+    steps = {}
+    for node in nodes:
+        if node in needed and node.op not in ("placeholder", "get_attr") and not _is_size(node):
+            steps[node] = _node_op(node, root, source, limits)
     ops = []
     while result.op != "placeholder":
-        op, result = _node_op(result, root, source, limits)
+        if result not in steps:
+            what = result.target if result.op == "get_attr" else f"a size of a tensor (node {result.name})"
+            raise NetworkFormatError(f"{source}: the output of forward does not depend on its input: it is {what}")
+        op, result = steps[result]
         ops.append(op)
     return ops[::-1]
+
+
+def _ancestors(node):
+    """``node`` and every node it is computed from."""
+    seen, stack = {node}, [node]
+    while stack:
+        for parent in stack.pop().all_input_nodes:
+            if parent not in seen:
+                seen.add(parent)
+                stack.append(parent)
+    return seen
+
+
+def _is_size(node):
+    """``x.size()``, ``x.size(i)``, ``x.shape``, or an entry of one of them: a size, not a tensor."""
+    if node.op == "call_method" and node.target == "size":
+        return True
+    if node.op == "call_function" and node.target is getattr and node.args[1:] == ("shape",):
+        return True
+    return node.op == "call_function" and node.target is operator.getitem and _is_node(node.args[0]) and _is_size(node.args[0])
 
 
 def _is_node(value):
@@ -240,23 +270,19 @@ def _function_name(target):
 def _node_op(node, root, source, limits):
     """The step of one node of the graph and the node of the tensor it is applied to."""
     if node.op == "call_module":
-        module = root.get_submodule(node.target)
+        op = module_op(root.get_submodule(node.target), f"module {node.target}", source, limits)
         if len(node.args) != 1 or node.kwargs or not _is_node(node.args[0]):
             raise NetworkFormatError(
-                f"{source}: module {node.target} ({type(module).__name__}) is called with {len(node.args) + len(node.kwargs)} "
-                "arguments; polyrelu reads layers applied to one tensor"
+                f"{source}: {op.label} is called with {len(node.args) + len(node.kwargs)} arguments; polyrelu reads "
+                "layers applied to one tensor"
             )
-        return module_op(module, f"module {node.target}", source, limits), node.args[0]
+        return op, node.args[0]
     if node.op == "call_function":
         name = _function_name(node.target)
         spec = _function_table().get(node.target) if _hashable(node.target) else None
-    elif node.op == "call_method":
+    else:  # call_method: placeholders and get_attr nodes are not steps
         name = f"Tensor.{node.target}"
         spec = _method_table().get(node.target)
-    else:  # get_attr: a tensor of the model, reached before the input
-        raise NetworkFormatError(
-            f"{source}: the output of forward does not depend on its input: it is computed from {node.target}"
-        )
     label = f"{name} (node {node.name})"
     if spec is None:
         skip = node.target in (operator.add, operator.iadd) and sum(_is_node(a) for a in node.args) == 2
