@@ -19,6 +19,7 @@ import pytest
 
 from polyrelu import (
     InvalidArgumentError,
+    InvalidNumberError,
     LimitExceededError,
     Limits,
     ModelMismatchError,
@@ -377,6 +378,24 @@ class Mixing(nn.Module):
         return self.fc(x.view(-1, 2))  # each sample has 4 values: this makes two rows of each
 
 
+class FlattensTheBatch(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 1)
+
+    def forward(self, x):
+        return self.fc(x.flatten())  # start_dim=0: one long row of the whole batch
+
+
+class TwoInputs(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 1)
+
+    def forward(self, x, y):
+        return self.fc(x)
+
+
 @pytest.mark.parametrize(
     "build, shape, fragment",
     [
@@ -389,6 +408,8 @@ class Mixing(nn.Module):
         (Attention, (3, 4), "module attention is MultiheadAttention"),
         (lambda: nn.Sequential(nn.Conv2d(1, 1, 3, padding=1, padding_mode="reflect")), (1, 3, 3), "padding_mode='reflect'"),
         (Mixing, (4,), "mixes the samples of a batch"),
+        (FlattensTheBatch, (2,), "Tensor.flatten (node flatten) flattens the batch dimension (start_dim=0)"),
+        (TwoInputs, None, "forward takes 2 inputs ['x', 'y']"),
     ],
 )
 def test_refused_layers_are_named(build, shape, fragment):
@@ -397,8 +418,16 @@ def test_refused_layers_are_named(build, shape, fragment):
         network_from_torch(model, input_shape=shape)
     message = str(info.value)
     assert fragment in message
-    if "padding_mode" not in fragment and "mixes" not in fragment:
-        assert "polyrelu reads models whose forward is a chain of Linear, Conv2d" in message
+    # a refusal by name says what polyrelu reads instead
+    assert ("which polyrelu does not read" in message) == ("reads models whose forward is a chain of Linear, Conv2d" in message)
+
+
+def test_entries_that_are_not_finite_are_named():
+    model = nn.Sequential(nn.Conv2d(1, 2, 2), nn.ReLU(), nn.Flatten(), nn.Linear(8, 1))
+    with torch.no_grad():
+        model[0].weight[1, 0, 0, 1] = float("nan")
+    with pytest.raises(InvalidNumberError, match=r"module 0 weight\[1, 0, 0, 1\]: nan is not a finite number"):
+        network_from_torch(model, input_shape=(1, 3, 3))
 
 
 # -- sizes -------------------------------------------------------------------------------------------------

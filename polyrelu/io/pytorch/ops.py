@@ -46,7 +46,6 @@ __all__ = [
     "BatchNormOp",
     "AvgPool2dOp",
     "AdaptiveAvgPool2dOp",
-    "pair",
 ]
 
 Shape = tuple[int, ...]
@@ -57,7 +56,7 @@ _ZERO = Fraction(0)
 _ONE = Fraction(1)
 
 
-def pair(value: Any, name: str, label: str, minimum: int = 1) -> tuple[int, int]:
+def _pair(value: Any, name: str, label: str, minimum: int = 1) -> tuple[int, int]:
     """An int or a pair of ints (a kernel size, a stride, ...) as a pair, each at least ``minimum``.
 
     Raises
@@ -293,8 +292,8 @@ class Conv2dOp(AffineOp):
         if bias is not None and bias.shape != (self.out_channels,):
             raise ShapeError(f"{label}: the bias has shape {bias.shape}; expected ({self.out_channels},)")
         self.kernel = (kh, kw)
-        self.stride = pair(stride, "stride", label)
-        self.dilation = pair(dilation, "dilation", label)
+        self.stride = _pair(stride, "stride", label)
+        self.dilation = _pair(dilation, "dilation", label)
         if padding == "valid":
             self.pads = ((0, 0), (0, 0))
         elif padding == "same":
@@ -303,7 +302,7 @@ class Conv2dOp(AffineOp):
             totals = (self.dilation[0] * (kh - 1), self.dilation[1] * (kw - 1))
             self.pads = ((totals[0] // 2, totals[0] - totals[0] // 2), (totals[1] // 2, totals[1] - totals[1] // 2))
         else:
-            ph, pw = pair(padding, "padding", label, minimum=0)
+            ph, pw = _pair(padding, "padding", label, minimum=0)
             self.pads = ((ph, ph), (pw, pw))
         self.padding = padding
         self.groups = groups
@@ -477,9 +476,9 @@ class AvgPool2dOp(AffineOp):
         divisor_override: Any,
     ) -> None:
         super().__init__(label)
-        self.kernel = pair(kernel_size, "kernel_size", label)
-        self.stride = self.kernel if stride is None or stride == [] or stride == () else pair(stride, "stride", label)
-        self.padding = pair(padding, "padding", label, minimum=0)
+        self.kernel = _pair(kernel_size, "kernel_size", label)
+        self.stride = self.kernel if stride is None or stride == [] or stride == () else _pair(stride, "stride", label)
+        self.padding = _pair(padding, "padding", label, minimum=0)
         if any(p > k // 2 for p, k in zip(self.padding, self.kernel)):
             raise NetworkFormatError(f"{label}: padding {self.padding} is more than half the kernel {self.kernel}")
         for name, flag in (("ceil_mode", ceil_mode), ("count_include_pad", count_include_pad)):

@@ -373,6 +373,14 @@ def _contains_node(value):
     return _is_node(value)
 
 
+def _relu(arguments):
+    return ReLUOp(arguments.label)
+
+
+def _flatten(arguments):
+    return FlattenOp(arguments.label, arguments.constant("start_dim"), arguments.constant("end_dim"))
+
+
 def _dropout(arguments):
     if arguments.constant("training"):
         raise NetworkFormatError(
@@ -405,14 +413,10 @@ def _function_table():
     """The functions polyrelu reads: ``{function: (signature, build)}``."""
     torch = import_torch()
     F = torch.nn.functional
-
-    def relu(a):
-        return ReLUOp(a.label)
-
     table = {
-        torch.relu: (_signature("input"), relu),
-        torch.relu_: (_signature("input"), relu),
-        F.relu: (inspect.signature(F.relu), relu),
+        torch.relu: (_signature("input"), _relu),
+        torch.relu_: (_signature("input"), _relu),
+        F.relu: (inspect.signature(F.relu), _relu),
         F.linear: (_signature("input", "weight", bias=None), lambda a: LinearOp(a.label, a.param("weight"), a.param("bias"))),
         F.conv2d: (
             _signature("input", "weight", bias=None, stride=1, padding=0, dilation=1, groups=1),
@@ -444,10 +448,7 @@ def _function_table():
             inspect.signature(F.adaptive_avg_pool2d),
             lambda a: AdaptiveAvgPool2dOp(a.label, a.constant("output_size")),
         ),
-        torch.flatten: (
-            _signature("input", start_dim=0, end_dim=-1),
-            lambda a: FlattenOp(a.label, a.constant("start_dim"), a.constant("end_dim")),
-        ),
+        torch.flatten: (_signature("input", start_dim=0, end_dim=-1), _flatten),
     }
     for dropout in (F.dropout, F.dropout1d, F.dropout2d, F.dropout3d, F.alpha_dropout, F.feature_alpha_dropout):
         table[dropout] = (inspect.signature(dropout), _dropout)
@@ -457,18 +458,11 @@ def _function_table():
 @functools.cache
 def _method_table():
     """The tensor methods polyrelu reads: ``{name: (signature, build)}``."""
-
-    def relu(a):
-        return ReLUOp(a.label)
-
     return {
-        "relu": (_signature("input"), relu),
-        "relu_": (_signature("input"), relu),
+        "relu": (_signature("input"), _relu),
+        "relu_": (_signature("input"), _relu),
         "view": (_signature("input", variadic="shape"), _reshape),
         "reshape": (_signature("input", variadic="shape"), _reshape),
-        "flatten": (
-            _signature("input", start_dim=0, end_dim=-1),
-            lambda a: FlattenOp(a.label, a.constant("start_dim"), a.constant("end_dim")),
-        ),
+        "flatten": (_signature("input", start_dim=0, end_dim=-1), _flatten),
         "contiguous": (_signature("input", memory_format=None), lambda a: IdentityOp(a.label)),
     }
