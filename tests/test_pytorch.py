@@ -277,6 +277,7 @@ POOLINGS = {
     "2x2": (lambda: nn.AvgPool2d(2), True),
     "stride, padding, ceil, no pad count": (lambda: nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False), False),
     "padding counted": (lambda: nn.AvgPool2d((2, 3), stride=(1, 2), padding=(1, 1)), False),
+    "ceil, a last window in the padding dropped": (lambda: nn.AvgPool2d(2, stride=3, padding=1, ceil_mode=True), True),
     "divisor override": (lambda: nn.AvgPool2d(2, stride=1, divisor_override=2), True),
     "adaptive": (lambda: nn.AdaptiveAvgPool2d((2, 3)), False),
     "adaptive, one side kept": (lambda: nn.AdaptiveAvgPool2d((None, 2)), True),
