@@ -275,7 +275,10 @@ def test_conv2d_alone_gives_its_own_matrix():
 
 POOLINGS = {
     "2x2": (lambda: nn.AvgPool2d(2), True),
-    "stride, padding, ceil, no pad count": (lambda: nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False), False),
+    "stride, padding, ceil, no pad count": (
+        lambda: nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+        False,
+    ),
     "padding counted": (lambda: nn.AvgPool2d((2, 3), stride=(1, 2), padding=(1, 1)), False),
     "ceil, a last window in the padding dropped": (lambda: nn.AvgPool2d(2, stride=3, padding=1, ceil_mode=True), True),
     "divisor override": (lambda: nn.AvgPool2d(2, stride=1, divisor_override=2), True),

@@ -94,7 +94,7 @@ from ...network import ReLUNetwork
 from ..declared import check_layer_shapes, check_zip_members
 from ..limits import DEFAULT_LIMITS, Limits, check_file_size
 from .check import CHECK_POINTS, CHECK_SEED, check_conversion
-from .lowering import inferred_input_shape, lower
+from .lowering import lower
 from .ops import LinearOp, ReLUOp
 from .tensors import Param, first_line, import_torch
 from .trace import module_ops
@@ -331,16 +331,8 @@ def _checked_input_shape(value, caller):
 # -- live modules ---------------------------------------------------------------------------
 def _network_from_module(model, source, input_shape, limits):
     reading = module_ops(model, source, limits)
-    shape = input_shape or inferred_input_shape(reading.ops)
-    if shape is None:
-        first = next((op.label for op in reading.ops if op.kind != "relu"), "its first layer")
-        raise InvalidArgumentError(
-            f"{source}: the shape of a sample cannot be read from the model ({first} comes first); pass "
-            "input_shape=(C, H, W), the shape of one sample without the batch dimension, to network_from_torch "
-            "(or read_torch)"
-        )
     try:
-        lowered = lower(reading.ops, shape, source, limits)
+        lowered = lower(reading.ops, input_shape, source, limits)
     except ShapeError as exc:
         if reading.traced:
             raise

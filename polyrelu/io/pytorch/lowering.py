@@ -22,13 +22,13 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import NamedTuple
 
-from ...errors import LimitExceededError, NetworkFormatError, ShapeError
+from ...errors import InvalidArgumentError, LimitExceededError, NetworkFormatError, ShapeError
 from ...network import ReLUNetwork
 from ..declared import check_layer_shapes
 from ..limits import Limits
 from .ops import AffineOp, BatchNormOp, IdentityOp, LinearOp, Op, ReLUOp, Shape
 
-__all__ = ["Lowered", "lower", "inferred_input_shape"]
+__all__ = ["Lowered", "lower"]
 
 _ZERO = Fraction(0)
 
@@ -40,32 +40,17 @@ class Lowered(NamedTuple):
     shapes: tuple[Shape, ...]
 
 
-def inferred_input_shape(ops: Sequence[Op]) -> Shape | None:
-    """The shape of a sample, when the first step that depends on it tells it; else ``None``.
-
-    ``(n,)`` for a Linear layer of ``n`` inputs or a BatchNorm1d of ``n``
-    channels; a convolution, a flatten, a pooling tell no shape.
-    """
-    for op in ops:
-        if isinstance(op, (ReLUOp, IdentityOp)):
-            continue
-        if isinstance(op, LinearOp):
-            return (op.in_features,)
-        if isinstance(op, BatchNormOp) and 1 in op.sample_dims:
-            return (op.channels,)
-        return None
-    return None
-
-
-def lower(ops: Sequence[Op], input_shape: Shape, source: str, limits: Limits) -> Lowered:
+def lower(ops: Sequence[Op], input_shape: Shape | None, source: str, limits: Limits) -> Lowered:
     """The exact ReLU network of ``ops`` applied to samples of shape ``input_shape``.
 
     Parameters
     ----------
     ops : sequence of Op
         In forward order.
-    input_shape : tuple of int
-        One sample, without the batch dimension.
+    input_shape : tuple of int or None
+        One sample, without the batch dimension; ``None``: read from the
+        first layer that tells it (a Linear layer of ``n`` inputs or a
+        BatchNorm1d of ``n`` channels: ``(n,)``).
     source : str
         The model, for messages.
     limits : Limits
@@ -82,14 +67,25 @@ def lower(ops: Sequence[Op], input_shape: Shape, source: str, limits: Limits) ->
         No affine step; a ReLU before the first affine step or after the last.
     LimitExceededError
         A width, the parameters, or a composed dense map over ``limits``.
+    InvalidArgumentError
+        No ``input_shape``, and the first layer does not tell it.
     """
+    layers = _layers(ops, source)
+    if input_shape is None:
+        input_shape = _inferred_input_shape(ops)
+    if input_shape is None:
+        first = next(op.label for op in ops if op.kind != "relu")
+        raise InvalidArgumentError(
+            f"{source}: the shape of a sample cannot be read from the model ({first} comes first); pass "
+            "input_shape=(C, H, W), the shape of one sample without the batch dimension, to network_from_torch "
+            "(or read_torch)"
+        )
     shapes = [tuple(input_shape)]
     for op in ops:
         try:
             shapes.append(op.out_shape(shapes[-1]))
         except (ShapeError, NetworkFormatError) as exc:
             raise type(exc)(f"{source}: {exc}") from None
-    layers = _layers(ops, source)
     _check_sizes(ops, layers, shapes, source, limits)
     Ws, bs = [], []
     for indices in layers:
@@ -97,6 +93,23 @@ def lower(ops: Sequence[Op], input_shape: Shape, source: str, limits: Limits) ->
         Ws.append(W)
         bs.append(b)
     return Lowered(ReLUNetwork(Ws, bs), tuple(shapes))
+
+
+def _inferred_input_shape(ops):
+    """The shape of a sample, when the first step that depends on it tells it; else ``None``.
+
+    ``(n,)`` for a Linear layer of ``n`` inputs or a BatchNorm1d of ``n``
+    channels; a convolution, a flatten, a pooling tell no shape.
+    """
+    for op in ops:
+        if isinstance(op, (ReLUOp, IdentityOp)):
+            continue
+        if isinstance(op, LinearOp):
+            return (op.in_features,)
+        if isinstance(op, BatchNormOp) and 1 in op.sample_dims:
+            return (op.channels,)
+        return None
+    return None
 
 
 def _layers(ops, source):
