@@ -223,6 +223,20 @@ def test_batchnorm_with_dyadic_statistics_is_exact():
     assert_exactly_model(net, model, (2,))
 
 
+def test_linear_on_the_last_dimension_and_batchnorm_over_channels_of_sequences():
+    bn = nn.BatchNorm1d(2, eps=0.0)
+    with torch.no_grad():
+        bn.running_mean.copy_(torch.tensor([0.25, -0.5]))
+        bn.running_var.copy_(torch.tensor([0.25, 4.0]))
+    model = dyadic(nn.Sequential(nn.Linear(4, 3), bn, nn.ReLU(), nn.Flatten(), nn.Linear(6, 1))).eval()
+    net = network_from_torch(model, input_shape=(2, 4))  # two channels of 4 values: Linear acts on each channel
+    assert net.architecture.widths == (8, 6, 1)
+    W = exact_rows(model[0].weight)
+    assert all(net.weights[0][i][4:] == (0, 0, 0, 0) for i in range(3))  # channel 0 does not see channel 1
+    assert net.weights[0][0][:4] == tuple(2 * F(model[1].weight[0].item()) * w for w in W[0])
+    assert_exactly_model(net, model, (2, 4))
+
+
 def test_batchnorm_that_is_not_an_affine_map_is_refused():
     with pytest.raises(NetworkFormatError, match=r"module 1 \(BatchNorm1d\) is in training mode"):
         network_from_torch(nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3), nn.ReLU(), nn.Linear(3, 1)))
