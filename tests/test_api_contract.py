@@ -329,7 +329,11 @@ API = {
     ),
     "polyrelu.io.pytorch.network_from_torch": lambda fx: (
         io.network_from_torch,
-        dict(model=(torch_model(), (None, object(), "model.pt", 3, [1])), limits=(io.DEFAULT_LIMITS, LIMITS)),
+        dict(
+            model=(torch_model(), (None, object(), "model.pt", 3, [1])),
+            input_shape=(None, (object(), "2", 2, (), [0], (2.5,), (True,), {2: 1})),
+            limits=(io.DEFAULT_LIMITS, LIMITS),
+        ),
     ),
     "polyrelu.io.limits.Limits": lambda fx: (
         Limits,
