@@ -202,6 +202,19 @@ GAUSSIAN_CASES = [
 ]
 
 
+def test_an_undecided_answer_names_the_neurons_a_hypersurface_never_crosses():
+    # TPIC fails in this network: layer-2 neurons (2, 0) and (2, 2) never meet some layer-1 zero sets
+    net = _gaussian((2, 3, 3, 1), 18)
+    result = recover_network(network_oracle(net), 2)
+    assert result.status == "undecided"
+    named = re.findall(r"\((1), (\d)\) \((\d+)", result.reason.split("never cross the zero sets of the recovered neurons")[1])
+    assert named and all(int(k) > 0 for *_, k in named)
+    # recovered layer 1 is the true one up to order: as many distinct neurons named as the TPIC witnesses allow
+    missed = {a for a, b, kind, _ in genericity(canonical_complex(net)).tpic.witnesses if a[0] == 1 and b[0] == 2}
+    assert 1 <= len({i for _, i, _ in named}) <= len(missed)
+    assert "TPIC fails for those pairs" in result.reason
+
+
 @pytest.mark.parametrize("widths, seed, must_recover", GAUSSIAN_CASES)
 def test_gaussian_networks_give_the_same_function_or_undecided(widths, seed, must_recover):
     net = _gaussian(widths, seed)

@@ -977,6 +977,25 @@ def test_a_trace_where_tpic_fails_leaves_a_family_containing_the_neuron(w):
     assert free == (2,) and proportional(c2, c) is not None and rank([*span2, *span]) == 2
 
 
+@pytest.mark.parametrize("w", [1, -2])
+def test_an_undetermined_trace_logs_the_neurons_its_hypersurface_never_crosses(w):
+    # before orientation a trace does not settle for a family: it fails, and the log says which layer-1 zero
+    # sets the traced pieces never cross (their weights stay free). y1's component through (1, -1) lies where
+    # x1 - 2 < 0 whatever w, and crosses x1 = 0 and x2 = 0
+    net = _family_net(w)
+    partial = partial_with([layer_rows(net, 0)])
+    queries = exact_queries(net)
+    N = ExactNumerics()
+    bp = breakpoint_at(queries, (Fraction(1), Fraction(-1)), (Fraction(1, 4), Fraction(0)), 2, N)
+    log = {}
+    assert trace_neuron(queries, partial, bp, N, log=log) is None
+    assert log["undetermined"] == 1 and dict(log["uncrossed"][1]) == {2: 1}
+    # y2 crosses all three: traced, nothing logged
+    bp2 = breakpoint_at(queries, (Fraction(-1), Fraction(1, 2)), (Fraction(0), Fraction(1, 4)), 2, N)
+    log = {}
+    assert trace_neuron(queries, partial, bp2, N, log=log) is not None and log == {}
+
+
 def test_formula_family_leaves_no_member_when_more_than_free_columns_stay_open_and_none_when_determined():
     net, partial, trace_from, true = _family_case(-2)
     # the component x1 = 3 + relu(x2)/2 lies where x1 and x1 - 2 are both on: relu(z_1) - relu(z_3) = 2 there

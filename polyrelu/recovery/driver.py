@@ -386,6 +386,19 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
     return partial.layers, rows, regions
 
 
+def _uncrossed_text(log):
+    """Which known neurons the undetermined traces never cross, in words (TPIC fails for those pairs)."""
+    parts = []
+    for layer, counts in sorted(log.get("uncrossed", {}).items()):
+        if counts:
+            ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+            named = ", ".join(f"({layer}, {i}) ({k} of them)" if n == 0 else f"({layer}, {i}) ({k})" for n, (i, k) in enumerate(ranked))
+            parts.append(f"layer-{layer + 1} hypersurfaces never cross the zero sets of the recovered neurons {named}")
+    if not parts:
+        return ", as when a neuron's hypersurface misses one of the previous layer's (TPIC fails)"
+    return ": " + "; ".join(parts) + ", so their weights on those neurons stay free (TPIC fails for those pairs)"
+
+
 def _layers_text(count):
     """``"layer 1"``, ``"layers 1-3"``: the hidden layers known, for the stage of a recovery."""
     return "no layer" if count == 0 else "layer 1" if count == 1 else f"layers 1-{count}"
@@ -656,10 +669,7 @@ def recover_network(
     def result(status, network=None, reason=None, widths=(), regions=0):
         bar.close()
         if reason and log.get("undetermined"):
-            reason += (
-                f"; {log['undetermined']} traced hypersurface(s) left their formula undetermined, as when a"
-                " neuron's hypersurface misses one of the previous layer's (TPIC fails)"
-            )
+            reason += f"; {log['undetermined']} traced hypersurface(s) left their formula undetermined" + _uncrossed_text(log)
         if domain_rows is None:
             region = Box(-_check_window(explorer.window), _check_window(explorer.window))
         else:

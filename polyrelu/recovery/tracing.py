@@ -23,6 +23,7 @@ What it leaves to others: orientation of the formulas found
 (``orientation``), the output layer (``output``).
 """
 
+import collections
 import math
 from fractions import Fraction
 
@@ -107,7 +108,9 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
     member without them; it predicts the hypersurface exactly where those
     columns vanish, so another connected component is reached there and
     traced too. Otherwise ``formula`` is None.
-    ``log["undetermined"]`` counts traces whose pieces leave a family of formulas.
+    ``log["undetermined"]`` counts traces whose pieces leave a family of formulas;
+    ``log["uncrossed"][l][i]`` how many of them never cross neuron ``i`` of
+    layer ``l`` (the last known), whose weight they therefore leave free.
     """
     start = partial.locate(bp.point)
     if start is None:
@@ -174,6 +177,11 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
             queue.append((cells[rid], row))
     if log is not None and equations and len(numerics.nullspace(equations, len(partial.basis), partial.precondition)) > 1:
         log["undetermined"] = log.get("undetermined", 0) + 1
+        # the previous layer's neurons the hypersurface never crosses: its weights on them stay free (TPIC fails)
+        uncrossed = log.setdefault("uncrossed", {}).setdefault(len(partial.layers), collections.Counter())
+        for i in range(len(partial.layers[-1])):
+            if len({cells[rid].signs[partial.offset + i] for rid in pieces}) == 1:
+                uncrossed[i] += 1
     return None
 
 
