@@ -3,10 +3,12 @@
 Run from the repository root::
 
     .venv/bin/python benchmarks/bench_recovery.py          # a few minutes on 2 cores
+    .venv/bin/python benchmarks/bench_recovery.py --deep   # three hidden layers, 10 minutes at most each
 
 Networks: the seed-0 Gaussian recipe of the benchmarks (``np.random.seed(0)``, then per layer ``W = randn(out, in)``,
 ``b = randn(out)``) for 2→8→8→1 and 3→8→8→1, and ``generic_network`` of the same shapes (seed 0),
-which passes the four genericity conditions.
+which passes the four genericity conditions. ``--deep``: 2→6→6→6→1 and 3→6→6→6→1 of the same Gaussian
+recipe, with a time budget of ``max_seconds=600`` each.
 
 * exact recovery on all of R^n0 from a closure over exact evaluation: status, queries, regions of
   the recovered complex, queries per region, time, and whether the result is trivially equivalent
@@ -19,6 +21,7 @@ which passes the four genericity conditions.
 
 import datetime
 import platform
+import sys
 import time
 
 from polyrelu import (
@@ -56,20 +59,23 @@ def torch_oracle(net):
     return oracle
 
 
-def main():
-    print(f"# bench_recovery, {datetime.date.today()}, Python {platform.python_version()}")
-    nets = [
-        seeded_gaussian_network((2, 8, 8, 1)),
-        seeded_gaussian_network((3, 8, 8, 1)),
-        generic_network((2, 8, 8, 1), seed=0),
-        generic_network((3, 8, 8, 1), seed=0),
-    ]
+def main(deep=False):
+    print(f"# bench_recovery{' --deep' if deep else ''}, {datetime.date.today()}, Python {platform.python_version()}")
+    if deep:
+        nets = [seeded_gaussian_network((2, 6, 6, 6, 1)), seeded_gaussian_network((3, 6, 6, 6, 1))]
+    else:
+        nets = [
+            seeded_gaussian_network((2, 8, 8, 1)),
+            seeded_gaussian_network((3, 8, 8, 1)),
+            generic_network((2, 8, 8, 1), seed=0),
+            generic_network((3, 8, 8, 1), seed=0),
+        ]
     print("| network | status | queries | regions | queries / region | recovery | baseline (complex + weights) | ratio | result |")
     print("|---|---|---|---|---|---|---|---|---|")
     for net in nets:
         base, _ = best_of(3, lambda: tropical_weights(canonical_complex(net)))
         start = time.perf_counter()
-        result = recover_network(network_oracle(net), net.architecture.input_dim)
+        result = recover_network(network_oracle(net), net.architecture.input_dim, max_seconds=600 if deep else None)
         took = time.perf_counter() - start
         if result.network is None:
             verdict = f"undecided: {result.reason}"
@@ -82,6 +88,8 @@ def main():
             f"| {net.name or net.architecture} | {result.status} | {result.queries} | {result.regions} | {per_region} "
             f"| {took:.2f} s | {base:.3f} s | {took / base:.0f}× | {verdict} |"
         )
+    if deep:
+        return
     print()
     print("| PyTorch float64 model | box | status | queries | recovery | max deviation on fresh points |")
     print("|---|---|---|---|---|---|")
@@ -97,4 +105,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(deep="--deep" in sys.argv[1:])
