@@ -4,7 +4,8 @@ The public API lives here, re-exported from the modules that define it:
 networks and their files, trivial symmetries, the canonical polyhedral
 complex, tropical weights and the breakpoint complex, the four genericity
 conditions, the dependency graph and depth hierarchy, functional dimension,
-identifiability and minimality, recovery from function values, the exact
+identifiability and minimality, recovery from function values, exact
+slices of networks of any input size, the exact
 geometry they rest on, and the error classes. Nothing inside polyrelu imports
 this module (docs/design.md §7). The subpackages :mod:`polyrelu.geometry`
 (exact rationals and linear algebra, certified LP, polyhedra, face lattices,
@@ -71,6 +72,7 @@ from .io import (
     network_from_dict,
     network_from_torch,
     network_to_dict,
+    read_points,
     save_network,
 )
 from .network import Architecture, ReLUNetwork
@@ -82,6 +84,7 @@ from .recovery import (
     network_oracle,
     recover_network,
 )
+from .slices import Slice, restrict, slice_through
 from .symmetry import (
     FunctionComparison,
     canonical_form,
@@ -178,4 +181,8 @@ __all__ = [
     "line_breakpoints",
     "breakpoint_data",
     "Breakpoint",
+    "restrict",
+    "slice_through",
+    "Slice",
+    "read_points",
 ]

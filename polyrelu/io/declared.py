@@ -99,7 +99,7 @@ class NpyHeader(NamedTuple):
     shape: tuple[int, ...]
     fortran_order: bool
     dtype: np.dtype
-    count: int  # entries: the product of the shape
+    size: int  # entries: the product of the shape
     offset: int  # bytes before the data (magic and header)
 
 
@@ -142,7 +142,7 @@ def read_npy_header(fh: IO[bytes], what: str, source: str, limits: Limits = DEFA
     >>> np.save(buffer, np.zeros((2, 3)))
     >>> _ = buffer.seek(0)
     >>> header = read_npy_header(buffer, "array x", "x.npy")
-    >>> header.shape, header.dtype.name, header.count
+    >>> header.shape, header.dtype.name, header.size
     ((2, 3), 'float64', 6)
     """
     try:
