@@ -223,16 +223,16 @@ def _slice_command(args):
     net = load(args.network, trust_pickle=args.trust_pickle)
     n0, H = net.architecture.input_dim, net.architecture.num_hidden
     points = read_points(args.through, width=n0, max_rows=MAX_SLICE_DIMENSION + 1)
-    if args.plot and len(points) != 3:
-        raise UsageError(
-            f"--plot draws 2-D slices, through 3 points; {args.through} has {len(points)} "
-            f"(a {len(points) - 1}-dimensional slice): leave out --plot or give 3 points"
-        )
     try:
         S = slice_through(net, points, margin=_margin(args.margin))
     except (ShapeError, GeometryError) as exc:  # about the points: say which file they came from
         raise type(exc)(f"{args.through}: {exc}") from None
     k = S.dimension
+    if args.plot and k != 2:
+        raise UsageError(
+            f"--plot draws 2-D slices, through 3 points; {args.through} has {len(points)} "
+            f"(a {k}-dimensional slice): leave out --plot or give 3 points"
+        )
     print(f"network           {args.network}  ({net.architecture})")
     placed = "the second at 1" if k == 1 else "the others at the unit vectors"
     print(f"points            {len(points)} from {args.through}: a {k}-dimensional slice, the first point at the origin, {placed}")
