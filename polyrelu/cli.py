@@ -277,9 +277,11 @@ def _plot_slice(S, K, path, title):
     matplotlib.use("Agg")
     ax = plot_complex(K, title=title)
     xs, ys = ([float(p[i]) for p in S.points] for i in range(2))
-    ax.plot(xs, ys, "k*", markersize=12, linestyle="none", zorder=5)
+    # red stars with a white rim and boxed labels: visible over thousands of cells
+    ax.plot(xs, ys, marker="*", color="red", markeredgecolor="white", markersize=18, linestyle="none", zorder=6)
     for i, (x, y) in enumerate(zip(xs, ys)):
-        ax.annotate(f"p{i}", (x, y), textcoords="offset points", xytext=(6, 6), zorder=5)
+        ax.annotate(f"p{i}", (x, y), textcoords="offset points", xytext=(8, 8), zorder=6,
+                    bbox=dict(boxstyle="round,pad=0.2", facecolor="white", edgecolor="red"))
     save_figure(ax, path)
 
 
