@@ -135,10 +135,10 @@ def _read_header(
             header = read_npy_header(fh, f"array {name}", str(path), limits)
     except _ZIP_ERRORS as exc:  # opening the member, before its header is read
         raise NetworkFormatError(f"{path}: array {name} is not a readable .npy array ({exc})") from None
-    if info.file_size != header.offset + header.count * header.dtype.itemsize:
+    if info.file_size != header.offset + header.size * header.dtype.itemsize:
         raise NetworkFormatError(
             f"{path}: array {name} declares {info.file_size:,} bytes, but its header describes "
-            f"{header.offset + header.count * header.dtype.itemsize:,} (shape {header.shape}, dtype {header.dtype}); "
+            f"{header.offset + header.size * header.dtype.itemsize:,} (shape {header.shape}, dtype {header.dtype}); "
             "the archive is damaged or forged"
         )
     return header.shape, header.fortran_order, header.dtype
