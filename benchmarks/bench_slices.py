@@ -94,7 +94,7 @@ def main():
         print(f"== {name}, box [{-margin}, {1 + margin}]^2")
         net, Ws, bs = he_network(widths)
         t_restrict, S = timed(lambda: slice_through(net, points, margin=margin))
-        W1, b1 = S.network.weights[0], S.network.biases[0]
+        W1 = S.network.weights[0]
         bits = max(max(abs(v.numerator).bit_length(), v.denominator.bit_length()) for row in W1 for v in row)
         print(f"slice_through        {t_restrict:.2f} s; first layer {W1[0][0].denominator.bit_length()}-bit "
               f"denominators, entries up to {bits} bits (numerator or denominator)")

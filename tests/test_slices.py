@@ -16,7 +16,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from reference import forward, pre_activation_rows, rank, sign_class_nonempty, sign_vector
+from reference import (
+    forward,
+    pre_activation_rows,
+    rank,
+    sign_class_nonempty,
+    sign_vector,
+)
 
 from polyrelu import (
     Box,
@@ -278,11 +284,11 @@ def test_read_points_reads_every_format_exactly(tmp_path):
     exact = [[Fraction(1, 3), Fraction(-2), Fraction(5, 4)], [Fraction(0), Fraction(1, 10), Fraction(7)]]
     floats = np.array([[0.1, -2.0, 1.25], [1e-300, 3.5, 7.0]])
     (tmp_path / "p.csv").write_text("1/3, -2, 1.25\n\n0,0.1,7e0\r\n")
-    (tmp_path / "p.json").write_text(json.dumps([["1/3", -2, 1.25], [0, "0.1", 7]]))
+    (tmp_path / "p.JSON").write_text(json.dumps([["1/3", -2, 1.25], [0, "0.1", 7]]))  # suffixes in any case
     np.save(tmp_path / "p.npy", floats)
     np.save(tmp_path / "f.npy", np.asfortranarray(floats))
     np.save(tmp_path / "i.npy", np.array([[1, 2, 3]], dtype=np.int16))
-    assert read_points(tmp_path / "p.csv") == read_points(tmp_path / "P.JSON".lower(), width=3) == tuple(map(tuple, exact))
+    assert read_points(tmp_path / "p.csv") == read_points(tmp_path / "p.JSON", width=3) == tuple(map(tuple, exact))
     as_floats = tuple(tuple(Fraction(v) for v in row) for row in floats.tolist())
     assert read_points(tmp_path / "p.npy", max_rows=2) == read_points(tmp_path / "f.npy") == as_floats
     assert read_points(tmp_path / "i.npy") == ((1, 2, 3),)
@@ -410,7 +416,7 @@ def test_cli_slice_refuses_hostile_points_and_writes_nothing(tmp_path, capsys, n
     else:
         path.write_text(json.dumps(content))
     out_json, out_png = tmp_path / "out.json", tmp_path / "out.png"
-    code, out, err = run(capsys, "slice", network_file, "--through", path, "-o", out_json, "--plot", out_png)
+    code, _, err = run(capsys, "slice", network_file, "--through", path, "-o", out_json, "--plot", out_png)
     assert code == status
     assert err.startswith("polyrelu: error: ") and message in err and err.count("\n") == 1
     assert str(path) in err or status == 2

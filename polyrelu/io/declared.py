@@ -17,7 +17,13 @@ from typing import IO, NamedTuple
 
 import numpy as np
 
-from ..errors import InvalidNumberError, LimitExceededError, NetworkFormatError, ShapeError, UnsafeFileError
+from ..errors import (
+    InvalidNumberError,
+    LimitExceededError,
+    NetworkFormatError,
+    ShapeError,
+    UnsafeFileError,
+)
 from .limits import DEFAULT_LIMITS, Limits
 
 __all__ = [
