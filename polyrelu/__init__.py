@@ -3,12 +3,12 @@
 The public API lives here, re-exported from the modules that define it:
 networks and their files, trivial symmetries, the canonical polyhedral
 complex, tropical weights and the breakpoint complex, decision complexes and
-level sets with their exact homology, the four genericity conditions, the
-dependency graph and depth hierarchy, functional dimension,
-identifiability and minimality, recovery from function values, the exact
-geometry they rest on, the check of a JSON document against its schema
-(``validate``), and the error classes. Nothing inside polyrelu imports
-this module (docs/design.md §7). The subpackages :mod:`polyrelu.geometry`
+level sets with their exact homology, exact slices of networks of any input
+size, the four genericity conditions, the dependency graph and depth
+hierarchy, functional dimension, identifiability and minimality, recovery
+from function values, the exact geometry they rest on, the check of a JSON
+document against its schema (``validate``), and the error classes. Nothing
+inside polyrelu imports this module (docs/design.md §7). The subpackages :mod:`polyrelu.geometry`
 (exact rationals and linear algebra, certified LP, polyhedra, face lattices,
 subdivisions) and :mod:`polyrelu.graphs` (igraph helpers) know nothing about
 networks and can be used on their own.
@@ -74,6 +74,7 @@ from .io import (
     network_from_dict,
     network_from_torch,
     network_to_dict,
+    read_points,
     save_network,
 )
 from .network import Architecture, ReLUNetwork
@@ -86,6 +87,7 @@ from .recovery import (
     recover_network,
 )
 from .schemas import validate
+from .slices import Slice, restrict, slice_through
 from .symmetry import (
     FunctionComparison,
     canonical_form,
@@ -204,4 +206,8 @@ __all__ = [
     "betti_numbers",
     "homology",
     "Homology",
+    "restrict",
+    "slice_through",
+    "Slice",
+    "read_points",
 ]

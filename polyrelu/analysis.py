@@ -39,7 +39,7 @@ from .dependency import (
     depth_hierarchy,
 )
 from .domain import Box
-from .errors import ShapeError
+from .errors import GeometryError, ShapeError
 from .genericity import GenericityReport, genericity
 from .geometry import Polyhedron
 from .geometry.rational import MatrixLike, VectorLike, to_fraction_vector
@@ -56,6 +56,7 @@ from .network import ReLUNetwork
 from .plot import check_figure_path, plot_complex, save_figure
 from .progress import progress_bar
 from .report import network_report
+from .slices import restrict
 from .tropical import WeightedComplex, breakpoint_complex, tropical_weights
 
 # igraph loads matplotlib.pyplot when it is imported (half a second): it and networkx are imported where a
@@ -358,7 +359,13 @@ def _float_row(row):
 def slice_network(network: ReLUNetwork, origin: VectorLike, u: VectorLike, v: VectorLike) -> ReLUNetwork:
     """The network restricted to the plane ``origin + s·u + t·v``: two inputs ``(s, t)``, exact.
 
-    Only the first layer changes: ``W1 (origin + s u + t v) + b1``.
+    Only the first layer changes: ``W1 (origin + s u + t v) + b1``
+    (:func:`~polyrelu.slices.restrict` with the directions ``u`` and ``v``).
+
+    Raises
+    ------
+    GeometryError
+        ``u`` and ``v`` are linearly dependent.
 
     Examples
     --------
@@ -370,9 +377,7 @@ def slice_network(network: ReLUNetwork, origin: VectorLike, u: VectorLike, v: Ve
     """
     n0 = require_instance(network, ReLUNetwork, "network", "slice_network").architecture.input_dim
     origin, u, v = (to_fraction_vector(p, f"slice_network: {name}", n0) for p, name in ((origin, "origin"), (u, "u"), (v, "v")))
-    W1, b1 = network.layers[0]
-    first_W = [[sum(w * a for w, a in zip(row, u)), sum(w * a for w, a in zip(row, v))] for row in W1]
-    first_b = [bi + sum(w * a for w, a in zip(row, origin)) for row, bi in zip(W1, b1)]
-    rest = network.layers[1:]
-    return ReLUNetwork([first_W, *[W for W, _ in rest]], [first_b, *[b for _, b in rest]],
-                       name=f"{network.name or 'network'} on a plane")
+    try:
+        return restrict(network, origin, [u, v])
+    except GeometryError:  # restrict's message speaks of its own arguments
+        raise GeometryError("slice_network: u and v are linearly dependent; give two independent directions") from None

@@ -1,10 +1,13 @@
-"""Command-line interface: ``polyrelu demo``, ``info``, ``complex``, ``weights``, ``graph``, ``analyze``, ``recover``, ``survey``.
+"""Command-line interface: ``polyrelu demo``, ``info``, ``complex``, ``slice``, ``weights``, ``graph``, ``analyze``, ``recover``, ``survey``.
 
 ``NET`` is a network file (.json, .npz, .pt, .pth) or a built-in example,
 ``builtin:bent-line``, ``builtin:generic-A-B-...`` (e.g. ``builtin:generic-2-3-3-2-1``,
 :func:`~polyrelu.examples.generic_network` with seed 1) or ``builtin:randn-A-B-...``
 (the seed-0 Gaussian benchmark recipe, :func:`~polyrelu.examples.seeded_gaussian_network`);
 built-in networks have at most 1000 layers of width at most 4096 and 2,000,000 parameters.
+``polyrelu slice NET --through FILE`` builds the exact complex of ``NET`` on
+the line, plane or 3-space through the 2 to 4 data points of ``FILE``
+(``.npy``, ``.csv`` or ``.json``, one point per row; see :mod:`polyrelu.slices`).
 
 Before any work, every option is checked: numbers, ``--domain``, and every
 output path (``-o``, ``--json``, ``--graphml``, ``--plot``): its directory must
@@ -13,7 +16,7 @@ suffix must fit (``.json``; ``.json`` or ``.npz`` for ``recover -o``;
 ``.graphml``; ``.png``/``.svg``/``.pdf`` or none, which writes a PNG to
 exactly that path). Outputs are written atomically: a failure or an
 interrupt leaves the previous file as it was. Commands that build a
-canonical complex (``complex``, ``weights``, ``graph``, ``analyze``) refuse
+canonical complex (``complex``, ``slice``, ``weights``, ``graph``, ``analyze``) refuse
 one estimated to exceed ``--max-cells`` (default 1,000,000); ``recover``
 answers undecided instead.
 
@@ -46,19 +49,22 @@ from .dependency import dependency_graph, depth_hierarchy, parameter_dependency_
 from .domain import Box
 from .errors import (
     ComplexTooLargeError,
+    GeometryError,
     InvalidNumberError,
     LimitExceededError,
     PolyReluError,
+    ShapeError,
     UsageError,
 )
 from .examples import bent_line_network, generic_network, seeded_gaussian_network
 from .genericity import genericity
 from .geometry.rational import parse_number
 from .identifiability import architecture_survey
-from .io import load_network, save_network
-from .plot import check_figure_path, plot_dependency_graph, save_figure
+from .io import load_network, read_points, save_network
+from .plot import check_figure_path, plot_complex, plot_dependency_graph, save_figure
 from .recovery import network_oracle, recover_network
 from .report import network_report, number_text, vector_text
+from .slices import DEFAULT_MARGIN, MAX_SLICE_DIMENSION, slice_through
 from .symmetry import equivalent, permute, same_function, scale
 from .tropical import bent_hypersurfaces, breakpoint_complex, tropical_weights
 
@@ -211,6 +217,72 @@ def _complex_command(args):
     if args.output:
         K.write_json(args.output)
         print(f"written           {args.output}")
+
+
+def _slice_command(args):
+    net = load(args.network, trust_pickle=args.trust_pickle)
+    n0, H = net.architecture.input_dim, net.architecture.num_hidden
+    points = read_points(args.through, width=n0, max_rows=MAX_SLICE_DIMENSION + 1)
+    try:
+        S = slice_through(net, points, margin=_margin(args.margin))
+    except (ShapeError, GeometryError) as exc:  # about the points: say which file they came from
+        raise type(exc)(f"{args.through}: {exc}") from None
+    k = S.dimension
+    if args.plot and k != 2:
+        raise UsageError(
+            f"--plot draws 2-D slices, through 3 points; {args.through} has {len(points)} "
+            f"(a {k}-dimensional slice): leave out --plot or give 3 points"
+        )
+    print(f"network           {args.network}  ({net.architecture})")
+    placed = "the second at 1" if k == 1 else "the others at the unit vectors"
+    print(f"points            {len(points)} from {args.through}: a {k}-dimensional slice, the first point at the origin, {placed}")
+    print(f"domain            [{number_text(S.domain.lower)}, {number_text(S.domain.upper)}]^{k} in slice coordinates "
+          f"(margin {number_text(_margin(args.margin))})", flush=True)
+    start = time.perf_counter()
+    K = S.complex(max_cells=args.max_cells, progress=None)
+    elapsed = time.perf_counter() - start
+    regions = K.regions()
+    active = [sum(1 for v in r.signs if v > 0) for r in regions]
+    print(f"f-vector          {K.f_vector()}  ({len(K)} cells, {len(regions)} regions)")
+    print(f"Euler char.       {K.euler_characteristic()}  (expected 1)")
+    print(f"active neurons    {min(active)} to {max(active)} of {H} per region")
+    for i, p in enumerate(S.points):
+        cell = K.locate(p)
+        where = "a region" if cell.dimension == k else f"a {cell.dimension}-dimensional cell"
+        print(f"point {i}           in {where} (cell {cell.id}), {sum(1 for v in cell.signs if v > 0)} of {H} neurons active")
+    print(f"time              {elapsed:.3f} s")
+    if args.output:
+        S.write_json(args.output, K)
+        print(f"written           {args.output}")
+    if args.plot:
+        _plot_slice(S, K, args.plot, f"{net.name or os.path.basename(args.network)}: slice through {os.path.basename(args.through)}")
+        print(f"written           {args.plot}")
+
+
+def _margin(text):
+    """``--margin`` as an exact number ``>= 0``."""
+    try:
+        margin = parse_number(text, f"--margin {text!r}")
+    except (InvalidNumberError, LimitExceededError) as exc:
+        raise UsageError(f"{exc}; the margin is a number such as 1/4 or 0.5") from None
+    if margin < 0:
+        raise UsageError(f"--margin {text!r}: must be >= 0 (a fraction of the points' extent)")
+    return margin
+
+
+def _plot_slice(S, K, path, title):
+    """Draw the complex of a 2-D slice with its data points marked, into ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ax = plot_complex(K, title=title)
+    xs, ys = ([float(p[i]) for p in S.points] for i in range(2))
+    # red stars with a white rim and boxed labels: visible over thousands of cells
+    ax.plot(xs, ys, marker="*", color="red", markeredgecolor="white", markersize=18, linestyle="none", zorder=6)
+    for i, (x, y) in enumerate(zip(xs, ys)):
+        ax.annotate(f"p{i}", (x, y), textcoords="offset points", xytext=(8, 8), zorder=6,
+                    bbox=dict(boxstyle="round,pad=0.2", facecolor="white", edgecolor="red"))
+    save_figure(ax, path)
 
 
 def _weights_command(args):
@@ -449,6 +521,16 @@ def main(argv=None):
     cx.add_argument("--domain", help="box:LO,HI (default: all of R^n0)")
     cx.add_argument("-o", "--output", help="write the complex as JSON here")
     _add_max_cells(cx)
+    sl = sub.add_parser("slice", help="the exact complex on the line, plane or 3-space through 2 to 4 data points")
+    _add_trust_pickle(sl)
+    sl.add_argument("network", help="a .json, .npz, .pt or .pth network file, of any input width")
+    sl.add_argument("--through", required=True, metavar="FILE",
+                    help="the data points, one per row: .npy, .csv (numbers only) or .json (a list of rows); 2 to 4 points")
+    sl.add_argument("--margin", default=str(DEFAULT_MARGIN), metavar="M",
+                    help=f"the box reaches M times the points' extent beyond them on each side (default {DEFAULT_MARGIN})")
+    sl.add_argument("-o", "--output", help="write the slice (origin, directions, points) and its complex as JSON here")
+    sl.add_argument("--plot", help="draw the complex of a 2-D slice (3 points), data points marked, into this image file")
+    _add_max_cells(sl)
     wt = sub.add_parser("weights", help="tropical weights per neuron and the genericity verdict")
     _add_trust_pickle(wt)
     wt.add_argument("network", help="a .json, .npz, .pt or .pth network file")
@@ -536,6 +618,7 @@ _COMMANDS = {
     "demo": lambda args: _demo(),
     "info": lambda args: print(network_report(load(args.network, trust_pickle=args.trust_pickle))),
     "complex": _complex_command,
+    "slice": _slice_command,
     "weights": _weights_command,
     "graph": _graph_command,
     "analyze": _analyze_command,
@@ -596,11 +679,13 @@ def _check_arguments(args):
             raise UsageError(f"--{dest.replace('_', '-')} {value}: must be a positive number")
     if getattr(args, "tolerance", None) is not None and not args.float:
         raise UsageError("--tolerance applies to the float oracle: add --float (exact recovery compares exactly)")
+    if getattr(args, "margin", None) is not None:
+        _margin(args.margin)
     if getattr(args, "domain", None):
         parse_domain(args.domain)
     elif getattr(args, "float", False):
         raise UsageError("--float needs a bounded domain: add --domain box:LO,HI (e.g. box:-8,8)")
-    sources = (getattr(args, "network", None), getattr(args, "source", None))
+    sources = (getattr(args, "network", None), getattr(args, "source", None), getattr(args, "through", None))
     inputs = [spec for spec in sources if spec and not spec.startswith("builtin:")]
     outputs = (
         ("output", _NETWORK_SUFFIXES if args.command == "recover" else (".json",)),

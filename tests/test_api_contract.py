@@ -50,6 +50,7 @@ from polyrelu import (  # noqa: E402
     identifiability,
     io,
     recovery,
+    slices,
     symmetry,
     topology,
     tropical,
@@ -98,6 +99,7 @@ EXEMPT = {
     "polyrelu.complex.CellEstimate": _RESULT,
     "polyrelu.recovery.breakpoints.Breakpoint": _RESULT,
     "polyrelu.analysis.Analysis": "built by analyze",
+    "polyrelu.slices.Slice": "built by slice_through, which checks its parts",
     "polyrelu.geometry.lp.Feasibility": "an enumeration; its members are used, never constructed",
     "polyrelu.geometry.lp.FeasibilityCertificate": "returned by LPOracle.decide",
     "polyrelu.geometry.polyhedron.AffineSubspace": "returned by Polyhedron.affine_hull and AffineSubspace.from_equations",
@@ -214,6 +216,7 @@ def fx(tmp_path_factory):
     io.save_network(net, tmp / "net.json")
     G.write_json(tmp / "graph.json")
     G.write_graphml(tmp / "graph.graphml")
+    (tmp / "points.csv").write_text("0, 0\n1, 0\n0, 1\n")
     return SimpleNamespace(
         tmp=tmp,
         net=net,
@@ -242,6 +245,7 @@ def fx(tmp_path_factory):
         classifier=classifier,
         D=D,
         X=D.boundary(),
+        slice=slices.slice_through(net, [[0, 0], [1, 0], [0, 1]]),
     )
 
 
@@ -352,6 +356,15 @@ API = {
         io.check_file_size,
         dict(path=(fx.tmp / "net.json", PATH), limits=(io.DEFAULT_LIMITS, LIMITS)),
     ),
+    "polyrelu.io.points.read_points": lambda fx: (
+        io.read_points,
+        dict(
+            path=(fx.tmp / "points.csv", PATH),
+            width=(2, ("2", 2.5, True, object(), 0, -1)),
+            max_rows=(3, ("3", 2.5, True, object(), 0, -1)),
+            limits=(io.DEFAULT_LIMITS, LIMITS),
+        ),
+    ),
     # -- polyrelu.symmetry
     "polyrelu.symmetry.scale": lambda fx: (
         symmetry.scale,
@@ -429,6 +442,44 @@ API = {
         dict(lower=(-1, (None, object(), "abc", {}, [[1]], True, NAN)), upper=(1, (None, object(), "abc", {}, [[1]], True, NAN, -2))),
     ),
     "polyrelu.domain.Box.polyhedron": lambda fx: (Box(-1, 1).polyhedron, dict(dim=(2, COUNT))),
+    # -- polyrelu.slices
+    "polyrelu.slices.restrict": lambda fx: (
+        slices.restrict,
+        dict(
+            net=(fx.net, NETWORK),
+            origin=([0, "1/2"], VECTOR),
+            directions=(
+                [[1, 2]],
+                (None, object(), "dirs", 3, {}, [], [1, 0], [[1, 0]] * 4, [[1, 2, 3]], [[1, "x"]], [[NAN, 1]],
+                 [[1, 0], [2, 0]], [[0, 0]]),
+            ),
+        ),
+    ),
+    "polyrelu.slices.slice_through": lambda fx: (
+        slices.slice_through,
+        dict(
+            net=(fx.net, NETWORK),
+            points=(
+                [[0, 0], [1, 0], [0, 1]],
+                (None, object(), "points", 3, {}, [[0, 0]], [[0, 0], [1, 0], [0, 1], [1, 1], [2, 2]], [[0, 0], [0, 0]],
+                 [[0, 0], [1, 1], [2, 2]], [[0, 0], [1, "x"]], [[0, 0], [1, NAN]], [[0, 0, 0], [1, 0, 0]], [[0, 0], [1]]),
+            ),
+            margin=("1/4", (*NUMBER, -1)),
+        ),
+    ),
+    "polyrelu.slices.Slice.to_input": lambda fx: (fx.slice.to_input, dict(t=([1, 2], VECTOR))),
+    "polyrelu.slices.Slice.complex": lambda fx: (
+        fx.slice.complex,
+        dict(method=("lattice", CHOICE), max_cells=(1000, COUNT), oracle=(None, ORACLE), progress=(False, (object(), "no", 1, []))),
+    ),
+    "polyrelu.slices.Slice.to_json": lambda fx: (
+        fx.slice.to_json,
+        dict(complex_=(None, (object(), 3, "complex", Fx("K"), Fx("other_K")))),
+    ),
+    "polyrelu.slices.Slice.write_json": lambda fx: (
+        fx.slice.write_json,
+        dict(path=(fx.tmp / "slice.json", PATH), complex_=(None, (object(), 3, "complex", Fx("K"), Fx("other_K")))),
+    ),
     # -- polyrelu.tropical
     "polyrelu.tropical.tropical_weights": lambda fx: (tropical.tropical_weights, dict(complex_=(fx.K, COMPLEX))),
     "polyrelu.tropical.bent_hypersurfaces": lambda fx: (

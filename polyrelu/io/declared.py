@@ -11,12 +11,29 @@ from __future__ import annotations
 
 import math
 import zipfile
+import zlib
 from collections.abc import Sequence
+from typing import IO, NamedTuple
 
-from ..errors import LimitExceededError, NetworkFormatError, ShapeError
+import numpy as np
+
+from ..errors import (
+    InvalidNumberError,
+    LimitExceededError,
+    NetworkFormatError,
+    ShapeError,
+    UnsafeFileError,
+)
 from .limits import DEFAULT_LIMITS, Limits
 
-__all__ = ["MAX_COMPRESSION_RATIO", "check_array_size", "check_layer_shapes", "check_zip_members"]
+__all__ = [
+    "MAX_COMPRESSION_RATIO",
+    "NpyHeader",
+    "check_array_size",
+    "check_layer_shapes",
+    "check_zip_members",
+    "read_npy_header",
+]
 
 # Weights compress poorly (trained float weights about 1.1:1, small integers
 # stored as floats about 10:1); a member beyond this ratio is a decompression
@@ -24,6 +41,8 @@ __all__ = ["MAX_COMPRESSION_RATIO", "check_array_size", "check_layer_shapes", "c
 # never refused for their ratio: they cannot make anyone allocate much.
 MAX_COMPRESSION_RATIO = 100
 _RATIO_EXEMPT_BYTES = 1 << 20
+# what reading a damaged file or zip member can raise (bad CRC, truncated deflate stream, unknown method, ...)
+_STREAM_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError)
 
 
 def _raise_hint(field: str) -> str:
@@ -78,6 +97,85 @@ def check_array_size(shape: Sequence[int], itemsize: int, what: str, source: str
             f"{limits.max_parameters:,} parameters; {_raise_hint('max_parameters')}"
         )
     return count
+
+
+class NpyHeader(NamedTuple):
+    """What an ``.npy`` header declares, checked by :func:`read_npy_header`."""
+
+    shape: tuple[int, ...]
+    fortran_order: bool
+    dtype: np.dtype
+    size: int  # entries: the product of the shape
+    offset: int  # bytes before the data (magic and header)
+
+
+def read_npy_header(fh: IO[bytes], what: str, source: str, limits: Limits = DEFAULT_LIMITS) -> NpyHeader:
+    """Read and check the header of an ``.npy`` array from ``fh``, without reading its data.
+
+    ``fh`` is positioned at the start of the array (its magic string) and is
+    left just after the header. Only integer and float arrays of versions 1.0
+    and 2.0 are accepted, within ``limits``; the caller compares the declared
+    byte count ``offset + count * dtype.itemsize`` with what the file holds.
+
+    Parameters
+    ----------
+    fh : binary file
+    what : str
+        The array's name, for messages (``"array W1"``, ``"the points"``).
+    source : str
+        The file being read.
+    limits : Limits
+
+    Returns
+    -------
+    NpyHeader
+
+    Raises
+    ------
+    NetworkFormatError
+        Not a readable ``.npy`` header, or format version 3.0 (structured dtypes only).
+    UnsafeFileError
+        An object array, stored as a pickle: polyrelu never unpickles.
+    InvalidNumberError
+        A dtype that is not integer or float (bool, complex, strings, structured, dates).
+    LimitExceededError
+        A shape over ``limits`` (see :func:`check_array_size`).
+
+    Examples
+    --------
+    >>> import io
+    >>> buffer = io.BytesIO()
+    >>> np.save(buffer, np.zeros((2, 3)))
+    >>> _ = buffer.seek(0)
+    >>> header = read_npy_header(buffer, "array x", "x.npy")
+    >>> header.shape, header.dtype.name, header.size
+    ((2, 3), 'float64', 6)
+    """
+    try:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+        else:
+            shape = None
+        offset = fh.tell()
+    except (ValueError, SyntaxError, *_STREAM_ERRORS) as exc:
+        raise NetworkFormatError(f"{source}: {what} is not a readable .npy array ({exc})") from None
+    if shape is None:
+        raise NetworkFormatError(
+            f"{source}: {what} has .npy format version {version[0]}.{version[1]} (used only for "
+            "structured dtypes); expected version 1.0 or 2.0 of an integer or float array"
+        )
+    if dtype.hasobject:
+        raise UnsafeFileError(
+            f"{source}: {what} holds Python objects (dtype object), which are stored as a pickle; "
+            "polyrelu never unpickles: save numeric arrays (integers or floats)"
+        )
+    if dtype.kind not in "iuf" or dtype.names is not None or dtype.subdtype is not None:
+        raise InvalidNumberError(f"{source}: {what} has dtype {dtype}, expected integers or floats")
+    count = check_array_size(shape, dtype.itemsize, what, source, limits)
+    return NpyHeader(tuple(int(n) for n in shape), bool(fortran), dtype, count, offset)
 
 
 def check_layer_shapes(

@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 
 from ..atomic import atomic_write
-from ..errors import InvalidNumberError, NetworkFormatError, ShapeError, UnsafeFileError
+from ..errors import InvalidNumberError, NetworkFormatError, ShapeError
 from ..network import ReLUNetwork
-from .declared import check_array_size, check_layer_shapes, check_zip_members
+from .declared import check_layer_shapes, check_zip_members, read_npy_header
 from .limits import DEFAULT_LIMITS, Limits, check_file_size
 
 __all__ = ["read_npz", "write_npz"]
@@ -132,35 +132,16 @@ def _read_header(
     info = archive.getinfo(f"{name}.npy")
     try:
         with archive.open(info) as fh:
-            version = np.lib.format.read_magic(fh)
-            if version == (1, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
-            elif version == (2, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
-            else:
-                shape = None
-            offset = fh.tell()
-    except (ValueError, SyntaxError, *_ZIP_ERRORS) as exc:
+            header = read_npy_header(fh, f"array {name}", str(path), limits)
+    except _ZIP_ERRORS as exc:  # opening the member, before its header is read
         raise NetworkFormatError(f"{path}: array {name} is not a readable .npy array ({exc})") from None
-    if shape is None:
-        raise NetworkFormatError(
-            f"{path}: array {name} has .npy format version {version[0]}.{version[1]} (used only for "
-            "structured dtypes); expected version 1.0 or 2.0 of an integer or float array"
-        )
-    if dtype.hasobject:
-        raise UnsafeFileError(
-            f"{path}: array {name} holds Python objects (dtype object), which are stored as a pickle; "
-            "polyrelu never unpickles: save numeric arrays (integers or floats)"
-        )
-    if dtype.kind not in "iuf" or dtype.names is not None or dtype.subdtype is not None:
-        raise InvalidNumberError(f"{path}: array {name} has dtype {dtype}, expected integers or floats")
-    count = check_array_size(shape, dtype.itemsize, f"array {name}", str(path), limits)
-    if info.file_size != offset + count * dtype.itemsize:
+    if info.file_size != header.offset + header.size * header.dtype.itemsize:
         raise NetworkFormatError(
             f"{path}: array {name} declares {info.file_size:,} bytes, but its header describes "
-            f"{offset + count * dtype.itemsize:,} (shape {shape}, dtype {dtype}); the archive is damaged or forged"
+            f"{header.offset + header.size * header.dtype.itemsize:,} (shape {header.shape}, dtype {header.dtype}); "
+            "the archive is damaged or forged"
         )
-    return shape, fortran, dtype
+    return header.shape, header.fortran_order, header.dtype
 
 
 def _read_array(archive: zipfile.ZipFile, name: str, path: os.PathLike | str) -> np.ndarray:
