@@ -34,7 +34,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
-from polyrelu import (  # noqa: E402
+from polyrelu import (  # noqa: E402  # noqa: E402
     Architecture,
     Box,
     FaceLattice,
@@ -46,16 +46,20 @@ from polyrelu import (  # noqa: E402
     analysis,
     canonical_complex,
     dependency,
+    errors,
     examples,
+    geometry,
+    graphs,
     identifiability,
     io,
+    plot,
     recovery,
+    schemas,
     slices,
     symmetry,
     topology,
     tropical,
 )
-from polyrelu import errors, geometry, graphs, plot, schemas  # noqa: E402
 from polyrelu.checks import describe  # noqa: E402
 from polyrelu.geometry import AffineSubspace, Subdivision  # noqa: E402
 

@@ -4,10 +4,8 @@ import importlib
 import subprocess
 import sys
 
-
 import polyrelu
 from polyrelu.errors import BackendUnavailableError, PolyReluError
-
 
 SCRIPT = """
 import sys

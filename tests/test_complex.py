@@ -19,6 +19,18 @@ from fractions import Fraction as F
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reference import (
+    affine_value,
+    apply_affine,
+    brute_force_cells,
+    closure_rows,
+    euler_characteristic,
+    forward,
+    in_closure,
+    pre_activation_rows,
+    rank,
+    sign_vector,
+)
 
 from polyrelu import (
     Box,
@@ -36,18 +48,6 @@ from polyrelu import (
 )
 from polyrelu.examples import bent_line_network, seeded_gaussian_network
 from polyrelu.schemas import schema as load_schema
-from reference import (
-    affine_value,
-    apply_affine,
-    brute_force_cells,
-    closure_rows,
-    euler_characteristic,
-    forward,
-    in_closure,
-    pre_activation_rows,
-    rank,
-    sign_vector,
-)
 
 # Construction methods to cross-check (the default one first); older code has only one.
 METHODS = ["lattice", "lp"] if "method" in inspect.signature(canonical_complex).parameters else [None]

@@ -16,6 +16,7 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reference import euler_characteristic
 from referencing import Registry, Resource
 
 from polyrelu import (
@@ -32,7 +33,6 @@ from polyrelu import (
 from polyrelu.examples import bent_line_network
 from polyrelu.io import Limits
 from polyrelu.schemas import SCHEMA_NAMES, schema, validate, validator
-from reference import euler_characteristic
 
 ROOT = Path(__file__).resolve().parent.parent
 

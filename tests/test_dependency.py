@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference import assert_same_graph, forward
 
 from polyrelu import (
     GeometryError,
@@ -31,11 +32,15 @@ from polyrelu.dependency import (
     depth_hierarchy,
     parameter_dependency_graph,
 )
-from polyrelu.examples import bent_line_network, generic_network, with_neuron, with_stably_active_layer
+from polyrelu.examples import (
+    bent_line_network,
+    generic_network,
+    with_neuron,
+    with_stably_active_layer,
+)
 from polyrelu.graphs import igraph_to_networkx, networkx_to_igraph
 from polyrelu.schemas import schema
 from polyrelu.tropical import bent_hypersurfaces
-from reference import assert_same_graph, forward
 
 
 def graph_of(net, **kwargs):

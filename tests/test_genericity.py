@@ -1,12 +1,12 @@
 """The four genericity conditions (docs/design.md §4): each flagged with the right witness, generic networks pass."""
 
 import pytest
+from reference import pre_activations, sign
 
 from polyrelu import GeometryError, ReLUNetwork, canonical_complex
 from polyrelu.examples import bent_line_network, generic_network
 from polyrelu.genericity import genericity
 from polyrelu.tropical import bent_hypersurfaces
-from reference import pre_activations, sign
 
 
 def holds(report):

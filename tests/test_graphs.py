@@ -15,6 +15,7 @@ import networkx as nx
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from reference import assert_same_graph, same_typed
 
 from polyrelu.errors import GraphError, GraphFormatError, PolyReluError
 from polyrelu.graphs import (
@@ -28,7 +29,6 @@ from polyrelu.graphs import (
     topological_order,
     write_graphml,
 )
-from reference import assert_same_graph, same_typed
 
 SETTINGS = settings(max_examples=150, deadline=None)
 

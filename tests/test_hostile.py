@@ -28,9 +28,13 @@ import tracemalloc
 import zipfile
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
-
-from hostile.make_corpus import COMMANDS, RECOVER_RESULT, command_line, make_corpus, markers
+from hostile.make_corpus import (
+    COMMANDS,
+    RECOVER_RESULT,
+    command_line,
+    make_corpus,
+    markers,
+)
 from hostile.strategies import (
     build_state_dict,
     json_network_reference,
@@ -41,6 +45,8 @@ from hostile.strategies import (
     state_dict_specs,
     write_npz_archive,
 )
+from hypothesis import HealthCheck, event, given, settings
+
 from polyrelu import PolyReluError, load_network
 from polyrelu.cli import main
 

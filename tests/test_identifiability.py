@@ -6,6 +6,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference import rank
 
 from polyrelu import (
     GeometryError,
@@ -28,7 +29,6 @@ from polyrelu.examples import (
     with_stably_active_layer,
     with_twin_neuron,
 )
-from reference import rank
 
 
 def moved(net, direction, t):
@@ -276,7 +276,13 @@ def test_bottleneck_flip_is_a_discrete_hidden_symmetry():
 
 
 def test_free_weight_family_is_minimal_by_single_neurons_yet_not_identifiable():
-    from polyrelu import canonical_complex, equivalent, identifiability_report, minimality_report, same_function
+    from polyrelu import (
+        canonical_complex,
+        equivalent,
+        identifiability_report,
+        minimality_report,
+        same_function,
+    )
     from polyrelu.examples import free_weight_network
 
     members = [free_weight_network(t) for t in (-1, "-1/3", -5)]

@@ -16,10 +16,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
-
 from hostile.make_corpus import npy_bytes
 from hostile.strategies import replace_at
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from polyrelu import (
     InvalidArgumentError,

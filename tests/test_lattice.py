@@ -3,11 +3,11 @@
 import igraph
 import networkx as nx
 import pytest
+from reference import assert_same_graph
 
 from polyrelu.errors import GeometryError
 from polyrelu.geometry import FaceLattice
 from polyrelu.graphs import igraph_to_networkx, networkx_to_igraph
-from reference import assert_same_graph
 
 # Two triangles abc, bcd glued along bc, plus a dangling edge from d to e.
 #   vertices a=0 b=1 c=2 d=3            e=11

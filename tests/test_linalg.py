@@ -11,10 +11,11 @@ from fractions import Fraction
 
 import flint
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference import kernel, rank, rref
 
 from polyrelu.geometry import linalg
-from reference import kernel, rank, rref
 
 PRIME = 7
 

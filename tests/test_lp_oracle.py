@@ -30,9 +30,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reference import affine_value, cdd_lp, dot, implicit_rows
 
 from polyrelu.geometry import Feasibility, LPOracle
-from reference import affine_value, cdd_lp, dot, implicit_rows
 
 INTERIOR, NO_INTERIOR, EMPTY = Feasibility.INTERIOR, Feasibility.NO_INTERIOR, Feasibility.EMPTY
 OPTIMAL = cdd.LPStatusType.OPTIMAL

@@ -15,9 +15,15 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
-from polyrelu import Architecture, InvalidArgumentError, InvalidNumberError, ReLUNetwork, ShapeError
 from reference import apply_affine, forward, pre_activations, raw_networks, sign
+
+from polyrelu import (
+    Architecture,
+    InvalidArgumentError,
+    InvalidNumberError,
+    ReLUNetwork,
+    ShapeError,
+)
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

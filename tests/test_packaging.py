@@ -23,11 +23,11 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
+import tomllib
 from packaging.requirements import Requirement
 from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable

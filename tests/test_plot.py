@@ -6,7 +6,13 @@ matplotlib.use("Agg")
 
 import pytest
 
-from polyrelu import Box, GeometryError, ReLUNetwork, canonical_complex, tropical_weights
+from polyrelu import (
+    Box,
+    GeometryError,
+    ReLUNetwork,
+    canonical_complex,
+    tropical_weights,
+)
 from polyrelu.examples import bent_line_network
 from polyrelu.plot import plot_complex
 

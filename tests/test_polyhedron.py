@@ -17,10 +17,18 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reference import (
+    affine_value,
+    dd_generators,
+    dot,
+    implicit_rows,
+    in_convex_hull,
+    polyhedron_dimension,
+    rank,
+)
 
 from polyrelu.errors import GeometryError, InvalidNumberError, PolyReluError, ShapeError
 from polyrelu.geometry import LPOracle, Polyhedron
-from reference import affine_value, dd_generators, dot, implicit_rows, in_convex_hull, polyhedron_dimension, rank
 
 PROFILE = dict(
     derandomize=True,

@@ -19,19 +19,24 @@ from polyrelu import (
     InvalidArgumentError,
     RecoveryError,
     ReLUNetwork,
+    UsageError,
+    breakpoint_data,
     canonical_complex,
     equivalent,
     genericity,
-    breakpoint_data,
     line_breakpoints,
     load_network,
     network_oracle,
     recover_network,
     same_function,
-    UsageError,
 )
 from polyrelu.cli import main
-from polyrelu.examples import generic_network, seeded_gaussian_network, with_dead_neuron, with_stably_active_layer
+from polyrelu.examples import (
+    generic_network,
+    seeded_gaussian_network,
+    with_dead_neuron,
+    with_stably_active_layer,
+)
 
 # the bound of docs/recovery.md: queries <= QUERY_CONSTANT · (n0 + 2) · regions of the recovered complex
 QUERY_CONSTANT = 50

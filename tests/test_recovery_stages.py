@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-
 from reference import dot, rank, solve
+
 from polyrelu import (
     Box,
     RecoveryError,
@@ -38,10 +38,31 @@ from polyrelu.recovery.breakpoints import (
     line_range,
     segment_breakpoints,
 )
-from polyrelu.recovery.families import fix_family, formula_family, merge_families, sign_rows, solve_rows
-from polyrelu.recovery.first_layer import explained_by, hyperplane_neuron, partly_bent_hyperplanes
-from polyrelu.recovery.control import BudgetExhausted, Clock, MissedBreakpoint, StageFailed, TimeSpent
-from polyrelu.recovery.numerics import ExactNumerics, FloatNumerics, Numerics, numerics_for
+from polyrelu.recovery.control import (
+    BudgetExhausted,
+    Clock,
+    MissedBreakpoint,
+    StageFailed,
+    TimeSpent,
+)
+from polyrelu.recovery.families import (
+    fix_family,
+    formula_family,
+    merge_families,
+    sign_rows,
+    solve_rows,
+)
+from polyrelu.recovery.first_layer import (
+    explained_by,
+    hyperplane_neuron,
+    partly_bent_hyperplanes,
+)
+from polyrelu.recovery.numerics import (
+    ExactNumerics,
+    FloatNumerics,
+    Numerics,
+    numerics_for,
+)
 from polyrelu.recovery.oracle import Queries, answer_precision
 from polyrelu.recovery.orientation import apply_flips, orient_layer
 from polyrelu.recovery.output import fit_output

@@ -11,9 +11,18 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from polyrelu import InvalidNumberError, ReLUNetwork, ShapeError, SymmetryError, canonical_form, equivalent, permute, scale
 from reference import forward, raw_networks
+
+from polyrelu import (
+    InvalidNumberError,
+    ReLUNetwork,
+    ShapeError,
+    SymmetryError,
+    canonical_form,
+    equivalent,
+    permute,
+    scale,
+)
 
 SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 F = Fraction
@@ -376,7 +385,12 @@ def test_difference_network_computes_the_difference(seed):
 
 def test_same_function_sees_through_hidden_symmetries():
     from polyrelu import same_function
-    from polyrelu.examples import generic_network, with_dead_neuron, with_invisible_neuron, with_stably_active_layer
+    from polyrelu.examples import (
+        generic_network,
+        with_dead_neuron,
+        with_invisible_neuron,
+        with_stably_active_layer,
+    )
 
     base = generic_network((2, 3, 2, 1), seed=4)
     twin = permute(scale(base, [[2, "1/3", 5], [7, "2/5"]]), [[2, 0, 1], [1, 0]])

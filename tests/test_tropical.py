@@ -6,11 +6,11 @@ from fractions import Fraction as F
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference import forward
 
 from polyrelu import Box, GeometryError, ReLUNetwork, canonical_complex, permute, scale
 from polyrelu.examples import bent_line_network
 from polyrelu.tropical import tropical_weights
-from reference import forward
 
 
 def random_network(n0, depth, m, seed, width=3):

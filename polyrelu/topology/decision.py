@@ -37,7 +37,13 @@ from fractions import Fraction
 from typing import Any
 
 from ..atomic import write_json
-from ..checks import require_bool, require_index, require_instance, require_int, require_path
+from ..checks import (
+    require_bool,
+    require_index,
+    require_instance,
+    require_int,
+    require_path,
+)
 from ..complex import CanonicalComplex, Cell, canonical_complex
 from ..domain import DomainLike, domain_polyhedron
 from ..errors import UsageError

@@ -89,7 +89,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...checks import describe, require_instance
-from ...errors import InvalidArgumentError, ModelMismatchError, NetworkFormatError, ShapeError, UnsafeFileError
+from ...errors import (
+    InvalidArgumentError,
+    ModelMismatchError,
+    NetworkFormatError,
+    ShapeError,
+    UnsafeFileError,
+)
 from ...network import ReLUNetwork
 from ..declared import check_layer_shapes, check_zip_members
 from ..limits import DEFAULT_LIMITS, Limits, check_file_size

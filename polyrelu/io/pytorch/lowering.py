@@ -22,7 +22,12 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import NamedTuple
 
-from ...errors import InvalidArgumentError, LimitExceededError, NetworkFormatError, ShapeError
+from ...errors import (
+    InvalidArgumentError,
+    LimitExceededError,
+    NetworkFormatError,
+    ShapeError,
+)
 from ...network import ReLUNetwork
 from ..declared import check_layer_shapes
 from ..limits import Limits
