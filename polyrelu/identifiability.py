@@ -680,11 +680,7 @@ def _absorbed(network, layer, index, alpha, beta):
         for i, a in alpha.items():
             row[i] += w * a
         bs[layer][bias_index] += w * beta
-    del Ws[layer - 1][index]
-    del bs[layer - 1][index]
-    for row in Ws[layer]:
-        del row[index]
-    return ReLUNetwork(Ws, bs, name=f"{network.name or 'network'} without neuron ({layer}, {index})")
+    return ReLUNetwork(Ws, bs, name=network.name).without_neuron(layer, index)
 
 
 def _positive_ratio(row, other):
@@ -700,16 +696,12 @@ def _positive_ratio(row, other):
 
 def _without(network, layer, index, twin, ratio):
     """The network without neuron ``(layer, index)``; its outgoing column goes, times ``ratio``, to ``twin``."""
-    Ws = [list(map(list, W)) for W in network.weights]
-    bs = [list(b) for b in network.biases]
     if twin is not None:
+        Ws = [list(map(list, W)) for W in network.weights]
         for row in Ws[layer]:
             row[twin] += ratio * row[index]  # relu(λ z) = λ relu(z) for the twin's z
-    del Ws[layer - 1][index]
-    del bs[layer - 1][index]
-    for row in Ws[layer]:
-        del row[index]
-    return ReLUNetwork(Ws, bs, name=f"{network.name or 'network'} without neuron ({layer}, {index})")
+        network = ReLUNetwork(Ws, network.biases, name=network.name)
+    return network.without_neuron(layer, index)
 
 
 # -- identifiability ----------------------------------------------------------------------------

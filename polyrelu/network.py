@@ -25,7 +25,7 @@ import flint
 import numpy as np
 
 from .checks import describe, require_choice, require_int, require_sequence, require_str
-from .errors import InvalidNumberError, ShapeError
+from .errors import InvalidNumberError, ShapeError, UsageError
 from .geometry.rational import (
     FractionMatrix,
     FractionVector,
@@ -506,6 +506,41 @@ class ReLUNetwork:
                 k += 1
             A = flint.fmpz_mat(n + 1, width, kept)
         return tuple(rows)
+
+    def without_neuron(self, layer: int, index: int) -> ReLUNetwork:
+        """The network with hidden neuron ``(layer, index)`` deleted: its row and its outgoing column dropped.
+
+        The function changes unless the neuron never mattered (never active,
+        no outgoing weight, or its hypersurface also another neuron's and its
+        output taken up there); check with
+        :func:`~polyrelu.symmetry.same_function`.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``layer`` or ``index`` not an integer.
+        UsageError
+            No such hidden neuron, or it is the only one of its layer.
+
+        Examples
+        --------
+        >>> net = ReLUNetwork([[[1, 0], [0, 1], [0, 0]], [[1, 1, 5]]], [[0, 0, -1], [0]])
+        >>> net.without_neuron(1, 2).architecture.widths
+        (2, 2, 1)
+        """
+        caller = "ReLUNetwork.without_neuron"
+        widths = self.architecture.hidden_widths
+        layer = require_int(layer, "layer", caller, minimum=1, maximum=len(widths))
+        index = require_int(index, "index", caller, minimum=0, maximum=widths[layer - 1] - 1)
+        if widths[layer - 1] < 2:
+            raise UsageError(f"{caller}: neuron ({layer}, {index}) is the only one of hidden layer {layer}; a layer cannot be emptied")
+        Ws = [list(map(list, W)) for W in self.weights]
+        bs = [list(b) for b in self.biases]
+        del Ws[layer - 1][index]
+        del bs[layer - 1][index]
+        for row in Ws[layer]:
+            del row[index]
+        return ReLUNetwork(Ws, bs, name=f"{self.name or 'network'} without neuron ({layer}, {index})")
 
     def _homogeneous_layers(self):
         """Every layer as a flint rational matrix ``[[1, 0], [b, W]]`` (cached)."""

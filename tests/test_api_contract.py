@@ -313,6 +313,10 @@ API = {
         dict(pattern=("+-+", PATTERN)),
     ),
     "polyrelu.network.ReLUNetwork.affine_map": lambda fx: (fx.net.affine_map, dict(pattern=("+-+", PATTERN))),
+    "polyrelu.network.ReLUNetwork.without_neuron": lambda fx: (
+        fx.net.without_neuron,
+        dict(layer=(1, HIDDEN_LAYER), index=(0, (None, "0", 1.5, True, object(), -1, 99))),
+    ),
     "polyrelu.network.ReLUNetwork.pre_activation_rows": lambda fx: (
         fx.net.pre_activation_rows,
         dict(pattern=([1, -1, 1], PATTERN)),

@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from test_dependency import generic as generic_from_seed
+from test_dependency import random_cases as dependency_cases
 
 from polyrelu import (
     InvalidArgumentError,
@@ -37,6 +39,7 @@ from polyrelu.examples import (
     with_dead_neuron,
     with_stably_active_layer,
 )
+from polyrelu.recovery.driver import without_needless_neurons
 
 # the bound of docs/recovery.md: queries <= QUERY_CONSTANT · (n0 + 2) · regions of the recovered complex
 QUERY_CONSTANT = 50
@@ -151,6 +154,31 @@ def test_a_stably_active_layer_folds_into_a_shallower_network(arch, seed, after)
     assert result.status == "recovered", result.reason
     assert same_function(result.network, net).equal
     assert result.layer_widths == arch[1:-1]
+
+
+def test_a_candidate_keeps_only_the_neurons_it_needs():
+    # a layer-2 neuron that never matters (dead) and a layer-2 copy of nothing: the pruning deletes exactly the
+    # neurons whose deletion same_function proves harmless, never a layer-1 neuron or the last of a layer
+    net = generic_network((2, 3, 2, 1), seed=1)
+    padded = with_dead_neuron(net, layer=2)
+    pruned = without_needless_neurons(padded, None)
+    assert pruned.architecture.hidden_widths == (3, 2)
+    assert same_function(pruned, padded).equal and equivalent(pruned, net)
+    assert without_needless_neurons(net, None) is net  # nothing to delete: every neuron bends f somewhere
+    dead_first = with_dead_neuron(net, layer=1)
+    assert without_needless_neurons(dead_first, None).architecture.hidden_widths == (4, 2)
+
+
+@pytest.mark.slow
+def test_a_piece_taken_for_an_earlier_neuron_is_deleted():
+    """A generic 3→4→3→2→4→2 network (tests/test_dependency.py's case 11) whose layer-4 neuron (4, 3) has a
+    hypersurface in two components: one of them misses layers 2 and 3 and passes for a layer-2 neuron. The
+    layer-4 neuron covers it, so the candidate does not need that neuron: recovered trivially equivalent."""
+    arch, seed = next((a, s) for a, s in dependency_cases(24) if s == 11)
+    net = generic_from_seed(arch, seed)
+    result = recover_network(network_oracle(net), 3)
+    assert result.status == "recovered" and result.layer_widths == arch[1:-1]
+    assert equivalent(result.network, net)
 
 
 def _gaussian(widths, seed):

@@ -45,7 +45,7 @@ from ..geometry.linalg import span_complement
 from ..geometry.rational import row_value, to_fraction
 from ..network import ReLUNetwork
 from ..progress import progress_bar
-from ..symmetry import canonical_form
+from ..symmetry import canonical_form, same_function
 from .breakpoints import (
     breakpoint_at,
     breakpoints_on_line,
@@ -384,6 +384,28 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
     clock.stage = f"fitting the output layer on the complex of {_layers_text(len(partial.layers))}"
     rows, regions = fit_output(queries, partial, numerics)
     return partial.layers, rows, regions
+
+
+def without_needless_neurons(net, domain):
+    """The candidate with every hidden neuron deleted that it computes ``f`` without (each deletion exact).
+
+    A piece of a deeper neuron's hypersurface that misses the neurons in
+    between passes for a neuron of an earlier layer; the deeper neuron, traced
+    later, covers it too, so the earlier copy is not needed. Each deletion is
+    kept only when :func:`~polyrelu.symmetry.same_function` proves the smaller
+    network equal to the candidate on the domain. Deepest layers are tried
+    last, first-layer neurons never (a hyperplane is never such a piece).
+    """
+    widths = net.architecture.hidden_widths
+    for layer in range(2, len(widths) + 1):
+        index = 0
+        while index < net.architecture.hidden_widths[layer - 1] and net.architecture.hidden_widths[layer - 1] > 1:
+            smaller = net.without_neuron(layer, index)
+            if same_function(net, smaller, domain):
+                net = smaller
+            else:
+                index += 1
+    return net
 
 
 def _uncrossed_text(log):
@@ -727,6 +749,9 @@ def recover_network(
                         widths = [len(layer) for layer in layers]
                         if deviation > threshold:  # the search saw nothing amiss; more of it would rebuild the same
                             return result("undecided", reason=off_by(), widths=widths, regions=regions)
+                        clock.stage = "deleting neurons the candidate does not need"
+                        net = without_needless_neurons(net, domain)
+                        widths = list(net.architecture.hidden_widths)
                         return result("recovered", canonical_form(net), widths=widths, regions=regions)
                     except MissedBreakpoint as missed:
                         # a round that adds no neuron ends the attempt: more of the same search rarely helps
