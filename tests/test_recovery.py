@@ -81,6 +81,39 @@ def test_generic_networks_are_recovered_up_to_trivial_symmetry(generic_recoverie
     assert equivalent_count >= math.ceil(0.95 * len(generic_recoveries))
 
 
+def _rejection_sampled_generic(count, seed):
+    """Gaussian networks (n0 in {2, 3}, 1-2 hidden layers, widths 2-6, m in {1, 2}) redrawn until the four
+    conditions hold on the exact complex: generic by sampling, not by construction (with three hidden layers
+    a Gaussian draw is almost never generic: TPIC fails; generic_network covers those)."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    while len(cases) < count:
+        n0, depth = int(rng.integers(2, 4)), int(rng.integers(1, 3))
+        widths = [n0, *(int(w) for w in rng.integers(2, 7, size=depth)), int(rng.integers(1, 3))]
+        for _ in range(50):
+            net = ReLUNetwork(
+                [rng.standard_normal((b, a)) for a, b in zip(widths, widths[1:])], [rng.standard_normal(b) for b in widths[1:]]
+            )
+            if genericity(canonical_complex(net, progress=False)).holds:
+                cases.append(net)
+                break
+    return cases
+
+
+def test_rejection_sampled_generic_gaussian_networks_are_recovered_up_to_trivial_symmetry():
+    nets = _rejection_sampled_generic(20, 2027)
+    assert any(net.architecture.depth == 2 for net in nets)
+    equivalent_count = 0
+    for net in nets:
+        result = recover_network(network_oracle(net), net.architecture.input_dim)
+        if result.status == "recovered":
+            assert same_function(result.network, net).equal, net.architecture
+            equivalent_count += equivalent(result.network, net)
+        else:
+            assert result.status == "undecided" and result.reason
+    assert equivalent_count >= math.ceil(0.98 * len(nets))
+
+
 def test_query_count_is_linear_in_the_regions(generic_recoveries):
     assert any(result.status == "recovered" for _, result in generic_recoveries)  # the bound is checked at least once
     for net, result in generic_recoveries:
