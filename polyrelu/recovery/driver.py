@@ -386,22 +386,24 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
     return partial.layers, rows, regions
 
 
-def without_needless_neurons(net, domain):
+def without_needless_neurons(net, domain, points=()):
     """The candidate with every hidden neuron deleted that it computes ``f`` without (each deletion exact).
 
     A piece of a deeper neuron's hypersurface that misses the neurons in
     between passes for a neuron of an earlier layer; the deeper neuron, traced
     later, covers it too, so the earlier copy is not needed. Each deletion is
     kept only when :func:`~polyrelu.symmetry.same_function` proves the smaller
-    network equal to the candidate on the domain. Deepest layers are tried
-    last, first-layer neurons never (a hyperplane is never such a piece).
+    network equal to the candidate on the domain; one that differs at one of
+    ``points`` (exact values) is refused without that proof. Deepest layers
+    are tried last, first-layer neurons never (a hyperplane is never such a
+    piece).
     """
     widths = net.architecture.hidden_widths
     for layer in range(2, len(widths) + 1):
         index = 0
         while index < net.architecture.hidden_widths[layer - 1] and net.architecture.hidden_widths[layer - 1] > 1:
             smaller = net.without_neuron(layer, index)
-            if same_function(net, smaller, domain):
+            if all(net(x) == smaller(x) for x in points) and same_function(net, smaller, domain):
                 net = smaller
             else:
                 index += 1
@@ -750,7 +752,7 @@ def recover_network(
                         if deviation > threshold:  # the search saw nothing amiss; more of it would rebuild the same
                             return result("undecided", reason=off_by(), widths=widths, regions=regions)
                         clock.stage = "deleting neurons the candidate does not need"
-                        net = without_needless_neurons(net, domain)
+                        net = without_needless_neurons(net, domain, points)
                         widths = list(net.architecture.hidden_widths)
                         return result("recovered", canonical_form(net), widths=widths, regions=regions)
                     except MissedBreakpoint as missed:
