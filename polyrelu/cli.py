@@ -32,6 +32,7 @@ import contextlib
 import inspect
 import os
 import signal
+import statistics
 import sys
 import threading
 import time
@@ -54,9 +55,11 @@ from .errors import (
 from .examples import bent_line_network, generic_network, seeded_gaussian_network
 from .genericity import genericity
 from .geometry.rational import parse_number
-from .identifiability import architecture_survey
+from .identifiability import architecture_survey, identifiability_report
 from .io import load_network, save_network
+from .network import ReLUNetwork
 from .plot import check_figure_path, plot_dependency_graph, save_figure
+from .progress import progress_bar
 from .recovery import network_oracle, recover_network
 from .report import network_report, number_text, vector_text
 from .symmetry import equivalent, permute, same_function, scale
@@ -64,7 +67,17 @@ from .tropical import bent_hypersurfaces, breakpoint_complex, tropical_weights
 
 # matplotlib's backend is chosen where a picture is written (Agg: no display needed), not at import
 
-__all__ = ["main", "load", "parse_domain", "survey_table"]
+__all__ = [
+    "main",
+    "load",
+    "parse_domain",
+    "survey_table",
+    "RECOVERY_OUTCOMES",
+    "recovery_outcome",
+    "survey_architectures",
+    "recovery_survey",
+    "recovery_survey_table",
+]
 
 # Built-in names are typed, not read from a file: absurd sizes are refused before anything is allocated.
 _BUILTIN_MAX_WIDTH = 4096
@@ -72,6 +85,7 @@ _BUILTIN_MAX_LAYERS = 1000
 _BUILTIN_MAX_PARAMETERS = 2_000_000
 _DEFAULT_MAX_CELLS = inspect.signature(canonical_complex).parameters["max_cells"].default
 _NETWORK_SUFFIXES = (".json", ".npz")  # what save_network writes
+_SURVEY_MAX_SECONDS = 60.0  # per network: a survey of a few hundred networks ends within hours at worst
 
 
 def _demo():
@@ -339,25 +353,165 @@ def _recover_command(args):
     return 0 if result else 1
 
 
-def survey_table(input_dim, depths, widths, samples, seed=0):
+def survey_table(input_dim, depths, widths, samples, seed=0, results=None):
     """A markdown table over depth × width: % generic / % rank D − H / % identifiable by the theorem.
 
     Each cell surveys the architecture ``(n0, w, ..., w, 1)`` with ``depth``
-    hidden layers of width ``w`` (:func:`~polyrelu.identifiability.architecture_survey`).
+    hidden layers of width ``w`` (:func:`~polyrelu.identifiability.architecture_survey`);
+    ``results`` maps ``(depth, w)`` to surveys already made.
     """
+    if results is None:
+        results = {(d, w): architecture_survey((input_dim, *[w] * d, 1), samples, seed) for d in depths for w in widths}
     lines = ["| hidden layers \\ width | " + " | ".join(str(w) for w in widths) + " |",
              "|---" * (len(widths) + 1) + "|"]
     for depth in depths:
-        cells = [architecture_survey((input_dim, *[w] * depth, 1), samples, seed).row() for w in widths]
-        lines.append(f"| {depth} | " + " | ".join(cells) + " |")
+        lines.append(f"| {depth} | " + " | ".join(results[depth, w].row() for w in widths) + " |")
+    return "\n".join(lines)
+
+
+RECOVERY_OUTCOMES = ("trivially equivalent", "same function", "undecided", "DIFFERENT FUNCTION")
+
+
+def recovery_outcome(original, result):
+    """How a recovery ``result`` compares with the ``original`` network behind its oracle, decided exactly.
+
+    One of :data:`RECOVERY_OUTCOMES`: ``"undecided"`` when nothing was
+    recovered; ``"trivially equivalent"`` when the recovered network is the
+    original up to permutations and positive scalings of hidden neurons
+    (:func:`~polyrelu.symmetry.equivalent`); ``"same function"`` when it is
+    not, but :func:`~polyrelu.symmetry.same_function` proves both compute the
+    same function on all of ``R^n0``; else ``"DIFFERENT FUNCTION"``, a bug in
+    recovery (a recovered network must compute the oracle's function).
+
+    Examples
+    --------
+    >>> from polyrelu.examples import generic_network
+    >>> net = generic_network((2, 3, 2, 1), seed=1)
+    >>> recovery_outcome(net, recover_network(network_oracle(net), 2))
+    'trivially equivalent'
+    """
+    if result.network is None:
+        return "undecided"
+    if equivalent(result.network, original):
+        return "trivially equivalent"
+    return "same function" if same_function(result.network, original) else "DIFFERENT FUNCTION"
+
+
+def survey_architectures(input_dim, depths, widths):
+    """The surveyed architectures ``(n0, w, ..., w, 1)``, depth by depth, then width by width."""
+    return [(input_dim, *[w] * depth, 1) for depth in depths for w in widths]
+
+
+def recovery_survey(architectures, samples, seed=0, max_seconds=60.0, progress=None):
+    """Per random network: its identifiability verdict and how recovery from its values alone compares.
+
+    For each architecture and ``k < samples``, the network
+    ``ReLUNetwork.random(arch, seed=seed + k, kind="gaussian")`` (standard
+    normal weights and biases, the draws of
+    :func:`~polyrelu.identifiability.architecture_survey`) gets
+    :func:`~polyrelu.identifiability.identifiability_report` and
+    ``recover_network(network_oracle(net), n0, seed=seed + k, max_seconds=max_seconds)``,
+    compared with it by :func:`recovery_outcome`. Every record depends only on
+    the architecture, the seed and the time budget (a run near the budget may
+    end either way), so a cell can be rerun alone.
+
+    Returns
+    -------
+    list of dict
+        One JSON-ready record per network, in survey order.
+    """
+    records = []
+    with progress_bar(total=len(architectures) * samples, desc="networks", unit="net", enabled=progress) as bar:
+        for arch in architectures:
+            for k in range(samples):
+                s = seed + k
+                net = ReLUNetwork.random(arch, seed=s, kind="gaussian")
+                report = identifiability_report(net)
+                result = recover_network(network_oracle(net), arch[0], seed=s, max_seconds=max_seconds, progress=False)
+                records.append({
+                    "architecture": list(arch),
+                    "seed": s,
+                    "verdict": report.verdict,
+                    "generic": report.genericity.holds,
+                    "rank": report.functional_dimension.rank,
+                    "bound": report.functional_dimension.bound,
+                    "recovery": recovery_outcome(net, result),
+                    "queries": result.queries,
+                    "seconds": round(result.elapsed, 3),
+                    "recovered_widths": list(result.layer_widths),
+                    "reason": result.reason,
+                })
+                bar.update()
+    return records
+
+
+def recovery_survey_table(records):
+    """A markdown table, one row per architecture: networks per identifiability verdict, then per recovery outcome.
+
+    The verdict columns are the verdicts the records hold (sorted), so a new
+    verdict shows up as a new column; the recovery columns are
+    :data:`RECOVERY_OUTCOMES`, always all four.
+    """
+    verdicts = sorted({r["verdict"] for r in records})
+    rows = {}
+    for r in records:
+        rows.setdefault(tuple(r["architecture"]), []).append(r)
+    lines = [
+        "| architecture | networks | " + " | ".join(verdicts) + " | "
+        + " | ".join(f"recovery: {o}" for o in RECOVERY_OUTCOMES) + " | recovery time, median / max |",
+        "|---" * (len(verdicts) + len(RECOVERY_OUTCOMES) + 3) + "|",
+    ]
+    for arch, group in rows.items():
+        counts = [sum(r["verdict"] == v for r in group) for v in verdicts]
+        counts += [sum(r["recovery"] == o for r in group) for o in RECOVERY_OUTCOMES]
+        times = sorted(r["seconds"] for r in group)
+        shown = [str(c) for c in counts]
+        if counts[-1]:
+            shown[-1] = f"**{counts[-1]}**"
+        lines.append(f"| {'→'.join(map(str, arch))} | {len(group)} | " + " | ".join(shown)
+                     + f" | {statistics.median(times):.1f} s / {times[-1]:.1f} s |")
     return "\n".join(lines)
 
 
 def _survey_command(args):
-    depths, widths = args.depths, args.widths
-    print(f"random Gaussian parameters, {args.samples} draws per cell (seeds {args.seed}..), input width {args.input}, "
-          "output width 1; each cell: % generic / % functional dimension D - H / % identifiable by the theorem\n")
-    print(survey_table(args.input, depths, widths, args.samples, args.seed))
+    architectures = survey_architectures(args.input, args.depths, args.widths)
+    draws = (f"ReLUNetwork.random(arch, seed=s, kind=\"gaussian\") for s = {args.seed}..{args.seed + args.samples - 1}: "
+             f"standard normal weights and biases, {args.samples} per architecture")
+    parameters = {"input": args.input, "depths": args.depths, "widths": args.widths, "samples": args.samples,
+                  "seed": args.seed, "recovery": args.recovery}
+    if not args.recovery:
+        print(f"{draws}; input width {args.input}, output width 1; each cell: % generic (the four conditions hold) / "
+              "% functional dimension D - H / % identifiable by the identifiability theorem\n")
+        results = {}
+        for arch in progress_bar(architectures, desc="architectures", unit="arch"):
+            results[len(arch) - 2, arch[1]] = architecture_survey(arch, args.samples, args.seed)
+        print(survey_table(args.input, args.depths, args.widths, args.samples, args.seed, results))
+        if args.output:
+            write_json(args.output, lambda: {
+                "format": "polyrelu.survey", "version": 1, "parameters": parameters,
+                "architectures": [{"architecture": list(r.architecture.widths), "samples": r.samples, "generic": r.generic,
+                                   "full_rank": r.full_rank, "identifiable": r.identifiable, "ranks": list(r.ranks)}
+                                  for r in results.values()],
+            }, indent=1)
+            print(f"\nwritten  {args.output}")
+        return 0
+    max_seconds = args.max_seconds or _SURVEY_MAX_SECONDS
+    parameters["max_seconds"] = max_seconds
+    print(f"{draws}; each recovered from its values alone (recover_network(network_oracle(net), n0, seed=s, "
+          f"max_seconds={max_seconds:g})) and compared with it exactly\n")
+    records = recovery_survey(architectures, args.samples, args.seed, max_seconds)
+    print(recovery_survey_table(records))
+    if args.output:
+        write_json(args.output, lambda: {"format": "polyrelu.survey", "version": 1, "parameters": parameters,
+                                         "networks": records}, indent=1)
+        print(f"\nwritten  {args.output}")
+    wrong = [r for r in records if r["recovery"] == "DIFFERENT FUNCTION"]
+    if wrong:
+        print(f"\n**{len(wrong)} RECOVERED NETWORKS COMPUTE A DIFFERENT FUNCTION** (a bug in recovery): "
+              + ", ".join(f"{'→'.join(map(str, r['architecture']))} seed {r['seed']}" for r in wrong))
+        return _fail(f"error: {len(wrong)} recovered networks compute a different function from the network behind "
+                     "the oracle: a bug in polyrelu; please report it with the architectures and seeds above", 70, False)
+    return 0
 
 
 def _graph_command(args):
@@ -490,8 +644,16 @@ def main(argv=None):
     sv.add_argument("--input", type=int, default=2, help="input width n0 (default 2)")
     sv.add_argument("--depths", default="1,2,3", type=_positive_list, help="numbers of hidden layers, e.g. 1,2,3")
     sv.add_argument("--widths", default="2,3,4", type=_positive_list, help="hidden widths, e.g. 2,3,4")
-    sv.add_argument("--samples", type=int, default=20)
-    sv.add_argument("--seed", type=int, default=0)
+    sv.add_argument("--samples", type=int, default=20, metavar="N", help="random networks per architecture (default 20)")
+    sv.add_argument("--seed", type=int, default=0, metavar="S",
+                    help="the networks of each architecture have seeds S, S+1, ... (default 0)")
+    sv.add_argument("--recovery", action="store_true",
+                    help="per architecture: networks per identifiability verdict, and each network recovered from its "
+                         "values alone, compared with it (minutes)")
+    sv.add_argument("--max-seconds", type=float, metavar="S",
+                    help=f"with --recovery: time budget of each recovery, after which it answers undecided "
+                         f"(default {_SURVEY_MAX_SECONDS:g})")
+    sv.add_argument("-o", "--output", help="write the raw records (per network with --recovery) as JSON here")
     debug = False
     with _terminate_as_interrupt():
         try:
@@ -590,6 +752,11 @@ def _check_arguments(args):
         if deepest > _BUILTIN_MAX_LAYERS:
             raise UsageError(f"--depths: {deepest} hidden layers, over {_BUILTIN_MAX_LAYERS}; survey shallower networks")
         _check_architecture((args.input, *[widest] * deepest, 1), f"survey architecture {args.input}-{widest}^{deepest}-1")
+        if args.recovery and args.input < 2:
+            raise UsageError(f"--recovery needs --input 2 or more: on a line ({args.input} input) breakpoints cannot be "
+                             "attributed to layers")
+        if args.max_seconds is not None and not args.recovery:
+            raise UsageError("--max-seconds is the time budget of each recovery: add --recovery")
     for dest in ("tolerance", "max_seconds"):
         value = getattr(args, dest, None)
         if value is not None and not 0 < value < float("inf"):

@@ -373,3 +373,87 @@ def test_help_of_every_command(capsys, command):
     assert main([*command, "--help"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: polyrelu")
+
+
+# -- the survey across depth: identifiability verdicts and recovery outcomes --------------------------------
+
+
+def by_hand(arch, seed, max_seconds):
+    """The verdict and the recovery outcome of one surveyed network, computed here without the CLI."""
+    from polyrelu import equivalent, identifiability_report, network_oracle, recover_network, same_function
+
+    net = ReLUNetwork.random(arch, seed=seed, kind="gaussian")
+    result = recover_network(network_oracle(net), arch[0], seed=seed, max_seconds=max_seconds)
+    if result.network is None:
+        outcome = "undecided"
+    elif equivalent(result.network, net):
+        outcome = "trivially equivalent"
+    else:
+        outcome = "same function" if same_function(result.network, net).equal else "DIFFERENT FUNCTION"
+    return identifiability_report(net).verdict, outcome
+
+
+SURVEY = ["survey", "--recovery", "--input", "2", "--depths", "1,2", "--widths", "2", "--samples", "2", "--seed", "3"]
+
+
+def table_rows(out):
+    """The markdown table of ``out`` as ``{architecture: {column: entry}}``."""
+    lines = [line for line in out.splitlines() if line.startswith("|")]
+    header = [h.strip() for h in lines[0].strip("|").split("|")]
+    rows = {}
+    for line in lines[2:]:
+        entries = [e.strip() for e in line.strip("|").split("|")]
+        rows[entries[0]] = dict(zip(header, entries))
+    return rows
+
+
+def test_recovery_survey_counts_what_each_network_gives_by_hand(tmp_path, capsys):
+    out_path = tmp_path / "survey.json"
+    code, out, err = run(capsys, *SURVEY, "-o", str(out_path))
+    assert code == 0, err
+    rows = table_rows(out)
+    assert set(rows) == {"2→2→1", "2→2→2→1"}
+    records = json.loads(out_path.read_text())["networks"]
+    assert [(r["architecture"], r["seed"]) for r in records] == [([2, 2, 1], 3), ([2, 2, 1], 4), ([2, 2, 2, 1], 3), ([2, 2, 2, 1], 4)]
+    for arch in ((2, 2, 1), (2, 2, 2, 1)):
+        expected = [by_hand(arch, seed, 60) for seed in (3, 4)]
+        row = rows["→".join(map(str, arch))]
+        assert row["networks"] == "2"
+        for verdict in {v for v, _ in expected}:
+            assert row[verdict] == str(sum(v == verdict for v, _ in expected))
+        for outcome in ("trivially equivalent", "same function", "undecided", "DIFFERENT FUNCTION"):
+            assert row[f"recovery: {outcome}"] == str(sum(o == outcome for _, o in expected))
+        mine = [(r["verdict"], r["recovery"]) for r in records if tuple(r["architecture"]) == arch]
+        assert mine == expected
+    # every verdict column is one some network has, and each row's verdicts add up to its networks
+    verdicts = {r["verdict"] for r in records}
+    assert {h for h in next(iter(rows.values())) if h not in ("architecture", "networks") and not h.startswith("recovery")} == verdicts
+    assert all(sum(int(row[v]) for v in verdicts) == 2 for row in rows.values())
+
+
+def test_recovery_survey_is_reproducible_from_its_seed(tmp_path, capsys):
+    paths = [tmp_path / "a.json", tmp_path / "b.json"]
+    for path in paths:
+        assert run(capsys, *SURVEY, "--depths", "1", "-o", str(path))[0] == 0
+    first, second = ([{k: v for k, v in r.items() if k != "seconds"} for r in json.loads(p.read_text())["networks"]] for p in paths)
+    assert first == second and len(first) == 2
+    assert run(capsys, *SURVEY, "--depths", "1", "--seed", "4", "-o", str(paths[1]))[0] == 0
+    shifted = json.loads(paths[1].read_text())["networks"]
+    assert shifted[0]["seed"] == 4 and {k: v for k, v in shifted[0].items() if k != "seconds"} == first[1]
+
+
+def test_a_recovered_network_computing_another_function_is_flagged_loudly(capsys, monkeypatch):
+    import polyrelu.cli
+    from polyrelu import recover_network
+
+    def wrong(oracle, n0, **kwargs):
+        result = recover_network(oracle, n0, **kwargs)
+        shifted = ReLUNetwork(result.network.weights, [*result.network.biases[:-1], [result.network.biases[-1][0] + 1]])
+        return type(result)(**{**result.__dict__, "network": shifted})
+
+    monkeypatch.setattr(polyrelu.cli, "recover_network", wrong)
+    code, out, err = run(capsys, *SURVEY, "--depths", "1", "--samples", "1")
+    assert code == 70
+    assert table_rows(out)["2→2→1"]["recovery: DIFFERENT FUNCTION"] == "**1**"
+    assert "COMPUTE A DIFFERENT FUNCTION" in out and "2→2→1 seed 3" in out
+    assert one_line(err).startswith("polyrelu: error: 1 recovered networks compute a different function")
