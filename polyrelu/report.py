@@ -42,17 +42,18 @@ def network_report(net) -> str:
     narrow = [f"hidden layer {l} has width {n}" for l, n in enumerate(arch.hidden_widths, 1) if n < 2]
     if arch.input_dim < 2:
         narrow.insert(0, f"input width is {arch.input_dim}")
-    lines = [
-        f"network             {net.name or '(unnamed)'}",
-        f"architecture        {arch}  (input {arch.input_dim}, hidden {arch.hidden_widths}, "
-        f"output {arch.output_dim}; depth L = {arch.depth})",
-        f"parameters D        {arch.num_parameters}",
-        f"hidden neurons H    {arch.num_hidden}",
-        f"D - H               {arch.functional_dimension_bound}  (upper bound on the functional dimension)",
-        "width hypothesis    "
-        + ("holds (n0 >= 2 and every hidden width >= 2, as the identifiability theorem asks)" if arch.width_hypothesis
-           else "fails: " + "; ".join(narrow) + " (the identifiability theorem asks n0 >= 2, hidden widths >= 2)"),
+    theorem = "the identifiability theorem of Grillo & Montúfar"
+    head = [
+        ("network", net.name or "(unnamed)"),
+        ("architecture", f"{arch}  (input {arch.input_dim}, hidden {arch.hidden_widths}, "
+                         f"output {arch.output_dim}; depth L = {arch.depth})"),
+        ("parameters D", arch.num_parameters),
+        ("hidden neurons H", arch.num_hidden),
+        ("D - H", f"{arch.functional_dimension_bound}  (upper bound on the functional dimension)"),
+        ("width hypothesis", f"holds (n0 >= 2 and every hidden width >= 2, as {theorem} asks)" if arch.width_hypothesis
+         else "fails: " + "; ".join(narrow) + f" ({theorem} asks n0 >= 2 and hidden widths >= 2)"),
     ]
+    lines = [line for label, text in head for line in wrap(f"{label:<{_LABEL}}{text}", indent=_LABEL)]
     try:
         canon = canonical_form(net)
     except SymmetryError as exc:  # the rest of the report stands without it
