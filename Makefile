@@ -25,7 +25,7 @@ TORCH_TESTED := torch==2.13.0
 demo: $(RUNTIME)
 	$(BIN)/polyrelu demo
 	$(BIN)/polyrelu analyze builtin:generic-2-3-3-2-1 --plot demo-analysis.png
-	$(BIN)/polyrelu recover --from builtin:generic-2-3-3-2-1 -o demo-recovered.json
+	$(BIN)/polyrelu recover builtin:generic-2-3-3-2-1 -o demo-recovered.json
 
 test: $(TESTENV)
 	$(BIN)/python -m pytest

@@ -6,8 +6,10 @@ Run from the repository root::
 
 Forty architectures drawn as in the recovery tests (``n0 ∈ {2, 3}``, 1-3 hidden layers, widths 2-6,
 ``m ∈ {1, 2}``; ``default_rng(2026)``), each with weights and biases ``N(0, 1)`` from its own seed. Every
-recovered network is compared with the original exactly: trivially equivalent, else the same function (checked
-by ``same_function`` on a common refinement). A different function would be a bug and is counted apart.
+recovered network is compared with the original exactly, as ``polyrelu survey --recovery`` does
+(:func:`polyrelu.cli.survey.recovery_outcome`): trivially equivalent, else the same function (checked by
+``same_function`` on a common refinement). A different function would be a bug and is counted apart.
+``polyrelu survey --recovery`` (docs/survey.md) surveys the architectures ``(n0, w, ..., w, 1)`` by depth instead.
 """
 
 import collections
@@ -17,7 +19,8 @@ import time
 
 import numpy as np
 
-from polyrelu import ReLUNetwork, equivalent, network_oracle, recover_network, same_function
+from polyrelu import ReLUNetwork, network_oracle, recover_network
+from polyrelu.cli.survey import RECOVERY_OUTCOMES, recovery_outcome
 
 
 def cases(count=40, seed=2026):
@@ -43,19 +46,14 @@ def main():
         start = time.perf_counter()
         result = recover_network(network_oracle(net), widths[0])
         took = time.perf_counter() - start
-        if result.network is None:
-            verdict = "undecided"
-        elif equivalent(result.network, net):
-            verdict = "trivially equivalent"
-        else:
-            verdict = "same function" if same_function(result.network, net).equal else "DIFFERENT FUNCTION"
+        verdict = recovery_outcome(net, result)
         tally[len(widths) - 2, verdict] += 1
         print(f"| {'→'.join(map(str, widths))} | {seed} | {verdict} | {result.queries} | {took:.1f} s |")
     print()
     print("| hidden layers | trivially equivalent | same function | undecided | different function |")
     print("|---|---|---|---|---|")
     for depth in (1, 2, 3):
-        row = [tally[depth, v] for v in ("trivially equivalent", "same function", "undecided", "DIFFERENT FUNCTION")]
+        row = [tally[depth, v] for v in RECOVERY_OUTCOMES]
         print(f"| {depth} | " + " | ".join(map(str, row)) + " |")
 
 

@@ -47,9 +47,15 @@ class ConditionResult:
     holds: bool
     witnesses: tuple[Any, ...]
 
+    @property
+    def title(self) -> str:
+        """The name as text puts it first: in full (``"TPIC (transversal pairwise intersection)"``)."""
+        return _TITLES.get(self.name, self.name)
+
     def __str__(self) -> str:
-        verdict = "holds" if self.holds else f"fails ({len(self.witnesses)} witnesses, e.g. {self.witnesses[0]})"
-        return f"{self.name}: {verdict}"
+        if self.holds:
+            return f"{self.title}: holds"
+        return f"{self.title}: fails ({_count(len(self.witnesses), 'witness')}, e.g. {_witness_text(self.name, self.witnesses[0])})"
 
 
 @dataclass(frozen=True)
@@ -71,9 +77,64 @@ class GenericityReport:
         return all(c.holds for c in self.conditions)
 
     def __str__(self) -> str:
-        lines = [str(c) for c in self.conditions]
+        """One line per condition, then up to three of its witnesses in words, then the verdict."""
+        lines = []
+        for c in self.conditions:
+            if c.holds:
+                lines.append(f"{c.title}: holds")
+                continue
+            lines.append(f"{c.title}: fails ({_count(len(c.witnesses), 'witness')})")
+            lines.extend(f"  {_witness_text(c.name, w)}" for w in c.witnesses[:_SHOWN])
+            if len(c.witnesses) > _SHOWN:
+                lines.append(f"  and {len(c.witnesses) - _SHOWN} more")
         lines.append("generic: " + ("yes, all four conditions hold" if self.holds else "no"))
         return "\n".join(lines)
+
+
+_SHOWN = 3  # witnesses listed per failing condition in a report's text
+
+_TITLES = {"TPIC": "TPIC (transversal pairwise intersection)"}
+
+
+def _cells_text(cells: tuple[int, ...]) -> str:
+    shown = ", ".join(map(str, cells[:_SHOWN]))
+    return shown + (f" and {len(cells) - _SHOWN} more" if len(cells) > _SHOWN else "")
+
+
+def _count(k: int, noun: str) -> str:
+    return f"{k} {noun}" + ("" if k == 1 else "es" if noun.endswith("s") else "s")
+
+
+def _tpic_words(z: tuple[int, int], z2: tuple[int, int], reason: str, cells: tuple[int, ...]) -> str:
+    if reason == "disjoint":
+        return f"the bent hypersurfaces of neurons {z} and {z2} never meet"
+    return (f"the bent hypersurfaces of neurons {z} and {z2} meet in cells ({_cells_text(cells)}) that are not "
+            "codimension-2 crossings")
+
+
+def _witness_text(name: str, witness: Any) -> str:
+    """One witness of the condition ``name`` in words.
+
+    >>> _witness_text("TPIC", ((1, 0), (2, 1), "disjoint", ()))
+    'the bent hypersurfaces of neurons (1, 0) and (2, 1) never meet'
+    """
+    words = _WITNESS_WORDS.get(name)
+    return words(*witness) if words is not None else str(witness)
+
+
+_WITNESS_WORDS: dict[str, Any] = {
+    "supertransversality": lambda cell, codimension, count: (
+        f"cell {cell}, of codimension {codimension}, lies on {count} bent hypersurfaces, not {codimension}"
+    ),
+    "no cancellation": lambda neuron, facet: (
+        f"facet {facet} of neuron {neuron}'s bent hypersurface has weight 0, yet no later hidden layer is entirely "
+        "inactive there"
+    ),
+    "transparency": lambda facet, neuron, layer: (
+        f"hidden layer {layer} is entirely inactive on facet {facet} of neuron {neuron}'s bent hypersurface"
+    ),
+    "TPIC": _tpic_words,
+}
 
 
 def genericity(

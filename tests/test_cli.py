@@ -5,22 +5,28 @@ bug, 130 interrupted (143 terminated: see test_outputs.py); every failure is
 one line on stderr, with the traceback only under ``--debug``.
 """
 
+import argparse
 import json
 import os
+import re
 import sys
 from fractions import Fraction
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import polyrelu.analysis
 import polyrelu.complex
 import polyrelu.identifiability
 from polyrelu import CanonicalComplex, ReLUNetwork, canonical_complex, save_network
-from polyrelu.cli import main, parse_domain
+import polyrelu.errors
+from polyrelu.cli import EXIT_STATUS, build_parser, main, parse_domain
 from polyrelu.complex import Box
 from polyrelu.examples import bent_line_network
 from polyrelu.schemas import schema, validate
+from polyrelu.text import exact_numbers, number_text, scientific_text, vector_text
 
 
 def run(capsys, *argv):
@@ -60,8 +66,8 @@ def test_complex_command_writes_a_valid_equal_complex(tmp_path, capsys):
     code, out, err = run(capsys, "complex", str(path), "--domain", "box:-4,4", "-o", str(out_path))
     expected = canonical_complex(net, Box(-4, 4))
     assert code == 0
-    assert f"f-vector          {expected.f_vector()}" in out
-    assert "Euler char.       1  (expected 1)" in out
+    assert f"f-vector            {expected.f_vector()}" in out
+    assert "Euler char.         1  (expected 1)" in out
     assert "\r" not in err  # no progress bar when stderr is not a terminal
     data = json.loads(out_path.read_text())
     jsonschema.validate(data, schema("complex"))
@@ -74,7 +80,7 @@ def test_complex_command_on_whole_space(tmp_path, capsys):
     save_network(net, path)
     code, out, _ = run(capsys, "complex", str(path))
     assert code == 0
-    assert "Euler char.       -1  (expected -1)" in out
+    assert "Euler char.         -1  (expected -1)" in out
 
 
 @pytest.mark.parametrize(
@@ -138,12 +144,12 @@ def test_graph_command_writes_json_graphml_and_plot(tmp_path, capsys):
     save_network(generic_network((2, 3, 2, 1), seed=2), path)
     files = {k: tmp_path / f"g.{k}" for k in ("json", "graphml", "png")}
     code, out, _ = run(
-        capsys, "graph", str(path), "--json", str(files["json"]), "--graphml", str(files["graphml"]),
+        capsys, "graph", str(path), "-o", str(files["json"]), "--graphml", str(files["graphml"]),
         "--plot", str(files["png"]),
     )
     assert code == 0
-    assert "layers            (3, 2) vertices per inferred layer" in out
-    assert "parameter graph   equal" in out
+    assert "layers              (3, 2) vertices per inferred layer" in out
+    assert "parameter graph     equal" in out
     assert "fewer than 2 hidden layers" in out and "fewest a generic realization can have" in out
     with open(files["json"]) as fh:
         data = json.load(fh)
@@ -183,7 +189,7 @@ def net_file(tmp_path):
     [
         (["complex", "{net}", "--bogus"], "unrecognized arguments: --bogus"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
-        (["complex"], "the following arguments are required: network"),
+        (["complex"], "the following arguments are required: NET"),
         (["complex", "{net}", "--max-cells", "0"], "--max-cells 0: must be a positive integer"),
         (["complex", "{net}", "--max-cells", "many"], "invalid int value: 'many'"),
         (["complex", "{net}", "--domain", "box:1e999999999,2"], "the exponent 999999999 is beyond"),
@@ -203,8 +209,8 @@ def net_file(tmp_path):
         (["survey", "--seed", "-1"], "--seed -1: must be an integer >= 0"),
         (["survey", "--depths", "999999999"], "999999999 hidden layers, over 1000"),
         (["complex", "builtin:randn-2" + "-1" * 1001], "1001 layers, over 1000"),
-        (["recover", "--from", "{net}", "--max-queries", "0"], "--max-queries 0: must be a positive integer"),
-        (["recover", "--from", "{net}", "--float"], "--float needs a bounded domain"),
+        (["recover", "{net}", "--max-queries", "0"], "--max-queries 0: must be a positive integer"),
+        (["recover", "{net}", "--float"], "--float needs a bounded domain"),
         (["analyze", "builtin:generic-4-3-1", "--plot", "{dir}/a.png"], "--plot draws networks with 2 or 3 inputs"),
     ],
 )
@@ -288,10 +294,10 @@ BAD_OUTPUTS = [
     ("complex", "-o", "c.graphml"),
     ("weights", "-o", "missing/w.json"),
     ("weights", "-o", "."),
-    ("graph", "--json", "g.txt"),
+    ("graph", "-o", "g.txt"),
     ("graph", "--graphml", "missing/g.graphml"),
     ("graph", "--plot", "g.jpg"),
-    ("analyze", "--json", "missing/a.json"),
+    ("analyze", "-o", "missing/a.json"),
     ("analyze", "--plot", "a.gif"),
     ("recover", "-o", "r.txt"),
     ("complex", "-o", "net.json"),  # the input file itself
@@ -302,8 +308,8 @@ BAD_OUTPUTS = [
 @pytest.mark.parametrize("command, option, name", BAD_OUTPUTS)
 def test_a_bad_output_path_fails_before_the_network_is_loaded(net_file, capsys, monkeypatch, command, option, name):
     monkeypatch.setattr("polyrelu.cli.load", lambda spec: pytest.fail("the network was loaded before the path was checked"))
-    monkeypatch.setattr("polyrelu.cli.load_network", lambda spec: pytest.fail("the network was loaded"))
-    source = ["--from", str(net_file)] if command == "recover" else [str(net_file)]
+    monkeypatch.setattr("polyrelu.cli.builtins.load_network", lambda spec: pytest.fail("the network was loaded"))
+    source = [str(net_file)]
     before = sorted(os.listdir(net_file.parent))
     code, out, err = run(capsys, command, *source, option, str(net_file.parent / name))
     assert code == 2 and out == ""
@@ -320,7 +326,7 @@ def load_ok(path):
 
 def test_plot_without_suffix_writes_exactly_that_path_as_png(tmp_path, capsys):
     code, out, _ = run(capsys, "graph", "builtin:bent-line", "--plot", str(tmp_path / "x"))
-    assert code == 0 and f"written           {tmp_path / 'x'}" in out
+    assert code == 0 and f"written             {tmp_path / 'x'}" in out
     assert os.listdir(tmp_path) == ["x"]
     assert (tmp_path / "x").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -348,7 +354,7 @@ def test_analyze_json_stays_valid_beyond_the_float_range(tmp_path, capsys):
     net = ReLUNetwork([[[huge, 1], [1, -huge], [1, 1]], [[huge, 1, -1]]], [[0, 1, -1], [0]])
     path, out_path = tmp_path / "net.json", tmp_path / "a.json"
     save_network(net, path)
-    code, out, err = run(capsys, "analyze", str(path), "--json", str(out_path))
+    code, out, err = run(capsys, "analyze", str(path), "-o", str(out_path))
     assert code == 0, err
     assert "conditioning        thinnest region" in out
     data = json.loads(out_path.read_text(), parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))
@@ -367,9 +373,299 @@ def test_info_on_thirteen_twin_neurons_reports_without_the_canonical_form(tmp_pa
     assert "2→13→1" in out and "canonical form      not computed: hidden layer 1 has 13 twin neurons" in out
 
 
-@pytest.mark.parametrize("command", [[], ["demo"], ["info"], ["complex"], ["weights"], ["graph"], ["analyze"], ["recover"], ["survey"]])
-def test_help_of_every_command(capsys, command):
+# -- one grammar -------------------------------------------------------------------------------------------
+
+
+def subcommands():
+    """Every command's parser, by name, as `polyrelu` builds them."""
+    (sub,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return sub.choices
+
+
+def test_the_commands_are_the_documented_ones():
+    assert list(subcommands()) == ["demo", "builtins", "info", "complex", "slice", "weights", "graph", "analyze", "recover", "survey"]
+
+
+@pytest.mark.parametrize("command", [[], *([name] for name in subcommands())])
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_of_every_command(capsys, command, flag):
     # a '%' in a help string made `polyrelu --help` an internal error (exit 70)
-    assert main([*command, "--help"]) == 0
+    assert main([*command, flag]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("usage: polyrelu")
+    assert out.startswith(f"usage: polyrelu {command[0] if command else ''}".rstrip())
+
+
+@pytest.mark.parametrize("name", list(subcommands()))
+def test_every_option_of_every_command_says_what_it_does(name):
+    for action in subcommands()[name]._actions:
+        if action.help != argparse.SUPPRESS:  # the old spellings are hidden
+            assert action.help and len(action.help) > 10, f"{name} {action.option_strings or action.dest}: no help"
+
+
+def test_the_exit_statuses_are_listed_in_the_help(capsys):
+    main(["--help"])
+    out = capsys.readouterr().out
+    for code, meaning in EXIT_STATUS.items():
+        assert re.search(rf"^ +{code}  {re.escape(meaning)}$", out, re.M), code
+    assert set(EXIT_STATUS) == {0, 1, 2, 70, 130, 141, 143}
+
+
+def command_lines(tmp_path):
+    """Each command on a cheap network, writing its main output to a file of the suffix it takes."""
+    net = "builtin:generic-2-3-2-1"
+    points = tmp_path / "points.json"
+    points.write_text("[[0, 0], [1, 0], [0, 1]]")
+    return {
+        "demo": (["demo"], "net.json"),
+        "builtins": (["builtins"], "builtins.json"),
+        "info": (["info", net], "net.npz"),
+        "complex": (["complex", net], "complex.json"),
+        "slice": (["slice", net, "--through", str(points)], "slice.json"),
+        "weights": (["weights", net], "weights.json"),
+        "graph": (["graph", net], "graph.json"),
+        "analyze": (["analyze", net, "--no-inradius"], "analysis.json"),
+        "recover": (["recover", net], "recovered.json"),
+        "survey": (["survey", "--depths", "1", "--widths", "2", "--samples", "1"], "survey.json"),
+    }
+
+
+def test_every_command_writes_its_main_output_with_o(tmp_path, capsys):
+    from polyrelu import load_network
+    from polyrelu.examples import generic_network
+
+    lines = command_lines(tmp_path)
+    assert set(lines) == set(subcommands())
+    for name, (argv, file) in lines.items():
+        path = tmp_path / file
+        code, out, err = run(capsys, *argv, "-o", str(path))
+        assert code == 0 and err == "", (name, err)
+        assert f"written             {path}" in out
+        if path.suffix == ".npz" or name in ("demo", "recover"):
+            network = load_network(path)
+            assert network == {"demo": bent_line_network(), "info": generic_network((2, 3, 2, 1), seed=1)}.get(name, network)
+        else:
+            data = json.loads(path.read_text())
+            kind = {"complex": "complex", "weights": "complex", "graph": "dependency_graph", "analyze": "analysis"}.get(name)
+            if kind:
+                validate(data, kind)
+            else:
+                assert data["format"] == f"polyrelu.{name}"
+    assert json.loads((tmp_path / "survey.json").read_text())["architectures"][0]["ranks"] == [7]
+
+
+def test_the_old_spellings_still_work(tmp_path, capsys):
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    assert run(capsys, "recover", "--from", "builtin:generic-2-3-2-1", "-o", str(old))[0] == 0
+    assert run(capsys, "recover", "builtin:generic-2-3-2-1", "-o", str(new))[0] == 0
+    assert old.read_text() == new.read_text()
+    assert run(capsys, "recover", "--from=builtin:generic-2-3-2-1", "-o", str(old))[0] == 0
+    assert old.read_text() == new.read_text()
+    assert run(capsys, "graph", "builtin:bent-line", "--json", str(old))[0] == 0
+    assert json.loads(old.read_text())["format"] == "polyrelu.dependency_graph"
+    assert "--from" not in capsys.readouterr().out and main(["recover", "--help"]) == 0
+    assert "--from" not in capsys.readouterr().out  # hidden: the help shows one spelling
+
+
+def builtin_names(capsys):
+    assert main(["builtins"]) == 0
+    return [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.startswith("builtin:")]
+
+
+def test_builtins_lists_names_every_command_accepts(capsys, monkeypatch):
+    import polyrelu.cli
+
+    names = builtin_names(capsys)
+    assert names[0] == "builtin:bent-line" and len(names) == 5
+    for name in names:  # really loaded, and cheap commands really run on them
+        assert polyrelu.cli.load(name).architecture.input_dim == 2
+        assert main(["info", name]) == 0 and main(["complex", name, "--domain", "box:-1,1"]) == 0, name
+    capsys.readouterr()
+    seen = []
+
+    def recording(spec, **kwargs):
+        seen.append(spec)
+        raise polyrelu.errors.UsageError("stop here")
+
+    monkeypatch.setattr(polyrelu.cli, "load", recording)
+    monkeypatch.setattr(polyrelu.cli.slicing, "load", recording)
+    takes_a_network = [name for name, p in subcommands().items() if any(a.dest == "network" for a in p._actions)]
+    assert takes_a_network == ["info", "complex", "slice", "weights", "graph", "analyze", "recover"]
+    for command in takes_a_network:
+        extra = ["--through", "points.csv"] if command == "slice" else []
+        for name in names:
+            assert main([command, name, *extra]) == 2 and seen[-1] == name
+
+
+def test_quiet_prints_nothing_but_errors_and_still_writes(tmp_path, capsys):
+    path = tmp_path / "c.json"
+    for argv in (["--quiet", "complex", "builtin:bent-line", "-o", str(path)], ["complex", "builtin:bent-line", "-q", "-o", str(path)]):
+        code, out, err = run(capsys, *argv)
+        assert (code, out, err) == (0, "", "") and CanonicalComplex.from_json(str(path)) == canonical_complex(bent_line_network())
+        path.unlink()
+    code, out, err = run(capsys, "-q", "complex", "builtin:bent-line", "--domain", "box:1,0")
+    assert code == 2 and out == "" and one_line(err).startswith("polyrelu: error: --domain")
+    code, out, err = run(capsys, "-q", "recover", "builtin:randn-2-8-8-1", "--max-seconds", "0.01")
+    assert (code, out, err) == (1, "", "")
+
+
+def test_the_time_goes_to_stderr_on_a_terminal_only(capsys, monkeypatch):
+    code, out, err = run(capsys, "complex", "builtin:bent-line")
+    assert code == 0 and err == "" and not re.search(r"\d s\b", out)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, out, err = run(capsys, "complex", "builtin:bent-line")
+    assert code == 0 and re.fullmatch(r"polyrelu complex: \d+\.\d\d s\n", err) and not re.search(r"\d s\b", out)
+
+
+# -- readable text ----------------------------------------------------------------------------------------
+
+
+def test_info_on_a_float_network_keeps_lines_short_unless_exact(tmp_path, capsys):
+    from polyrelu import canonical_form
+    from polyrelu.geometry.rational import fraction_to_json
+
+    net = ReLUNetwork.random((12, 3, 2, 1), seed=5, kind="gaussian")  # float64 draws: 50-digit rationals
+    path = tmp_path / "net.npz"
+    save_network(net, path)
+    code, out, _ = run(capsys, "info", str(path))
+    assert code == 0
+    assert max(map(len, out.splitlines())) <= 120
+    assert "~: rounded to 3 significant digits" in out
+    exact = [str(fraction_to_json(v)) for W, b in canonical_form(net).layers for row in W for v in (*row, *b)]
+    long_ones = [e for e in exact if len(e) > 12]
+    assert long_ones and not any(e in out for e in long_ones)
+    code, out, _ = run(capsys, "info", str(path), "--exact")
+    assert all(e in out for e in exact) and max(map(len, out.splitlines())) > 120
+    assert "rounded" not in out
+
+
+def test_weights_lists_witnesses_in_words(capsys):
+    from polyrelu import genericity
+    from polyrelu.cli import load
+
+    code, out, _ = run(capsys, "weights", "builtin:randn-2-3-2-1")
+    report = genericity(canonical_complex(load("builtin:randn-2-3-2-1")))
+    assert code == 0 and not report.tpic.holds
+    assert f"TPIC (transversal pairwise intersection): fails ({len(report.tpic.witnesses)} witnesses)" in out
+    for z, z2, reason, cells in report.tpic.witnesses[:3]:
+        assert reason == "disjoint" and f"  the bent hypersurfaces of neurons {z} and {z2} never meet\n" in out
+    assert "'disjoint'" not in out and "((" not in out
+
+
+def test_weights_are_sorted_numerically_and_columns_aligned(capsys):
+    code, out, _ = run(capsys, "weights", "builtin:generic-2-12-2-1")
+    assert code == 0
+    rows = [re.match(r"(\(\d+, \d+\)) +(\d+) +(\d+) +(\d+)  (.*)$", line) for line in out.splitlines() if line.startswith("(")]
+    assert len(rows) == 14 and rows[10].group(1) == "(1, 10)"
+    assert len({row.end(2) for row in rows}) == 1 and len({row.start(5) for row in rows}) == 1  # aligned, neuron 10 too
+    for row in rows:
+        shown = row.group(5).split(" (")[0].replace("…, ", "").split(", ")
+        values = [float(v) for v in shown]
+        assert values == sorted(values) and len(set(values)) == len(values), row.group(0)
+    assert any("distinct" in row.group(5) for row in rows)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.fractions(max_denominator=10**30).filter(bool), st.integers(-60, 60))
+def test_scientific_text_is_the_value_rounded_to_three_digits(value, shift):
+    value *= Fraction(10) ** shift
+    text = scientific_text(value)
+    mantissa, exponent = text.split("e")
+    m = Fraction(mantissa)
+    assert 1 <= abs(m) < 10 and len(mantissa.lstrip("-").replace(".", "")) == 3
+    rounded = m * Fraction(10) ** int(exponent)
+    assert abs(value - rounded) <= Fraction(10) ** (int(exponent) - 2) / 2  # half a unit in the last digit shown
+    assert (rounded > 0) == (value > 0)
+
+
+def test_long_numbers_are_abbreviated_with_their_length_and_exact_on_demand():
+    x = Fraction(-7243, 100000) + Fraction(1, 10**30)
+    digits = len(str(-x.numerator)) + len(str(x.denominator))
+    assert number_text(x) == f"-7.24e-2 (exact: {digits} digits)" and digits == 60
+    assert number_text(x, exact=True) == str(x) and vector_text([1, x]) == "(1, ~-7.24e-2)"
+    with exact_numbers():
+        assert number_text(x) == str(x) and vector_text([x]) == f"({x})"
+    assert number_text(Fraction(-40503, 65536)) == "-40503/65536"  # short exact numbers stay exact
+
+
+# -- the survey across depth: identifiability verdicts and recovery outcomes --------------------------------
+
+
+def by_hand(arch, seed, max_seconds):
+    """The verdict and the recovery outcome of one surveyed network, computed here without the CLI."""
+    from polyrelu import equivalent, identifiability_report, network_oracle, recover_network, same_function
+
+    net = ReLUNetwork.random(arch, seed=seed, kind="gaussian")
+    result = recover_network(network_oracle(net), arch[0], seed=seed, max_seconds=max_seconds)
+    if result.network is None:
+        outcome = "undecided"
+    elif equivalent(result.network, net):
+        outcome = "trivially equivalent"
+    else:
+        outcome = "same function" if same_function(result.network, net).equal else "DIFFERENT FUNCTION"
+    return identifiability_report(net).verdict, outcome
+
+
+SURVEY = ["survey", "--recovery", "--input", "2", "--depths", "1,2", "--widths", "2", "--samples", "2", "--seed", "3"]
+
+
+def table_rows(out):
+    """The markdown table of ``out`` as ``{architecture: {column: entry}}``."""
+    lines = [line for line in out.splitlines() if line.startswith("|")]
+    header = [h.strip() for h in lines[0].strip("|").split("|")]
+    rows = {}
+    for line in lines[2:]:
+        entries = [e.strip() for e in line.strip("|").split("|")]
+        rows[entries[0]] = dict(zip(header, entries))
+    return rows
+
+
+def test_recovery_survey_counts_what_each_network_gives_by_hand(tmp_path, capsys):
+    out_path = tmp_path / "survey.json"
+    code, out, err = run(capsys, *SURVEY, "-o", str(out_path))
+    assert code == 0, err
+    rows = table_rows(out)
+    assert set(rows) == {"2→2→1", "2→2→2→1"}
+    records = json.loads(out_path.read_text())["networks"]
+    assert [(r["architecture"], r["seed"]) for r in records] == [([2, 2, 1], 3), ([2, 2, 1], 4), ([2, 2, 2, 1], 3), ([2, 2, 2, 1], 4)]
+    for arch in ((2, 2, 1), (2, 2, 2, 1)):
+        expected = [by_hand(arch, seed, 60) for seed in (3, 4)]
+        row = rows["→".join(map(str, arch))]
+        assert row["networks"] == "2"
+        for verdict in {v for v, _ in expected}:
+            assert row[verdict] == str(sum(v == verdict for v, _ in expected))
+        for outcome in ("trivially equivalent", "same function", "undecided", "DIFFERENT FUNCTION"):
+            assert row[f"recovery: {outcome}"] == str(sum(o == outcome for _, o in expected))
+        mine = [(r["verdict"], r["recovery"]) for r in records if tuple(r["architecture"]) == arch]
+        assert mine == expected
+    # every verdict column is one some network has, and each row's verdicts add up to its networks
+    verdicts = {r["verdict"] for r in records}
+    assert {h for h in next(iter(rows.values())) if h not in ("architecture", "networks") and not h.startswith("recovery")} == verdicts
+    assert all(sum(int(row[v]) for v in verdicts) == 2 for row in rows.values())
+
+
+def test_recovery_survey_is_reproducible_from_its_seed(tmp_path, capsys):
+    paths = [tmp_path / "a.json", tmp_path / "b.json"]
+    for path in paths:
+        assert run(capsys, *SURVEY, "--depths", "1", "-o", str(path))[0] == 0
+    first, second = ([{k: v for k, v in r.items() if k != "seconds"} for r in json.loads(p.read_text())["networks"]] for p in paths)
+    assert first == second and len(first) == 2
+    assert run(capsys, *SURVEY, "--depths", "1", "--seed", "4", "-o", str(paths[1]))[0] == 0
+    shifted = json.loads(paths[1].read_text())["networks"]
+    assert shifted[0]["seed"] == 4 and {k: v for k, v in shifted[0].items() if k != "seconds"} == first[1]
+
+
+def test_a_recovered_network_computing_another_function_is_flagged_loudly(capsys, monkeypatch):
+    import polyrelu.cli.survey
+    from polyrelu import recover_network
+
+    def wrong(oracle, n0, **kwargs):
+        result = recover_network(oracle, n0, **kwargs)
+        shifted = ReLUNetwork(result.network.weights, [*result.network.biases[:-1], [result.network.biases[-1][0] + 1]])
+        return type(result)(**{**result.__dict__, "network": shifted})
+
+    monkeypatch.setattr(polyrelu.cli.survey, "recover_network", wrong)
+    code, out, err = run(capsys, *SURVEY, "--depths", "1", "--samples", "1")
+    assert code == 70
+    assert table_rows(out)["2→2→1"]["recovery: DIFFERENT FUNCTION"] == "**1**"
+    assert "COMPUTE A DIFFERENT FUNCTION" in out and "2→2→1 seed 3" in out
+    assert one_line(err).startswith("polyrelu: error: 1 recovered networks compute a different function")

@@ -376,11 +376,11 @@ def test_cli_slice_summarises_writes_and_draws(tmp_path, capsys, network_file):
         code, out, err = run(capsys, "slice", network_file, "--through", tmp_path / name)
         assert (code, err) == (0, "")
         assert "a 2-dimensional slice" in out
-        assert "domain            [-1/4, 5/4]^2 in slice coordinates (margin 1/4)" in out
-        assert f"f-vector          {K.f_vector()}  ({len(K)} cells, {len(K.regions())} regions)" in out
-        assert f"active neurons    {min(active)} to {max(active)} of 9 per region" in out
-        assert "Euler char.       1  (expected 1)" in out
-        assert f"point 2           in a region (cell {K.locate((0, 1)).id})" in out
+        assert "domain              [-1/4, 5/4]^2 in slice coordinates (margin 1/4)" in out
+        assert f"f-vector            {K.f_vector()}  ({len(K)} cells, {len(K.regions())} regions)" in out
+        assert f"active neurons      {min(active)} to {max(active)} of 9 per region" in out
+        assert "Euler char.         1  (expected 1)" in out
+        assert f"point 2             in a region (cell {K.locate((0, 1)).id})" in out
     code, out, err = run(capsys, "slice", network_file, "--through", tmp_path / "points.npy", "--margin", "0.5",
                          "-o", tmp_path / "slice.json", "--plot", tmp_path / "slice.png")
     assert code == 0, err
