@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 import polyrelu.analysis
 import polyrelu.complex
+import polyrelu.errors
 import polyrelu.identifiability
 from polyrelu import CanonicalComplex, ReLUNetwork, canonical_complex, save_network
-import polyrelu.errors
 from polyrelu.cli import EXIT_STATUS, build_parser, main, parse_domain
 from polyrelu.complex import Box
 from polyrelu.examples import bent_line_network
@@ -592,7 +592,13 @@ def test_long_numbers_are_abbreviated_with_their_length_and_exact_on_demand():
 
 def by_hand(arch, seed, max_seconds):
     """The verdict and the recovery outcome of one surveyed network, computed here without the CLI."""
-    from polyrelu import equivalent, identifiability_report, network_oracle, recover_network, same_function
+    from polyrelu import (
+        equivalent,
+        identifiability_report,
+        network_oracle,
+        recover_network,
+        same_function,
+    )
 
     net = ReLUNetwork.random(arch, seed=seed, kind="gaussian")
     result = recover_network(network_oracle(net), arch[0], seed=seed, max_seconds=max_seconds)
