@@ -34,7 +34,6 @@ Timings go to stderr, the results to stdout, the files to ``--out``.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
@@ -238,7 +237,7 @@ def _segment(cell: polyrelu.Cell) -> tuple[list[float], list[float]]:
 
 
 def _a(digit: int) -> str:
-    """"a 6", "an 8"."""
+    """The digit with its article: a 6, an 8."""
     return f"{'an' if digit == 8 else 'a'} {digit}"
 
 
@@ -260,9 +259,11 @@ def draw_slice(show: Showcase) -> Axes:
     D, K, S = show.decision, show.complex, show.slice
     colours = plt.get_cmap("tab10")
     _, ax = plt.subplots(figsize=(7.5, 7))
-    def pale(c: int) -> tuple[float, ...]:
+
+    def pale(c: int) -> tuple[float, float, float]:
         # opaque and outlined in its own colour: translucent neighbours would leave seams along shared edges
-        return tuple(0.5 * v + 0.5 for v in colours(c)[:3])
+        r, g, b = colours(c)[:3]
+        return (r + 1) / 2, (g + 1) / 2, (b + 1) / 2
 
     drawn_classes, ties = set(), False
     for cell in D.complex.cells(2):
@@ -280,7 +281,7 @@ def draw_slice(show: Showcase) -> Axes:
     for cell in show.decision.boundary().cells(1):
         ax.plot(*_segment(cell), color="black", linewidth=2)
     ax.fill(*zip(*[(float(u), float(v)) for u, v in S.points]), fill=False, edgecolor="black", linestyle="--", linewidth=1)
-    for name, marker, t, i, c in zip(POINT_NAMES, POINT_MARKERS, S.points, show.images, show.predicted):
+    for marker, t, i in zip(POINT_MARKERS, S.points, show.images):
         x, y = float(t[0]), float(t[1])
         ax.plot([x], [y], marker, color="white", markeredgecolor="black", markersize=10, markeredgewidth=1.5)
         picture = OffsetImage(show.X[i].reshape(8, 8), zoom=4, cmap="gray_r")
@@ -293,7 +294,7 @@ def draw_slice(show: Showcase) -> Axes:
         Line2D([], [], color="0.35", linewidth=0.4, label="edges of the linear regions"),
         Line2D([], [], color="black", linestyle="--", linewidth=1, label="mixtures of a, b, c (pixels in [0, 1])"),
     ]
-    for name, marker, i, c in zip(POINT_NAMES, POINT_MARKERS, show.images, show.predicted):
+    for name, marker, i in zip(POINT_NAMES, POINT_MARKERS, show.images):
         handles.append(
             Line2D([], [], marker=marker, linestyle="none", color="white", markeredgecolor="black",
                    label=f"{name}: test image {i}, {_a(show.y[i])}")
@@ -306,8 +307,9 @@ def draw_slice(show: Showcase) -> Axes:
     ax.set_xlabel("t1 (slice coordinate: x = a + t1 (b - a) + t2 (c - a))")
     ax.set_ylabel("t2 (slice coordinate)")
     arch = "→".join(map(str, ARCHITECTURE))
-    a, b, c = (_a(show.y[i]) for i in show.images)
-    ax.set_title(f"Predicted class of the {arch} digits MLP on the plane\nthrough test images of {a}, {b} and {c} (exact regions)")
+    first, second, third = (_a(show.y[i]) for i in show.images)
+    ax.set_title(f"Predicted class of the {arch} digits MLP on the plane\n"
+                 f"through test images of {first}, {second} and {third} (exact regions)")
     return ax
 
 
@@ -372,7 +374,7 @@ def run(out: os.PathLike | str, *, quick: bool = False, seed: int = 0, dtype: st
     say("network", f"{files['model']} read back exactly: {net.architecture} (checked against a float64 forward pass)")
     images = pick_images(y, test, predicted_test)
     predicted = tuple(int(c) for c in predict(model, X[list(images)]))
-    say("images", ", ".join(f"{n} = test image {i} (a {y[i]}, predicted {p})"
+    say("images", ", ".join(f"{n} = test image {i} ({_a(y[i])}, predicted {p})"
                              for n, i, p in zip(POINT_NAMES, images, predicted)))
     S = timed(seconds, "slice", lambda: polyrelu.slice_through(net, [X[i] for i in images], margin))
     K = timed(seconds, "slice complex", S.complex)
@@ -444,7 +446,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The command line; returns the exit status (2 for a bad option or output path)."""
     parser = argparse.ArgumentParser(prog="digits.py", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help=f"train {QUICK_EPOCHS} epochs instead of {EPOCHS} (make demo)")
-    parser.add_argument("--out", default="digits-out", help="directory of model.pt, slice.png, summary.json (default: digits-out)")
+    parser.add_argument("--out", default="digits-out",
+                        help="directory of model.pt, slice.png, summary.json (default: digits-out)")
     parser.add_argument("--seed", type=int, default=0, help="seeds the split, the initialisation and the batches (default 0)")
     parser.add_argument("--dtype", choices=("float32", "float64"), default="float32",
                         help="the model's parameters (default float32: the shorter exact rationals)")
@@ -452,10 +455,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"the slice's box is [-margin, 1 + margin]^2 in slice coordinates (default {MARGIN})")
     args = parser.parse_args(argv)
     try:
-        run(args.out, quick=args.quick, seed=args.seed, dtype=args.dtype, margin=args.margin)
-    except ValueError as exc:  # Fraction(text) of a margin that is no number
-        print(f"digits.py: --margin {args.margin!r}: {exc}", file=sys.stderr)
+        margin = Fraction(args.margin)
+    except (ValueError, ZeroDivisionError):
+        print(f"digits.py: --margin {args.margin!r} is not a number; give one such as 1, 0.5 or 1/4", file=sys.stderr)
         return 2
+    try:
+        run(args.out, quick=args.quick, seed=args.seed, dtype=args.dtype, margin=margin)
     except polyrelu.UsageError as exc:
         print(f"digits.py: {exc}", file=sys.stderr)
         return 2
