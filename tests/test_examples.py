@@ -12,12 +12,15 @@ import copy
 import importlib.util
 import io
 import json
+import re
 import sys
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
+import tomllib
+from packaging.requirements import Requirement
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("sklearn")
@@ -25,7 +28,8 @@ pytest.importorskip("sklearn")
 import polyrelu  # noqa: E402
 from polyrelu.io.pytorch import read_torch  # noqa: E402
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "digits.py"
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "digits.py"
 
 
 def _load_example():
@@ -161,3 +165,18 @@ def test_a_bad_option_exits_2_before_any_work(tmp_path, capsys, option):
     assert capsys.readouterr().err.startswith("digits.py: ")
     assert blocker.read_text() == "mine"
     assert not (tmp_path / "out" / digits.MODEL_FILE).exists()
+
+
+def test_the_examples_extra_brings_torch_and_scikit_learn_and_make_demo_installs_it_before_running_the_showcase():
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    extra = [Requirement(r) for r in extras["examples"]]
+    assert sorted(r.name for r in extra) == ["scikit-learn", "torch"]
+    assert all([s.operator for s in r.specifier] == [">="] for r in extra)
+    makefile = (ROOT / "Makefile").read_text()
+    (prerequisite, recipe) = re.search(r"^demo: (\S+)\n((?:\t.*\n)+)", makefile, re.M).groups()
+    assert "examples/digits.py --quick --out " in recipe
+    install = re.search(rf"^{re.escape(prerequisite)}: .*\n((?:\t.*\n)+)", makefile, re.M).group(1)
+    assert re.search(r"pip install .*-e '\.\[(\w+,)*examples(,\w+)*\]'", install)
+    # the tests of this file run under make test: its environment has the extra too
+    testenv = re.search(r"^\$\(TESTENV\): .*\n((?:\t.*\n)+)", makefile, re.M).group(1)
+    assert re.search(r"pip install .*-e '\.\[(\w+,)*examples(,\w+)*\]'", testenv)
