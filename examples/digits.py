@@ -231,9 +231,9 @@ def _polygon(cell: polyrelu.Cell) -> list[tuple[float, float]]:
     return sorted(points, key=lambda p: math.atan2(p[1] - cy, p[0] - cx))
 
 
-def _segment(cell: polyrelu.Cell) -> tuple[list[float], list[float]]:
-    (x0, y0), (x1, y1) = cell.polyhedron.vertices()
-    return [float(x0), float(x1)], [float(y0), float(y1)]
+def _segment(cell: polyrelu.Cell) -> list[tuple[float, float]]:
+    """The two vertices of an edge, as floats for drawing only."""
+    return [(float(u), float(v)) for u, v in cell.polyhedron.vertices()]
 
 
 def _a(digit: int) -> str:
@@ -252,6 +252,7 @@ def draw_slice(show: Showcase) -> Axes:
 
     matplotlib.use("Agg")  # a file is written, never a window opened
     import matplotlib.pyplot as plt
+    from matplotlib.collections import LineCollection, PolyCollection
     from matplotlib.lines import Line2D
     from matplotlib.offsetbox import AnnotationBbox, OffsetImage
     from matplotlib.patches import Patch
@@ -265,21 +266,23 @@ def draw_slice(show: Showcase) -> Axes:
         r, g, b = colours(c)[:3]
         return (r + 1) / 2, (g + 1) / 2, (b + 1) / 2
 
-    drawn_classes, ties = set(), False
+    # one collection per kind of thing drawn: a thousand separate patches cost seconds
+    polygons, colours_of_polygons, tie_polygons, drawn_classes = [], [], [], set()
     for cell in D.complex.cells(2):
         label = D.label(cell)
         if len(label) == 1:
             (c,) = label
             drawn_classes.add(c)
-            colour = pale(c)
-            ax.fill(*zip(*_polygon(cell)), facecolor=colour, edgecolor=colour, linewidth=0.6)
+            polygons.append(_polygon(cell))
+            colours_of_polygons.append(pale(c))
         else:  # two outputs equal on a whole region: not generic, shown apart
-            ties = True
-            ax.fill(*zip(*_polygon(cell)), facecolor="white", edgecolor="0.3", hatch="//", linewidth=0)
-    for cell in K.cells(1):
-        ax.plot(*_segment(cell), color="0.35", linewidth=0.4)
-    for cell in show.decision.boundary().cells(1):
-        ax.plot(*_segment(cell), color="black", linewidth=2)
+            tie_polygons.append(_polygon(cell))
+    ax.add_collection(PolyCollection(polygons, facecolors=colours_of_polygons, edgecolors=colours_of_polygons,
+                                     linewidths=0.6))
+    if tie_polygons:
+        ax.add_collection(PolyCollection(tie_polygons, facecolors="white", edgecolors="0.3", hatch="//", linewidths=0))
+    ax.add_collection(LineCollection([_segment(cell) for cell in K.cells(1)], colors="0.35", linewidths=0.4))
+    ax.add_collection(LineCollection([_segment(cell) for cell in D.boundary().cells(1)], colors="black", linewidths=2))
     ax.fill(*zip(*[(float(u), float(v)) for u, v in S.points]), fill=False, edgecolor="black", linestyle="--", linewidth=1)
     for marker, t, i in zip(POINT_MARKERS, S.points, show.images):
         x, y = float(t[0]), float(t[1])
@@ -287,7 +290,7 @@ def draw_slice(show: Showcase) -> Axes:
         picture = OffsetImage(show.X[i].reshape(8, 8), zoom=4, cmap="gray_r")
         ax.add_artist(AnnotationBbox(picture, (x, y), xybox=(-28, 28), boxcoords="offset points", pad=0.15))
     handles: list[Any] = [Patch(color=pale(c), label=f"predicted {c}") for c in sorted(drawn_classes)]
-    if ties:
+    if tie_polygons:
         handles.append(Patch(facecolor="white", edgecolor="0.3", hatch="//", label="two classes tie"))
     handles += [
         Line2D([], [], color="black", linewidth=2, label="decision boundary (exact)"),
