@@ -22,9 +22,9 @@ What it does, end to end (docs/tutorial-digits.md explains each step):
    boundary, the edges of the linear regions and the three images, and
    writes a JSON summary.
 
-Run it from the repository root::
+Run it with polyrelu installed (the paths are relative to the working directory)::
 
-    python examples/digits.py                    # 120 epochs, about 10 s in all
+    python examples/digits.py                    # 120 epochs, 10 to 20 s on 2 cores
     python examples/digits.py --quick --out demo-digits
 
 It needs torch and scikit-learn (``pip install 'polyrelu[examples]'``).
