@@ -197,7 +197,9 @@ def pick_images(y: np.ndarray, test: np.ndarray, predicted: np.ndarray, count: i
             chosen.append(hits[0])
         if len(chosen) == count:
             return tuple(chosen)
-    raise RuntimeError(f"only {len(chosen)} classes have a correctly predicted test image; train longer")
+    raise RuntimeError(
+        f"only {len(chosen)} of the classes have a correctly predicted test image, {count} are needed; train longer"
+    )
 
 
 def exact_class(net: polyrelu.ReLUNetwork, x: Sequence[Any]) -> int:
@@ -446,7 +448,7 @@ def summary(show: Showcase) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line; returns the exit status (2 for a bad option or output path)."""
+    """The command line; returns the exit status (2 for a bad option or output path, 1 for a failed run)."""
     parser = argparse.ArgumentParser(prog="digits.py", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help=f"train {QUICK_EPOCHS} epochs instead of {EPOCHS} (make demo)")
     parser.add_argument("--out", default="digits-out",
@@ -467,6 +469,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except polyrelu.UsageError as exc:
         print(f"digits.py: {exc}", file=sys.stderr)
         return 2
+    except (polyrelu.PolyReluError, RuntimeError) as exc:  # the model does not convert, or did not learn
+        print(f"digits.py: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -155,6 +155,16 @@ def test_training_is_seeded():
     assert not all(torch.equal(a, c) for a, c in zip(first.parameters(), other.parameters()))
 
 
+def test_the_images_are_the_first_correct_ones_of_the_wanted_classes_and_a_model_that_learnt_nothing_is_refused():
+    y = np.array([6, 0, 8, 0, 3, 8, 6, 1])
+    test = np.arange(len(y))
+    assert digits.pick_images(y, test, y) == (1, 0, 2)
+    wrong_six = np.where(y == 6, 5, y)
+    assert digits.pick_images(y, test, wrong_six) == (1, 2, 4)  # no correct 6: the next wanted class, 3
+    with pytest.raises(RuntimeError, match="only 1 of the classes"):
+        digits.pick_images(y, test, np.full(len(y), 8))
+
+
 @pytest.mark.parametrize("option", [["--out", "{file}"], ["--margin", "-1"], ["--margin", "wide"], ["--margin", "1/0"]])
 def test_a_bad_option_exits_2_before_any_work(tmp_path, capsys, option):
     blocker = tmp_path / "taken"
