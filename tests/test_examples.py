@@ -35,8 +35,14 @@ EXAMPLE = ROOT / "examples" / "digits.py"
 def _load_example():
     spec = importlib.util.spec_from_file_location("polyrelu_example_digits", EXAMPLE)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
+    # dataclasses look their module up in sys.modules while the class is made; it leaves right after, because
+    # Hypothesis mixes the literals of every loaded non-test module of the project into its draws, derandomized ones
+    # included, and the example's would change what other tests' strategies draw
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]
     return module
 
 
