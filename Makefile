@@ -1,9 +1,10 @@
 # polyrelu: two commands on a fresh Debian machine (as root, or with sudo):
-#   make demo   - install what is missing (polyrelu and what it needs to run, nothing else), then report on the
-#                 built-in examples (writes demo-analysis.png), and rebuild one from function values alone
-#                 (writes demo-recovered.json)
+#   make demo   - install what is missing (polyrelu and what it needs to run, plus the examples extra: torch and
+#                 scikit-learn for the digits showcase), then report on the built-in examples (writes
+#                 demo-analysis.png), rebuild one from function values alone (writes demo-recovered.json), and
+#                 train a small MLP on handwritten digits and slice it exactly (examples/digits.py, into demo-digits/)
 #   make test   - the same, plus the test tools (the test extra: pytest, hypothesis, Sage's polyhedra, mkdocs,
-#                 mypy, import-linter) and torch, then run the test suite (doctests included)
+#                 mypy, import-linter), torch and scikit-learn, then run the test suite (doctests included)
 #   make typecheck - mypy on the public modules (configured in pyproject.toml)
 #   make docs   - build the documentation site into site/ (mkdocs, API reference from the docstrings)
 #   make install-check - build the wheel, install it with plain pip into a fresh virtual environment and run the
@@ -15,6 +16,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 RUNTIME := $(VENV)/.installed-runtime
 TESTENV := $(VENV)/.installed-test
+DEMOENV := $(VENV)/.installed-demo
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The torch extra asks for torch>=2.10; the test environment pins the release it is tested with, whose CPU
 # build this machine kind carries (a newer torch from PyPI is the CUDA build: gigabytes the tests never use).
@@ -22,10 +24,11 @@ TORCH_TESTED := torch==2.13.0
 
 .PHONY: demo test typecheck docs bench install-check system-deps clean
 
-demo: $(RUNTIME)
+demo: $(DEMOENV)
 	$(BIN)/polyrelu demo
 	$(BIN)/polyrelu analyze builtin:generic-2-3-3-2-1 --plot demo-analysis.png
 	$(BIN)/polyrelu recover builtin:generic-2-3-3-2-1 -o demo-recovered.json
+	$(BIN)/python examples/digits.py --quick --out demo-digits
 
 test: $(TESTENV)
 	$(BIN)/python -m pytest
@@ -70,8 +73,13 @@ $(RUNTIME): pyproject.toml
 	touch $@
 
 $(TESTENV): $(RUNTIME)
-	$(BIN)/python -m pip install -q --no-binary pycddlib -e '.[test,torch]' '$(TORCH_TESTED)'
+	$(BIN)/python -m pip install -q --no-binary pycddlib -e '.[test,torch,examples]' '$(TORCH_TESTED)'
+	touch $@
+
+# the demo's showcase (examples/digits.py) trains with torch on scikit-learn's bundled digits
+$(DEMOENV): $(RUNTIME)
+	$(BIN)/python -m pip install -q --no-binary pycddlib -e '.[examples]' '$(TORCH_TESTED)'
 	touch $@
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis *.egg-info build dist demo-analysis.png demo-recovered.json site
+	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis *.egg-info build dist demo-analysis.png demo-recovered.json demo-digits site
