@@ -39,6 +39,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from typing import Any, Literal
 
 import numpy as np
@@ -69,7 +70,7 @@ from .geometry.linalg import (
 from .geometry.rational import FractionVector, MatrixLike, to_fraction_vector
 from .io import network_to_dict
 from .network import Architecture, ReLUNetwork, require_architecture
-from .progress import progress_bar
+from .parallel import check_parallel_arguments, parallel_map
 from .symmetry import FunctionComparison, equivalent, same_function
 from .tropical import breakpoint_complex, tropical_weights
 
@@ -577,7 +578,14 @@ class MinimalityReport:
         return "\n".join(lines)
 
 
-def minimality_report(network: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None = None, *, max_cells: int = 1_000_000) -> MinimalityReport:
+def minimality_report(
+    network: ReLUNetwork,
+    domain: Box | Polyhedron | MatrixLike | None = None,
+    *,
+    max_cells: int = 1_000_000,
+    n_jobs: int | None = None,
+    scheduler: str | None = None,
+) -> MinimalityReport:
     """Which hidden neurons can go without changing ``f``, each with an exact proof (docs/design.md §6).
 
     Tries, for every hidden neuron, (a) deleting it (dead neurons, neurons
@@ -594,6 +602,10 @@ def minimality_report(network: ReLUNetwork, domain: Box | Polyhedron | MatrixLik
     ``max_cells`` bounds the network's canonical complex as in
     :func:`~polyrelu.complex.canonical_complex`.
 
+    The neurons are checked independently, in parallel as
+    :func:`~polyrelu.parallel.parallel_map` decides with ``n_jobs`` and
+    ``scheduler`` (docs/parallel.md); the report is the same for every choice.
+
     Returns
     -------
     MinimalityReport
@@ -608,31 +620,18 @@ def minimality_report(network: ReLUNetwork, domain: Box | Polyhedron | MatrixLik
     >>> report.removals[0].network.architecture.widths
     (2, 2, 1)
     """
-    require_instance(network, ReLUNetwork, "network", "minimality_report")
-    require_int(max_cells, "max_cells", "minimality_report", minimum=1)
+    caller = "minimality_report"
+    require_instance(network, ReLUNetwork, "network", caller)
+    require_int(max_cells, "max_cells", caller, minimum=1)
+    n_jobs, scheduler = check_parallel_arguments(n_jobs, scheduler, caller)
     arch = network.architecture
     K = canonical_complex(network, domain, max_cells=max_cells)
-    removals = []
-    neurons = progress_bar(arch.hidden_neurons(), desc="neurons")
-    for layer, index in neurons:
-        if arch.hidden_widths[layer - 1] < 2:
-            continue  # a layer cannot be emptied
-        options = [("deleted", _without(network, layer, index, None, 0))]
-        W, b = network.layers[layer - 1]
-        own = (b[index], *W[index])
-        for other in range(arch.hidden_widths[layer - 1]):
-            ratio = _positive_ratio(own, (b[other], *W[other])) if other != index else None
-            if ratio is not None:
-                options.append((f"merged into ({layer}, {other})", _without(network, layer, index, other, ratio)))
-        relation = _affine_relation(network, K, layer, index)
-        if relation is not None:  # the most general explanation, tried last
-            options.append(("absorbed by the next layer (its output is affine in the others')",
-                            _absorbed(network, layer, index, *relation)))
-        for how, smaller in options:
-            proof = same_function(network, smaller, domain)
-            if proof:
-                removals.append(Removal((layer, index), how, smaller, proof))
-                break
+    # a layer cannot be emptied
+    neurons = [(layer, index) for layer, index in arch.hidden_neurons() if arch.hidden_widths[layer - 1] >= 2]
+    patterns = tuple(region.signs for region in K.regions())
+    found = parallel_map(partial(_removal, network, patterns, domain), neurons, n_jobs=n_jobs, scheduler=scheduler,
+                         desc="neurons", names=[f"neuron {neuron}" for neuron in neurons])
+    removals = [removal for removal in found if removal is not None]
     sizes = None
     if not removals:
         G = dependency_graph(breakpoint_complex(tropical_weights(K)))
@@ -642,7 +641,32 @@ def minimality_report(network: ReLUNetwork, domain: Box | Polyhedron | MatrixLik
     return MinimalityReport(tuple(removals), sizes, arch.hidden_widths)
 
 
-def _affine_relation(network, K, layer, index):
+def _removal(network, patterns, domain, neuron):
+    """The first removal of ``neuron`` that :func:`same_function` proves (deleted, merged, absorbed), or None.
+
+    One task of :func:`minimality_report`; ``patterns`` are the sign vectors of
+    the regions of the network's canonical complex on the domain.
+    """
+    layer, index = neuron
+    options = [("deleted", _without(network, layer, index, None, 0))]
+    W, b = network.layers[layer - 1]
+    own = (b[index], *W[index])
+    for other in range(network.architecture.hidden_widths[layer - 1]):
+        ratio = _positive_ratio(own, (b[other], *W[other])) if other != index else None
+        if ratio is not None:
+            options.append((f"merged into ({layer}, {other})", _without(network, layer, index, other, ratio)))
+    relation = _affine_relation(network, patterns, layer, index)
+    if relation is not None:  # the most general explanation, tried last
+        options.append(("absorbed by the next layer (its output is affine in the others')",
+                        _absorbed(network, layer, index, *relation)))
+    for how, smaller in options:
+        proof = same_function(network, smaller, domain)
+        if proof:
+            return Removal(neuron, how, smaller, proof)
+    return None
+
+
+def _affine_relation(network, patterns, layer, index):
     """``(α, β)`` with ``a_index = Σ_{i≠index} α_i a_i + β`` for the layer's outputs on every region, or None.
 
     Each region fixes every output's affine formula (``relu`` of an active
@@ -653,9 +677,9 @@ def _affine_relation(network, K, layer, index):
     others = [i for i in range(network.architecture.hidden_widths[layer - 1]) if i != index]
     start = sum(network.architecture.hidden_widths[: layer - 1])
     rows, rhs = [], []
-    for region in K.regions():
-        G, g = network.pre_activation_maps(region.signs)[layer - 1]
-        on = region.signs[start : start + len(g)]
+    for signs in patterns:
+        G, g = network.pre_activation_maps(signs)[layer - 1]
+        on = signs[start : start + len(g)]
 
         def output(i):
             return (g[i], *G[i]) if on[i] > 0 else (0,) * (n0 + 1)
@@ -860,6 +884,9 @@ def architecture_survey(
     samples: int = 20,
     seed: int = 0,
     kind: Literal["gaussian", "integer"] = "gaussian",
+    *,
+    n_jobs: int | None = None,
+    scheduler: str | None = None,
 ) -> SurveyResult:
     """Over random parameters: how often the four conditions hold, the rank is ``D − H``, the theorem applies.
 
@@ -868,6 +895,12 @@ def architecture_survey(
     :func:`identifiability_report` would say ``"identifiable (theorem
     conditions hold)"``; the exact functional dimension of every draw is kept in
     ``ranks``.
+
+    The draws are independent tasks, each with its own seed, run in parallel as
+    :func:`~polyrelu.parallel.parallel_map` decides with ``n_jobs`` (``1``:
+    serial; ``None``: every core once the survey is long enough) and
+    ``scheduler`` (a Dask scheduler address); the result is the same for every
+    choice (docs/parallel.md).
 
     Examples
     --------
@@ -880,18 +913,21 @@ def architecture_survey(
     samples = require_int(samples, "samples", caller, minimum=1)
     seed = require_int(seed, "seed", caller, minimum=0)
     require_choice(kind, ("gaussian", "integer"), "kind", caller)
-    generic = full = theorem = 0
-    ranks = []
-    for k in range(samples):
-        net = ReLUNetwork.random(arch, seed=seed + k, kind=kind)
-        K = canonical_complex(net)
-        report = genericity(K)
-        fd = functional_dimension(net, complex_=K, kernel=False)
-        generic += report.holds
-        full += fd.attains_bound
-        theorem += _theorem_applies(arch, report, fd)
-        ranks.append(fd.rank)
-    return SurveyResult(arch, samples, generic, full, theorem, tuple(ranks))
+    n_jobs, scheduler = check_parallel_arguments(n_jobs, scheduler, caller)
+    seeds = [seed + k for k in range(samples)]
+    draws = parallel_map(partial(_survey_draw, arch, kind), seeds, n_jobs=n_jobs, scheduler=scheduler,
+                         desc="draws", names=[f"draw {k} (seed {s})" for k, s in enumerate(seeds)])
+    generic, full, theorem, ranks = zip(*draws)
+    return SurveyResult(arch, samples, sum(generic), sum(full), sum(theorem), ranks)
+
+
+def _survey_draw(arch, kind, seed):
+    """One draw of :func:`architecture_survey`: (conditions hold, rank ``D − H``, theorem applies, rank)."""
+    net = ReLUNetwork.random(arch, seed=seed, kind=kind)
+    K = canonical_complex(net)
+    report = genericity(K)
+    fd = functional_dimension(net, complex_=K, kernel=False)
+    return report.holds, fd.attains_bound, _theorem_applies(arch, report, fd), fd.rank
 
 
 def _second_parameter(network, K, kernel, domain):
