@@ -33,6 +33,8 @@ import copy
 import os
 import pickle
 import time
+import traceback
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from contextvars import ContextVar
@@ -45,7 +47,7 @@ from .checks import require_callable, require_int, require_sequence, require_str
 from .errors import BackendUnavailableError, InvalidArgumentError, PolyReluError, UsageError
 from .progress import progress_bar
 
-__all__ = ["SERIAL_SECONDS", "SCHEDULER_VARIABLE", "parallel_map", "task_seeds", "check_parallel_arguments"]
+__all__ = ["SERIAL_SECONDS", "SCHEDULER_VARIABLE", "parallel_map", "task_seeds", "worker_count", "check_parallel_arguments"]
 
 SERIAL_SECONDS = 2.0
 """With ``n_jobs=None``: below this estimated serial time for the remaining tasks, they run in the calling process."""
@@ -197,13 +199,8 @@ def parallel_map(
         names = [require_str(name, f"names[{k}]", caller) for k, name in enumerate(require_sequence(names, "names", caller))]
         if len(names) != len(tasks):
             raise UsageError(f"{caller}: names has {len(names)} entries for {len(tasks)} tasks; give one name per task")
-    if n_jobs == 1 or (n_jobs is None and _in_task.get()):
-        serial_only, forced = True, False
-    else:
-        # n_jobs or a scheduler given by the caller: parallel now; otherwise parallel when it looks worth it
-        forced = n_jobs is not None or scheduler is not None
-        scheduler = scheduler or os.environ.get(SCHEDULER_VARIABLE) or None
-        serial_only = scheduler is None and not forced and joblib.cpu_count() < 2
+    serial_only, forced, scheduler = _plan(n_jobs, scheduler)
+    if not serial_only:
         # checked whether or not this input ends up in workers, so that a call does not fail on larger inputs only
         _require_picklable(function, caller)
     results: list[R] = []
@@ -225,6 +222,38 @@ def parallel_map(
     finally:
         bar.close()
     return results
+
+
+def worker_count(n_jobs: int | None = None, scheduler: str | None = None) -> int:
+    """How many tasks :func:`parallel_map` would run at once with these arguments (internal API).
+
+    ``1`` when it runs serially (``n_jobs=1``; ``n_jobs=None`` inside a task or
+    on one core), the number of local worker processes, or ``-1`` for every
+    worker of a Dask cluster. For callers that cut their work into as many
+    batches as there are workers.
+
+    Examples
+    --------
+    >>> worker_count(1), worker_count(3, None)
+    (1, 3)
+    """
+    n_jobs, scheduler = check_parallel_arguments(n_jobs, scheduler, "worker_count")
+    serial_only, _, scheduler = _plan(n_jobs, scheduler)
+    if serial_only:
+        return 1
+    if scheduler is not None:
+        return -1 if n_jobs is None else n_jobs
+    return joblib.cpu_count() if n_jobs in (None, -1) else n_jobs
+
+
+def _plan(n_jobs: int | None, scheduler: str | None) -> tuple[bool, bool, str | None]:
+    """``(serial only, parallel from the first task, scheduler address)`` for checked arguments."""
+    if n_jobs == 1 or (n_jobs is None and _in_task.get()):
+        return True, False, None
+    # n_jobs or a scheduler given by the caller: parallel now; otherwise parallel when it looks worth it
+    forced = n_jobs is not None or scheduler is not None
+    scheduler = scheduler or os.environ.get(SCHEDULER_VARIABLE) or None
+    return scheduler is None and not forced and joblib.cpu_count() < 2, forced, scheduler
 
 
 def _require_picklable(function: Callable[..., object], caller: str) -> None:
@@ -258,6 +287,22 @@ def _named(error: PolyReluError, name: str) -> PolyReluError:
     return named
 
 
+class _RemoteTraceback(Exception):
+    """The traceback of an exception raised in a worker, shown as the cause of the exception re-raised here."""
+
+
+def _run_remote(function: Callable[[T], R], name: str, task: T) -> tuple[bool, object, str | None]:
+    """``(True, result, None)``, or ``(False, exception, its traceback)``: a worker's task, failures returned as values.
+
+    Returned rather than raised so that the caller raises the failure of the
+    first task in task order, as a serial run would, not whichever failed first.
+    """
+    try:
+        return True, _run_task(function, name, task), None
+    except Exception as error:  # noqa: BLE001  (handed back to the caller, which raises it)
+        return False, error, traceback.format_exc()
+
+
 def _distributed(
     function: Callable[[T], R], tasks: Sequence[T], names: Sequence[str], n_jobs: int | None, scheduler: str | None
 ) -> Iterator[R]:
@@ -270,13 +315,19 @@ def _distributed(
             stack.enter_context(joblib.parallel_config(backend="loky"))
             workers = -1 if n_jobs is None else min(n_jobs if n_jobs > 0 else joblib.cpu_count(), len(tasks))
         outputs = joblib.Parallel(n_jobs=workers, return_as="generator")(
-            joblib.delayed(_run_task)(function, name, task) for name, task in zip(names, tasks)
+            joblib.delayed(_run_remote)(function, name, task) for name, task in zip(names, tasks)
         )
         try:
-            yield from outputs
+            for done, value, trace in outputs:
+                if not done:
+                    raise value from _RemoteTraceback(trace)
+                yield value
         finally:
-            # on Ctrl-C or an error between two results: abort the remaining tasks and stop the workers now
-            outputs.close()
+            # on Ctrl-C or a task's error: abort the remaining tasks and stop the workers now (joblib would
+            # warn that tasks were cancelled: that is the point)
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", "[0-9]+ tasks which were still being processed", UserWarning)
+                outputs.close()
 
 
 @contextmanager

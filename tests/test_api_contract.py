@@ -520,7 +520,10 @@ API = {
     # -- polyrelu.identifiability
     "polyrelu.identifiability.functional_dimension": lambda fx: (
         identifiability.functional_dimension,
-        dict(network=(fx.net, NETWORK), domain=(None, DOMAIN), complex_=(None, OTHER_COMPLEX), kernel=(True, FLAG)),
+        dict(
+            network=(fx.net, NETWORK), domain=(None, DOMAIN), complex_=(None, OTHER_COMPLEX), kernel=(True, FLAG),
+            n_jobs=(1, JOBS), scheduler=(None, SCHEDULER),
+        ),
     ),
     "polyrelu.identifiability.batch_functional_dimension": lambda fx: (
         identifiability.batch_functional_dimension,

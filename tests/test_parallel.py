@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from polyrelu import ReLUNetwork, architecture_survey, canonical_complex, functional_dimension, genericity, minimality_report
+from polyrelu.examples import generic_network, seeded_gaussian_network
 from polyrelu.errors import ComplexTooLargeError, InvalidArgumentError, ShapeError
 from polyrelu.parallel import SCHEDULER_VARIABLE, parallel_map, task_seeds
 
@@ -26,6 +27,10 @@ REDUNDANT = ReLUNetwork(
     [[[1, 0], [2, 0], [0, 1], [0, 0], [1, 1]], [[1, -1, 1, 1, 2], [1, 1, 0, 1, 1]], [[1, 2]]],
     [[0, 0, 0, -1, 0], [0, 1], [0]],
 )
+
+
+# rank 74 of D - H = 89 on 136 regions: the kernel beyond scaling comes from the echelon form
+DEFICIENT = seeded_gaussian_network((2, 8, 8, 1))
 
 
 # -- task functions (module level: workers import them) -------------------------------------------
@@ -51,6 +56,7 @@ def _fail_on_three(k):
 
 
 def _bad_shape(k):
+    time.sleep(1.0 if k == 0 else 0)  # task 1 fails first
     raise ShapeError(f"layer {k} is empty")
 
 
@@ -107,14 +113,28 @@ def test_minimality_report_is_the_serial_report_for_1_2_and_4_jobs():
             assert removal.network(["1/2", 3]) == REDUNDANT(["1/2", 3])
 
 
+def test_functional_dimension_from_batches_of_regions_is_the_serial_one():
+    # batches of regions reduced apart, then together: the same rank, prime and exact kernel directions.
+    # The generic network's rank D - H is read from the merged echelon form alone; for the others the merged
+    # form gives the kernel candidates, so a wrong merge would show as another prime or another kernel.
+    generic = generic_network((2, 5, 4, 1), seed=0)
+    for net in (DEFICIENT, REDUNDANT, generic):
+        serial = functional_dimension(net, n_jobs=1)
+        assert serial.attains_bound == (net is generic) and bool(serial.kernel) == (net is not generic)
+        for n_jobs in (2, 4):
+            assert functional_dimension(net, n_jobs=n_jobs) == serial
+
+
 def test_a_dask_cluster_gives_the_serial_results(monkeypatch):
     survey = architecture_survey((2, 3, 1), 6, kind="integer", n_jobs=1)
     report = minimality_report(REDUNDANT, n_jobs=1)
+    rank = functional_dimension(DEFICIENT, n_jobs=1)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         address = cluster.scheduler_address
         assert parallel_map(_in_dask_worker, range(3), scheduler=address) == [True] * 3
         assert architecture_survey((2, 3, 1), 6, kind="integer", scheduler=address) == survey
         assert minimality_report(REDUNDANT, scheduler=address) == report
+        assert functional_dimension(DEFICIENT, scheduler=address) == rank
         # the environment variable: the serial start runs the first task here, the rest go to the cluster
         monkeypatch.setenv(SCHEDULER_VARIABLE, address)
         assert parallel_map(_in_dask_worker, range(3), n_jobs=1) == [False] * 3
@@ -147,8 +167,10 @@ def test_a_task_error_comes_back_as_its_class_naming_the_task(n_jobs):
     with pytest.raises(ComplexTooLargeError, match=r"^item 3: the complex would have about 500 cells$") as info:
         parallel_map(_fail_on_three, range(6), n_jobs=n_jobs, names=[f"item {k}" for k in range(6)])
     assert (info.value.estimate, info.value.margin) == (500, 7)
-    with pytest.raises(ShapeError, match=r"^task 0: layer 0 is empty$"):
+    # two failures: the first in task order is raised, as in a serial run, with the worker's traceback as its cause
+    with pytest.raises(ShapeError, match=r"^task 0: layer 0 is empty$") as info:
         parallel_map(_bad_shape, [0, 1], n_jobs=n_jobs)
+    assert n_jobs == 1 or "_bad_shape" in str(info.value.__cause__)
 
 
 def test_a_lambda_or_a_closure_is_refused_with_several_jobs():
