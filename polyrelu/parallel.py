@@ -35,8 +35,8 @@ import pickle
 import time
 import traceback
 import warnings
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import ExitStack, closing, contextmanager
 from contextvars import ContextVar
 from typing import TypeVar
 
@@ -216,9 +216,11 @@ def parallel_map(
             bar.update()
         k = len(results)
         if k < len(tasks):
-            for result in _distributed(function, tasks[k:], names[k:], n_jobs, scheduler):
-                results.append(result)
-                bar.update()
+            # closed on leaving, even through Ctrl-C here: that stops the workers
+            with closing(_distributed(function, tasks[k:], names[k:], n_jobs, scheduler)) as outputs:
+                for result in outputs:
+                    results.append(result)
+                    bar.update()
     finally:
         bar.close()
     return results
@@ -305,7 +307,7 @@ def _run_remote(function: Callable[[T], R], name: str, task: T) -> tuple[bool, o
 
 def _distributed(
     function: Callable[[T], R], tasks: Sequence[T], names: Sequence[str], n_jobs: int | None, scheduler: str | None
-) -> Iterator[R]:
+) -> Generator[R, None, None]:
     """The results of the tasks in order, computed by loky workers or on a Dask cluster."""
     with ExitStack() as stack:
         if scheduler is not None:
@@ -313,7 +315,7 @@ def _distributed(
             workers = -1 if n_jobs is None else n_jobs
         else:
             stack.enter_context(joblib.parallel_config(backend="loky"))
-            workers = -1 if n_jobs is None else min(n_jobs if n_jobs > 0 else joblib.cpu_count(), len(tasks))
+            workers = min(joblib.cpu_count() if n_jobs in (None, -1) else n_jobs, len(tasks))
         outputs = joblib.Parallel(n_jobs=workers, return_as="generator")(
             joblib.delayed(_run_remote)(function, name, task) for name, task in zip(names, tasks)
         )
@@ -336,17 +338,26 @@ def _dask_backend(address: str) -> Iterator[None]:
     try:
         # optional and heavy: only a cluster run needs distributed
         from distributed import Client
+        from distributed.comm import parse_address
+        from distributed.comm.registry import get_backend
     except ImportError as error:
         raise BackendUnavailableError(
             f"parallel_map: a Dask scheduler was given ({address}) but dask.distributed is not installed; "
             "install it with `pip install 'polyrelu[dask]'`, or unset DASK_SCHEDULER_ADDRESS to run locally"
         ) from error
+    problem = None
     try:
+        # an unknown scheme is refused here: a client that fails on it cannot be closed, and hangs the exit
+        get_backend(parse_address(address)[0])
         client = Client(address, timeout=_CONNECT_SECONDS, set_as_default=False)
     except (OSError, ValueError, TypeError) as error:
+        # raised outside this block and not chained: the traceback would keep the half-built client alive
+        # until the interpreter exits, where closing it hangs for a minute
+        problem = str(error)
+    if problem is not None:
         raise UsageError(
-            f"parallel_map: cannot reach the Dask scheduler at {address!r} ({error}); check the address and that "
+            f"parallel_map: cannot reach the Dask scheduler at {address!r} ({problem}); check the address and that "
             "the scheduler is running"
-        ) from error
+        )
     with client, joblib.parallel_config(backend="dask", client=client):
         yield

@@ -16,7 +16,7 @@ import pytest
 
 from polyrelu import ReLUNetwork, architecture_survey, canonical_complex, functional_dimension, genericity, minimality_report
 from polyrelu.examples import generic_network, seeded_gaussian_network
-from polyrelu.errors import ComplexTooLargeError, InvalidArgumentError, ShapeError
+from polyrelu.errors import ComplexTooLargeError, InvalidArgumentError, ShapeError, UsageError
 from polyrelu.parallel import SCHEDULER_VARIABLE, parallel_map, task_seeds
 
 psutil = pytest.importorskip("psutil")
@@ -207,3 +207,10 @@ def test_ctrl_c_stops_the_workers(tmp_path):
     assert not any(map(_running, workers)), "worker processes still running after Ctrl-C"
     # the pool is usable again
     assert parallel_map(abs, [-1, -2], n_jobs=2) == [1, 2]
+
+
+def test_a_scheduler_address_that_cannot_be_used_is_a_usage_error():
+    with pytest.raises(UsageError, match="no-such-scheme://x.*unknown address scheme"):
+        parallel_map(abs, [1, 2], scheduler="no-such-scheme://x")
+    with pytest.raises(UsageError, match="scheduler must be the address of a Dask scheduler"):
+        architecture_survey((2, 2, 1), 2, scheduler=" ")
