@@ -15,7 +15,9 @@ Run from the repository root (results in docs/benchmarks.md)::
   address (the cluster's start is timed apart; the first survey there includes the workers' imports).
 
 The machine's load average is printed before and after: the speed-up on 2 cores is bounded by the
-cores the other processes leave free. Every run must give the serial result (exit status 1 otherwise).
+cores the other processes leave free. The CPU time of this process and its children (psutil) shows
+what parallelism costs apart from the load: start-up, pickling, scheduling. Every run must give the
+serial result (exit status 1 otherwise).
 """
 
 import argparse
@@ -25,13 +27,29 @@ import platform
 import sys
 import time
 
+import psutil
+
 from polyrelu import architecture_survey
 
 
+def cpu_seconds():
+    """CPU time of this process and of its children so far (the worker processes live on between runs)."""
+    total = 0.0
+    me = psutil.Process()
+    for process in [me, *me.children(recursive=True)]:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
+
+
 def timed(fn):
-    start = time.perf_counter()
+    """``(wall seconds, CPU seconds of this process and its children, value)``."""
+    start, cpu = time.perf_counter(), cpu_seconds()
     value = fn()
-    return time.perf_counter() - start, value
+    return time.perf_counter() - start, cpu_seconds() - cpu, value
 
 
 def load():
@@ -51,26 +69,26 @@ def main(argv=None):
     print(f"# bench_parallel, {datetime.date.today()}, Python {platform.python_version()}, {os.cpu_count()} cores")
     print(f"load average (1, 5, 15 min) before: {load()}")
     rows = []
-    t_serial, serial = timed(lambda: survey(n_jobs=1))
-    rows.append(("serial (n_jobs=1)", t_serial, serial))
+    t_serial, cpu_serial, serial = timed(lambda: survey(n_jobs=1))
+    rows.append(("serial (n_jobs=1)", t_serial, cpu_serial, serial))
     for label in ("2 local processes, workers started", "2 local processes, workers reused"):
         rows.append((label, *timed(lambda: survey(n_jobs=2))))
     rows.append(("default (n_jobs=None), workers reused", *timed(lambda: survey())))
     # optional: only this part needs dask.distributed
     from distributed import LocalCluster
 
-    t_start, cluster = timed(lambda: LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None))
+    t_start, _, cluster = timed(lambda: LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None))
     with cluster:
         for label in ("Dask LocalCluster, 2 workers, first survey", "Dask LocalCluster, 2 workers, again"):
             rows.append((label, *timed(lambda: survey(scheduler=cluster.scheduler_address))))
     print(f"load average after: {load()}")
     print(f"\nsurvey of {args.samples} networks {'→'.join(map(str, arch))}: {serial.row()} (generic / full rank / identifiable)\n")
-    print("| run | time | speed-up over serial |")
-    print("|---|---|---|")
+    print("| run | time | speed-up over serial | CPU time, workers included | CPU / serial CPU |")
+    print("|---|---|---|---|---|")
     ok = True
-    for label, seconds, result in rows:
+    for label, seconds, cpu, result in rows:
         ok &= result == serial
-        print(f"| {label} | {seconds:.1f} s | {t_serial / seconds:.2f}× |")
+        print(f"| {label} | {seconds:.1f} s | {t_serial / seconds:.2f}× | {cpu:.1f} s | {cpu / cpu_serial:.2f} |")
     print(f"\nDask LocalCluster start: {t_start:.1f} s")
     if not ok:
         print("FAILED: a parallel survey differs from the serial one")
