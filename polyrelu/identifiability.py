@@ -91,7 +91,7 @@ __all__ = [
 
 _PRIMES = (2**62 - 57, 2**61 - 1, 2**63 - 25)
 # entry operations per second of flint's reduced echelon form modulo a small prime (measured: a 3672 × 609
-# Jacobian of rank 444 in 1.4 s on 2 cores), to tell when functional_dimension is long enough for workers
+# Jacobian of rank 444 in 1.4 s, one thread), to tell when functional_dimension is long enough for workers
 _ECHELON_RATE = 1e9
 # below 2^28, products of two residues summed over up to 127 terms stay inside int64
 _SMALL_PRIMES = (268435399, 268435367, 268435361)
