@@ -208,9 +208,11 @@ def parallel_map(
     try:
         started = time.perf_counter()
         # the serial start: every task when serial; under n_jobs=None, until the rest looks long enough
+        # (on one core, without a cluster, never)
+        can_spread = not serial_only and (scheduler is not None or joblib.cpu_count() > 1)
         while len(results) < len(tasks) and not forced:
             done, left = len(results), len(tasks) - len(results)
-            if not serial_only and done and (time.perf_counter() - started) / done * left > SERIAL_SECONDS:
+            if can_spread and done and (time.perf_counter() - started) / done * left > SERIAL_SECONDS:
                 break
             results.append(_run_task(function, names[done], tasks[done]))
             bar.update()
@@ -249,13 +251,17 @@ def worker_count(n_jobs: int | None = None, scheduler: str | None = None) -> int
 
 
 def _plan(n_jobs: int | None, scheduler: str | None) -> tuple[bool, bool, str | None]:
-    """``(serial only, parallel from the first task, scheduler address)`` for checked arguments."""
+    """``(serial only, parallel from the first task, scheduler address)`` for checked arguments.
+
+    Serial only: ``n_jobs=1``, or ``n_jobs=None`` inside a task. Parallel from the first task: ``n_jobs``
+    or ``scheduler`` given. The address is ``scheduler``, else ``DASK_SCHEDULER_ADDRESS``, else None.
+    """
     if n_jobs == 1 or (n_jobs is None and _in_task.get()):
         return True, False, None
     # n_jobs or a scheduler given by the caller: parallel now; otherwise parallel when it looks worth it
     forced = n_jobs is not None or scheduler is not None
     scheduler = scheduler or os.environ.get(SCHEDULER_VARIABLE) or None
-    return scheduler is None and not forced and joblib.cpu_count() < 2, forced, scheduler
+    return False, forced, scheduler
 
 
 def _require_picklable(function: Callable[..., object], caller: str) -> None:
