@@ -39,6 +39,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from typing import Any, Literal
 
 import numpy as np
@@ -69,7 +70,12 @@ from .geometry.linalg import (
 from .geometry.rational import FractionVector, MatrixLike, to_fraction_vector
 from .io import network_to_dict
 from .network import Architecture, ReLUNetwork, require_architecture
-from .progress import progress_bar
+from .parallel import (
+    SERIAL_SECONDS,
+    check_parallel_arguments,
+    parallel_map,
+    worker_count,
+)
 from .symmetry import FunctionComparison, equivalent, same_function
 from .tropical import breakpoint_complex, tropical_weights
 
@@ -89,6 +95,9 @@ __all__ = [
 ]
 
 _PRIMES = (2**62 - 57, 2**61 - 1, 2**63 - 25)
+# entry operations per second of flint's reduced echelon form modulo a small prime (measured: a 3672 × 609
+# Jacobian of rank 444 in 1.4 s, one thread), to tell when functional_dimension is long enough for workers
+_ECHELON_RATE = 1e9
 # below 2^28, products of two residues summed over up to 127 terms stay inside int64
 _SMALL_PRIMES = (268435399, 268435367, 268435361)
 
@@ -144,7 +153,13 @@ class FunctionalDimension:
 
 
 def functional_dimension(
-    network: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None = None, complex_: CanonicalComplex | None = None, kernel: bool = True
+    network: ReLUNetwork,
+    domain: Box | Polyhedron | MatrixLike | None = None,
+    complex_: CanonicalComplex | None = None,
+    kernel: bool = True,
+    *,
+    n_jobs: int | None = None,
+    scheduler: str | None = None,
 ) -> FunctionalDimension:
     """The exact functional dimension of a network at its parameters (docs/design.md §6).
 
@@ -157,6 +172,14 @@ def functional_dimension(
         Reused if already computed.
     kernel : bool
         Also return the exact kernel directions beyond scaling when the rank falls short.
+    n_jobs : int, optional
+        Worker processes for the rank modulo a prime, as in
+        :func:`~polyrelu.parallel.parallel_map`: batches of regions are reduced
+        apart and their echelon forms together. ``None`` (the default) does so
+        only when reducing the whole Jacobian would take more than about 2 s;
+        ``1`` never. The result is the same for every choice.
+    scheduler : str, optional
+        The address of a Dask scheduler whose workers reduce the batches (docs/parallel.md).
 
     Returns
     -------
@@ -184,10 +207,11 @@ def functional_dimension(
     """
     require_instance(network, ReLUNetwork, "network", "functional_dimension")
     kernel = require_bool(kernel, "kernel", "functional_dimension")
+    n_jobs, scheduler = check_parallel_arguments(n_jobs, scheduler, "functional_dimension")
     check_complex_of(complex_, network, domain, "functional_dimension")
     K = complex_ if complex_ is not None else canonical_complex(network, domain)
     patterns = [r.signs for r in K.regions()]
-    return _certified_rank(network, patterns, kernel)
+    return _certified_rank(network, patterns, kernel, n_jobs, scheduler)
 
 
 def batch_functional_dimension(network: ReLUNetwork, points: MatrixLike, kernel: bool = False) -> FunctionalDimension:
@@ -374,7 +398,7 @@ def integer_jacobian(network: ReLUNetwork, patterns: Sequence[Sequence[int]]) ->
     return _jacobian(network, patterns, layers)
 
 
-def _certified_rank(network, patterns, want_kernel):
+def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
     arch = network.architecture
     D, H = arch.num_parameters, arch.num_hidden
     layers, scales = _integer_layers(network)
@@ -397,9 +421,19 @@ def _certified_rank(network, patterns, want_kernel):
         return exact["J"], exact["nonzero"]
 
     small = max(arch.widths) + 1 <= 127
+    rows = len(patterns) * arch.output_dim * (arch.input_dim + 1)
+    batches = min(_echelon_batches(rows, D, n_jobs, scheduler), len(patterns)) if small else 1
     for p in _SMALL_PRIMES if small else _PRIMES:
-        if small:
-            J_mod = _jacobian(network, patterns, [(Lz % p).astype(np.int64) for Lz in layers], modulus=p)
+        reduced = [(Lz % p).astype(np.int64) for Lz in layers] if small else None
+        if batches > 1:
+            # the row space of J is the sum of those of its batches of regions, and a reduced echelon form
+            # depends on the row space alone: the same echelon form as from J itself, without J
+            cut = np.linspace(0, len(patterns), batches + 1).astype(int).tolist()
+            parts = parallel_map(partial(_echelon_rows, network, reduced, p), [patterns[a:b] for a, b in zip(cut, cut[1:])],
+                                 n_jobs=n_jobs, scheduler=scheduler, names=[f"regions {a} to {b - 1}" for a, b in zip(cut, cut[1:])])
+            J_mod = np.concatenate(parts)
+        elif small:
+            J_mod = _jacobian(network, patterns, reduced, modulus=p)
         else:
             J_mod = (exact_jacobian()[0] % p).astype(np.uint64)
         columns = [j for j in range(D) if J_mod[:, j].any()]
@@ -407,6 +441,8 @@ def _certified_rank(network, patterns, want_kernel):
         echelon, rank = modular_echelon(J_mod[:, columns], p)
         if rank == D - H and independent_scaling:
             return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p)
+        if batches > 1:  # the certificate reads rows of J itself
+            J_mod = _jacobian(network, patterns, reduced, modulus=p)
         J, nonzero = exact_jacobian(J_mod)
         if nonzero != columns:  # a column that vanishes modulo p only: take the echelon form of the true ones
             echelon, rank = modular_echelon(J_mod[:, nonzero], p)
@@ -423,6 +459,33 @@ def _certified_rank(network, patterns, want_kernel):
             extra = tuple(tuple(v * c if v else v for v, c in zip(vec, column_scale)) for vec in beyond)
         return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p, extra)
     raise GeometryError(f"no rank certificate for {network.name or 'the network'} with the primes tried")
+
+
+def _echelon_batches(rows, D, n_jobs, scheduler):
+    """How many batches of regions :func:`_certified_rank` reduces apart: 1 (all of ``J`` at once) when serial.
+
+    Reducing ``k`` batches of ``J``'s ``rows`` rows (``D`` columns) costs about
+    ``rows · D · r / k`` each, then ``k r · D · r`` to reduce their ``k r`` rows
+    together (``r ≤ D`` the rank): ``k ≈ √(rows / D)`` is best, at most one
+    batch per worker. Under ``n_jobs=None``, only when reducing ``J`` at once
+    would take more than :data:`~polyrelu.parallel.SERIAL_SECONDS`.
+    """
+    workers = worker_count(n_jobs, scheduler)
+    seconds = rows * D * min(rows, D) / _ECHELON_RATE
+    if workers == 1 or (n_jobs is None and scheduler is None and seconds <= SERIAL_SECONDS):
+        return 1
+    batches = max(2, round(math.sqrt(rows / D)))
+    return min(batches, workers) if workers > 0 else batches
+
+
+def _echelon_rows(network, reduced_layers, p, patterns):
+    """The non-zero rows of the reduced echelon form modulo ``p`` of the Jacobian over these patterns (a task)."""
+    J_mod = _jacobian(network, patterns, reduced_layers, modulus=p)
+    echelon, rank = modular_echelon(J_mod, p)
+    D = J_mod.shape[1]
+    if not rank:
+        return np.zeros((0, D), dtype=np.int64)
+    return np.array([int(v) for v in echelon.entries()[: rank * D]], dtype=np.int64).reshape(rank, D)
 
 
 def _independent_prefix(vectors, p, D):
@@ -577,7 +640,14 @@ class MinimalityReport:
         return "\n".join(lines)
 
 
-def minimality_report(network: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None = None, *, max_cells: int = 1_000_000) -> MinimalityReport:
+def minimality_report(
+    network: ReLUNetwork,
+    domain: Box | Polyhedron | MatrixLike | None = None,
+    *,
+    max_cells: int = 1_000_000,
+    n_jobs: int | None = None,
+    scheduler: str | None = None,
+) -> MinimalityReport:
     """Which hidden neurons can go without changing ``f``, each with an exact proof (docs/design.md §6).
 
     Tries, for every hidden neuron, (a) deleting it (dead neurons, neurons
@@ -594,6 +664,10 @@ def minimality_report(network: ReLUNetwork, domain: Box | Polyhedron | MatrixLik
     ``max_cells`` bounds the network's canonical complex as in
     :func:`~polyrelu.complex.canonical_complex`.
 
+    The neurons are checked independently, in parallel as
+    :func:`~polyrelu.parallel.parallel_map` decides with ``n_jobs`` and
+    ``scheduler`` (docs/parallel.md); the report is the same for every choice.
+
     Returns
     -------
     MinimalityReport
@@ -608,31 +682,18 @@ def minimality_report(network: ReLUNetwork, domain: Box | Polyhedron | MatrixLik
     >>> report.removals[0].network.architecture.widths
     (2, 2, 1)
     """
-    require_instance(network, ReLUNetwork, "network", "minimality_report")
-    require_int(max_cells, "max_cells", "minimality_report", minimum=1)
+    caller = "minimality_report"
+    require_instance(network, ReLUNetwork, "network", caller)
+    require_int(max_cells, "max_cells", caller, minimum=1)
+    n_jobs, scheduler = check_parallel_arguments(n_jobs, scheduler, caller)
     arch = network.architecture
     K = canonical_complex(network, domain, max_cells=max_cells)
-    removals = []
-    neurons = progress_bar(arch.hidden_neurons(), desc="neurons")
-    for layer, index in neurons:
-        if arch.hidden_widths[layer - 1] < 2:
-            continue  # a layer cannot be emptied
-        options = [("deleted", _without(network, layer, index, None, 0))]
-        W, b = network.layers[layer - 1]
-        own = (b[index], *W[index])
-        for other in range(arch.hidden_widths[layer - 1]):
-            ratio = _positive_ratio(own, (b[other], *W[other])) if other != index else None
-            if ratio is not None:
-                options.append((f"merged into ({layer}, {other})", _without(network, layer, index, other, ratio)))
-        relation = _affine_relation(network, K, layer, index)
-        if relation is not None:  # the most general explanation, tried last
-            options.append(("absorbed by the next layer (its output is affine in the others')",
-                            _absorbed(network, layer, index, *relation)))
-        for how, smaller in options:
-            proof = same_function(network, smaller, domain)
-            if proof:
-                removals.append(Removal((layer, index), how, smaller, proof))
-                break
+    # a layer cannot be emptied
+    neurons = [(layer, index) for layer, index in arch.hidden_neurons() if arch.hidden_widths[layer - 1] >= 2]
+    patterns = tuple(region.signs for region in K.regions())
+    found = parallel_map(partial(_removal, network, patterns, domain), neurons, n_jobs=n_jobs, scheduler=scheduler,
+                         desc="neurons", names=[f"neuron {neuron}" for neuron in neurons])
+    removals = [removal for removal in found if removal is not None]
     sizes = None
     if not removals:
         G = dependency_graph(breakpoint_complex(tropical_weights(K)))
@@ -642,7 +703,32 @@ def minimality_report(network: ReLUNetwork, domain: Box | Polyhedron | MatrixLik
     return MinimalityReport(tuple(removals), sizes, arch.hidden_widths)
 
 
-def _affine_relation(network, K, layer, index):
+def _removal(network, patterns, domain, neuron):
+    """The first removal of ``neuron`` that :func:`same_function` proves (deleted, merged, absorbed), or None.
+
+    One task of :func:`minimality_report`; ``patterns`` are the sign vectors of
+    the regions of the network's canonical complex on the domain.
+    """
+    layer, index = neuron
+    options = [("deleted", _without(network, layer, index, None, 0))]
+    W, b = network.layers[layer - 1]
+    own = (b[index], *W[index])
+    for other in range(network.architecture.hidden_widths[layer - 1]):
+        ratio = _positive_ratio(own, (b[other], *W[other])) if other != index else None
+        if ratio is not None:
+            options.append((f"merged into ({layer}, {other})", _without(network, layer, index, other, ratio)))
+    relation = _affine_relation(network, patterns, layer, index)
+    if relation is not None:  # the most general explanation, tried last
+        options.append(("absorbed by the next layer (its output is affine in the others')",
+                        _absorbed(network, layer, index, *relation)))
+    for how, smaller in options:
+        proof = same_function(network, smaller, domain)
+        if proof:
+            return Removal(neuron, how, smaller, proof)
+    return None
+
+
+def _affine_relation(network, patterns, layer, index):
     """``(α, β)`` with ``a_index = Σ_{i≠index} α_i a_i + β`` for the layer's outputs on every region, or None.
 
     Each region fixes every output's affine formula (``relu`` of an active
@@ -653,9 +739,9 @@ def _affine_relation(network, K, layer, index):
     others = [i for i in range(network.architecture.hidden_widths[layer - 1]) if i != index]
     start = sum(network.architecture.hidden_widths[: layer - 1])
     rows, rhs = [], []
-    for region in K.regions():
-        G, g = network.pre_activation_maps(region.signs)[layer - 1]
-        on = region.signs[start : start + len(g)]
+    for signs in patterns:
+        G, g = network.pre_activation_maps(signs)[layer - 1]
+        on = signs[start : start + len(g)]
 
         def output(i):
             return (g[i], *G[i]) if on[i] > 0 else (0,) * (n0 + 1)
@@ -852,6 +938,9 @@ def architecture_survey(
     samples: int = 20,
     seed: int = 0,
     kind: Literal["gaussian", "integer"] = "gaussian",
+    *,
+    n_jobs: int | None = None,
+    scheduler: str | None = None,
 ) -> SurveyResult:
     """Over random parameters: how often the four conditions hold, the rank is ``D − H``, the theorem applies.
 
@@ -860,6 +949,12 @@ def architecture_survey(
     :func:`identifiability_report` would say ``"identifiable (theorem
     conditions hold)"``; the exact functional dimension of every draw is kept in
     ``ranks``.
+
+    The draws are independent tasks, each with its own seed, run in parallel as
+    :func:`~polyrelu.parallel.parallel_map` decides with ``n_jobs`` (``1``:
+    serial; ``None``: every core once the survey is long enough) and
+    ``scheduler`` (a Dask scheduler address); the result is the same for every
+    choice (docs/parallel.md).
 
     Examples
     --------
@@ -872,18 +967,21 @@ def architecture_survey(
     samples = require_int(samples, "samples", caller, minimum=1)
     seed = require_int(seed, "seed", caller, minimum=0)
     require_choice(kind, ("gaussian", "integer"), "kind", caller)
-    generic = full = theorem = 0
-    ranks = []
-    for k in range(samples):
-        net = ReLUNetwork.random(arch, seed=seed + k, kind=kind)
-        K = canonical_complex(net)
-        report = genericity(K)
-        fd = functional_dimension(net, complex_=K, kernel=False)
-        generic += report.holds
-        full += fd.attains_bound
-        theorem += _theorem_applies(arch, report, fd)
-        ranks.append(fd.rank)
-    return SurveyResult(arch, samples, generic, full, theorem, tuple(ranks))
+    n_jobs, scheduler = check_parallel_arguments(n_jobs, scheduler, caller)
+    seeds = [seed + k for k in range(samples)]
+    draws = parallel_map(partial(_survey_draw, arch, kind), seeds, n_jobs=n_jobs, scheduler=scheduler,
+                         desc="draws", names=[f"draw {k} (seed {s})" for k, s in enumerate(seeds)])
+    generic, full, theorem, ranks = zip(*draws)
+    return SurveyResult(arch, samples, sum(generic), sum(full), sum(theorem), ranks)
+
+
+def _survey_draw(arch, kind, seed):
+    """One draw of :func:`architecture_survey`: (conditions hold, rank ``D − H``, theorem applies, rank)."""
+    net = ReLUNetwork.random(arch, seed=seed, kind=kind)
+    K = canonical_complex(net)
+    report = genericity(K)
+    fd = functional_dimension(net, complex_=K, kernel=False)
+    return report.holds, fd.attains_bound, _theorem_applies(arch, report, fd), fd.rank
 
 
 def _second_parameter(network, K, kernel, domain):

@@ -384,6 +384,10 @@ class ReLUNetwork:
     def __hash__(self):
         return hash((self._weights, self._biases))
 
+    def __getstate__(self):
+        # for worker processes (polyrelu.parallel): the flint caches do not pickle, and are rebuilt on demand
+        return {k: v for k, v in vars(self).items() if k not in ("_int_layers", "_hom_layers")}
+
     def __repr__(self):
         label = f" {self.name!r}" if self.name else ""
         return f"<ReLUNetwork{label} {self.architecture}>"

@@ -199,6 +199,8 @@ SOURCE = (None, object(), "net.json", 3, {}, [[1, 2]], Fx("W"))  # a network or 
 CLASS = ("0", 1.5, True, object(), [], -1, 3)  # a class of a classifier with three outputs
 FIELD = (None, object(), "GF(2)", b"Z", [], 1.5, True, 1, 4)
 SUBCOMPLEX = (None, object(), 3, "X", Fx("net"), Fx("D"), [0])
+JOBS = ("2", 2.5, True, object(), [2], Fraction(2), 0, -2)  # None (the default), -1 or a positive integer
+SCHEDULER = (3, object(), [], b"tcp://127.0.0.1:8786", "", "  ")  # None (the default) or an address
 
 
 # -- fixtures -------------------------------------------------------------------------------------
@@ -577,7 +579,10 @@ API = {
     # -- polyrelu.identifiability
     "polyrelu.identifiability.functional_dimension": lambda fx: (
         identifiability.functional_dimension,
-        dict(network=(fx.net, NETWORK), domain=(None, DOMAIN), complex_=(None, OTHER_COMPLEX), kernel=(True, FLAG)),
+        dict(
+            network=(fx.net, NETWORK), domain=(None, DOMAIN), complex_=(None, OTHER_COMPLEX), kernel=(True, FLAG),
+            n_jobs=(1, JOBS), scheduler=(None, SCHEDULER),
+        ),
     ),
     "polyrelu.identifiability.batch_functional_dimension": lambda fx: (
         identifiability.batch_functional_dimension,
@@ -602,7 +607,10 @@ API = {
     ),
     "polyrelu.identifiability.minimality_report": lambda fx: (
         identifiability.minimality_report,
-        dict(network=(fx.net, NETWORK), domain=(None, DOMAIN), max_cells=(1000, COUNT)),
+        dict(
+            network=(fx.net, NETWORK), domain=(None, DOMAIN), max_cells=(1000, COUNT), n_jobs=(1, JOBS),
+            scheduler=(None, SCHEDULER),
+        ),
     ),
     "polyrelu.identifiability.identifiability_report": lambda fx: (
         identifiability.identifiability_report,
@@ -610,7 +618,10 @@ API = {
     ),
     "polyrelu.identifiability.architecture_survey": lambda fx: (
         identifiability.architecture_survey,
-        dict(architecture=((2, 1, 1), WIDTHS), samples=(1, COUNT), seed=(0, NATURAL), kind=("gaussian", CHOICE)),
+        dict(
+            architecture=((2, 1, 1), WIDTHS), samples=(1, COUNT), seed=(0, NATURAL), kind=("gaussian", CHOICE),
+            n_jobs=(1, JOBS), scheduler=(None, SCHEDULER),
+        ),
     ),
     # -- polyrelu.dependency
     "polyrelu.dependency.candidate_hypersurfaces": lambda fx: (

@@ -675,3 +675,12 @@ def test_a_recovered_network_computing_another_function_is_flagged_loudly(capsys
     assert table_rows(out)["2→2→1"]["recovery: DIFFERENT FUNCTION"] == "**1**"
     assert "COMPUTE A DIFFERENT FUNCTION" in out and "2→2→1 seed 3" in out
     assert one_line(err).startswith("polyrelu: error: 1 recovered networks compute a different function")
+
+
+def test_survey_jobs_give_the_serial_table(capsys):
+    argv = ["survey", "--depths", "1", "--widths", "2,3", "--samples", "3"]
+    serial = run(capsys, *argv, "--jobs", "1")
+    parallel = run(capsys, *argv, "--jobs", "2")
+    assert serial[0] == parallel[0] == 0 and serial[1] == parallel[1]
+    assert run(capsys, *argv, "--jobs", "0")[0] == 2
+    assert run(capsys, *argv, "--recovery", "--jobs", "2")[0] == 2

@@ -67,6 +67,7 @@ from ..examples import bent_line_network
 from ..genericity import genericity
 from ..geometry.rational import parse_number
 from ..io import save_network
+from ..parallel import check_parallel_arguments
 from ..plot import check_figure_path, plot_dependency_graph, save_figure
 from ..recovery import network_oracle, recover_network
 from ..report import network_report
@@ -337,6 +338,11 @@ def _add_survey_parser(sub):
     p.add_argument("--max-seconds", type=float, metavar="S",
                    help=f"with --recovery: each recovery's time budget, after which it answers undecided "
                         f"(default {_SURVEY_MAX_SECONDS:g})")
+    p.add_argument("--jobs", type=int, metavar="N",
+                   help="worker processes for the draws (1 = serial, -1 = every core; default: every core once the "
+                        "work is long enough; the results are the serial ones)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the draws on this Dask scheduler (default: $DASK_SCHEDULER_ADDRESS; docs/parallel.md)")
     _add_output(p, "the raw records, per architecture (per network with --recovery), as JSON")
 
 
@@ -617,7 +623,7 @@ def _survey_command(args):
     if not args.recovery:
         print("each cell: % generic (the four conditions hold) / % functional dimension D - H / "
               "% identifiable by the identifiability theorem (Grillo & Montúfar)\n")
-        results = conditions_survey(architectures, args.samples, args.seed)
+        results = conditions_survey(architectures, args.samples, args.seed, n_jobs=args.jobs, scheduler=args.scheduler)
         print(survey_table(results))
         if args.output:
             write_json(args.output, lambda: survey_document(parameters, results=results), indent=1)
@@ -748,6 +754,10 @@ def _check_survey(args):
                          "attributed to layers")
     if args.max_seconds is not None and not args.recovery:
         raise UsageError("--max-seconds is the time budget of each recovery: add --recovery")
+    if args.recovery and (args.jobs is not None or args.scheduler is not None):
+        raise UsageError("--jobs and --scheduler spread the conditions survey; the recovery survey runs serially: "
+                         "leave them out with --recovery")
+    check_parallel_arguments(args.jobs, args.scheduler, "polyrelu survey --jobs/--scheduler")
 
 
 # -- how a command ends ------------------------------------------------------------------------------------

@@ -61,10 +61,15 @@ def survey_architectures(input_dim: int, depths: Sequence[int], widths: Sequence
 
 
 def conditions_survey(
-    architectures: Sequence[tuple[int, ...]], samples: int, seed: int = 0, progress: bool | None = None
+    architectures: Sequence[tuple[int, ...]], samples: int, seed: int = 0, progress: bool | None = None,
+    n_jobs: int | None = None, scheduler: str | None = None,
 ) -> list[SurveyResult]:
-    """:func:`~polyrelu.identifiability.architecture_survey` of each architecture, with a progress bar over them."""
-    return [architecture_survey(arch, samples, seed)
+    """:func:`~polyrelu.identifiability.architecture_survey` of each architecture, with a progress bar over them.
+
+    ``n_jobs`` and ``scheduler`` spread each architecture's draws over worker processes or a Dask cluster
+    (:mod:`polyrelu.parallel`); the results are the serial ones.
+    """
+    return [architecture_survey(arch, samples, seed, n_jobs=n_jobs, scheduler=scheduler)
             for arch in progress_bar(architectures, desc="architectures", unit="arch", enabled=progress)]
 
 
