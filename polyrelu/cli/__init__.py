@@ -67,7 +67,6 @@ from ..examples import bent_line_network
 from ..genericity import genericity
 from ..geometry.rational import parse_number
 from ..io import save_network
-from ..parallel import check_parallel_arguments
 from ..plot import check_figure_path, plot_dependency_graph, save_figure
 from ..recovery import network_oracle, recover_network
 from ..report import network_report
@@ -80,19 +79,12 @@ from .builtins import (
     MAX_LAYERS,
     MAX_PARAMETERS,
     MAX_WIDTH,
-    check_architecture,
     load,
 )
 from .demo import demo
+from .ending import CommandFailed, written
 from .slicing import slice_command, slice_margin
-from .survey import (
-    conditions_survey,
-    recovery_survey,
-    recovery_survey_table,
-    survey_architectures,
-    survey_document,
-    survey_table,
-)
+from .survey import SURVEY_MAX_SECONDS, check_survey_arguments, survey_command
 
 # matplotlib's backend is chosen where a picture is written (Agg: no display needed), not at import
 
@@ -110,7 +102,6 @@ EXIT_STATUS = {
 
 _DEFAULT_MAX_CELLS = inspect.signature(canonical_complex).parameters["max_cells"].default
 _NETWORK_SUFFIXES = (".json", ".npz")  # what save_network writes
-_SURVEY_MAX_SECONDS = 60.0  # per network: a survey of a few hundred networks ends within hours at worst
 
 
 # -- the entry point ---------------------------------------------------------------------------------------
@@ -157,7 +148,7 @@ def main(argv=None):
             return _fail("terminated", 143, debug)
         except KeyboardInterrupt:
             return _fail("interrupted", 130, debug)
-        except _CommandFailed as exc:
+        except CommandFailed as exc:
             return _fail(f"error: {exc}", exc.status, debug)
         except ComplexTooLargeError as exc:
             message = f"error: {exc}"
@@ -320,7 +311,7 @@ def _add_recover_parser(sub):
 
 
 def _add_survey_parser(sub):
-    p = _command(sub, "survey", _survey_command,
+    p = _command(sub, "survey", survey_command,
                  "over random N(0, 1) networks (n0, w, ..., w, 1): how often they are generic and identifiable, "
                  "and with --recovery how often recovery from their values succeeds")
     p.add_argument("--input", type=int, default=2, metavar="N0", help="input width n0 (default 2)")
@@ -337,7 +328,7 @@ def _add_survey_parser(sub):
                         "each from its values alone (minutes)")
     p.add_argument("--max-seconds", type=float, metavar="S",
                    help=f"with --recovery: each recovery's time budget, after which it answers undecided "
-                        f"(default {_SURVEY_MAX_SECONDS:g})")
+                        f"(default {SURVEY_MAX_SECONDS:g})")
     p.add_argument("--jobs", type=int, metavar="N",
                    help="worker processes for the draws (1 = serial, -1 = every core; default: every core once the "
                         "work is long enough; the results are the serial ones)")
@@ -442,15 +433,11 @@ def _old_spellings(argv):
 # -- the commands ------------------------------------------------------------------------------------------
 
 
-def _written(path):
-    print(f"written             {path}")
-
-
 def _demo_command(args):
     demo()
     if args.output:
         save_network(bent_line_network(), args.output)
-        _written(args.output)
+        written(args.output)
 
 
 def _builtins_command(args):
@@ -465,7 +452,7 @@ def _builtins_command(args):
             "format": "polyrelu.builtins", "version": 1,
             "builtins": [{"name": b.pattern, "example": b.example, "description": b.description} for b in BUILTINS],
         }, indent=1)
-        _written(args.output)
+        written(args.output)
 
 
 def _info_command(args):
@@ -473,7 +460,7 @@ def _info_command(args):
     print(network_report(net))
     if args.output:
         save_network(net, args.output)
-        _written(args.output)
+        written(args.output)
 
 
 def _complex_command(args):
@@ -489,7 +476,7 @@ def _complex_command(args):
     print(f"Euler char.         {K.euler_characteristic()}  (expected {expected})")
     if args.output:
         K.write_json(args.output)
-        _written(args.output)
+        written(args.output)
 
 
 def _weights_command(args):
@@ -511,7 +498,7 @@ def _weights_command(args):
     print(genericity(K, weighted=W, hypersurfaces=B))
     if args.output:
         write_json(args.output, lambda: W.to_json(B))
-        _written(args.output)
+        written(args.output)
 
 
 def _weights_text(weights, shown=6):
@@ -563,16 +550,16 @@ def _graph_command(args):
         print(depth_hierarchy(G))
     if args.output:
         G.write_json(args.output)
-        _written(args.output)
+        written(args.output)
     if args.graphml:
         G.write_graphml(args.graphml)
-        _written(args.graphml)
+        written(args.graphml)
     if args.plot:
         import matplotlib  # only to draw: `import polyrelu` stays fast
 
         matplotlib.use("Agg")
         save_figure(plot_dependency_graph(G, title=f"dependency graph of {net.name or args.network}"), args.plot)
-        _written(args.plot)
+        written(args.plot)
 
 
 def _analyze_command(args):
@@ -585,10 +572,10 @@ def _analyze_command(args):
     print(result)
     if args.output:
         result.write_json(args.output)
-        _written(args.output)
+        written(args.output)
     if args.plot:
         result.plot(args.plot)
-        _written(args.plot)
+        written(args.plot)
 
 
 def _recover_command(args):
@@ -610,44 +597,8 @@ def _recover_command(args):
             print(f"  same function as the original:        {'yes' if same_function(result.network, net, domain) else 'no'}")
         if args.output:
             save_network(result.network, args.output)
-            _written(args.output)
+            written(args.output)
     return 0 if result else 1
-
-
-def _survey_command(args):
-    architectures = survey_architectures(args.input, args.depths, args.widths)
-    parameters = {"input": args.input, "depths": args.depths, "widths": args.widths, "samples": args.samples,
-                  "seed": args.seed, "recovery": args.recovery}
-    print(f"ReLUNetwork.random(arch, seed=s, kind=\"gaussian\") for s = {args.seed}..{args.seed + args.samples - 1}: "
-          f"{args.samples} networks per architecture with standard normal weights and biases, on R^{args.input}")
-    if not args.recovery:
-        print("each cell: % generic (the four conditions hold) / % functional dimension D - H / "
-              "% identifiable by the identifiability theorem (Grillo & Montúfar)\n")
-        results = conditions_survey(architectures, args.samples, args.seed, n_jobs=args.jobs, scheduler=args.scheduler)
-        print(survey_table(results))
-        if args.output:
-            write_json(args.output, lambda: survey_document(parameters, results=results), indent=1)
-            print()
-            _written(args.output)
-        return 0
-    max_seconds = args.max_seconds or _SURVEY_MAX_SECONDS
-    parameters["max_seconds"] = max_seconds
-    print(f"each recovered from its values alone, recover_network(network_oracle(net), {args.input}, seed=s, "
-          f"max_seconds={max_seconds:g}), and compared with it exactly\n")
-    records = recovery_survey(architectures, args.samples, args.seed, max_seconds)
-    print(recovery_survey_table(records))
-    if args.output:
-        write_json(args.output, lambda: survey_document(parameters, records=records), indent=1)
-        print()
-        _written(args.output)
-    wrong = [f"{'→'.join(map(str, r['architecture']))} seed {r['seed']}" for r in records
-             if r["recovery"] == "DIFFERENT FUNCTION"]
-    if wrong:
-        print(f"\n**{len(wrong)} RECOVERED NETWORKS COMPUTE A DIFFERENT FUNCTION** (a bug in recovery): {', '.join(wrong)}")
-        raise _CommandFailed(
-            f"{len(wrong)} recovered networks compute a different function from the network behind the oracle "
-            f"({', '.join(wrong)}): a bug in polyrelu; please report it", 70)
-    return 0
 
 
 # -- checking the command line before any work -------------------------------------------------------------
@@ -719,7 +670,7 @@ def _check_arguments(args):
             wanted = "a positive integer" if lowest else "an integer >= 0"
             raise UsageError(f"--{dest.replace('_', '-')} {value}: must be {wanted}")
     if args.command == "survey":
-        _check_survey(args)
+        check_survey_arguments(args)
     for dest in ("tolerance", "max_seconds"):
         value = getattr(args, dest, None)
         if value is not None and not 0 < value < float("inf"):
@@ -743,23 +694,6 @@ def _check_arguments(args):
         check_figure_path(args.plot, inputs=inputs)
 
 
-def _check_survey(args):
-    """The deepest and widest architecture is the largest; recovery needs two inputs; its budget needs it."""
-    deepest, widest = max(args.depths), max(args.widths)
-    if deepest > MAX_LAYERS:
-        raise UsageError(f"--depths: {deepest} hidden layers, over {MAX_LAYERS}; survey shallower networks")
-    check_architecture((args.input, *[widest] * deepest, 1), f"survey architecture {args.input}-{widest}^{deepest}-1")
-    if args.recovery and args.input < 2:
-        raise UsageError(f"--recovery needs --input 2 or more: on a line ({args.input} input) breakpoints cannot be "
-                         "attributed to layers")
-    if args.max_seconds is not None and not args.recovery:
-        raise UsageError("--max-seconds is the time budget of each recovery: add --recovery")
-    if args.recovery and (args.jobs is not None or args.scheduler is not None):
-        raise UsageError("--jobs and --scheduler spread the conditions survey; the recovery survey runs serially: "
-                         "leave them out with --recovery")
-    check_parallel_arguments(args.jobs, args.scheduler, "polyrelu survey --jobs/--scheduler")
-
-
 # -- how a command ends ------------------------------------------------------------------------------------
 
 
@@ -768,14 +702,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         raise UsageError(f"{message} (see {self.prog} --help)")
-
-
-class _CommandFailed(Exception):
-    """A command that printed its result and still fails: the one line for stderr, and the exit ``status``."""
-
-    def __init__(self, message, status):
-        super().__init__(message)
-        self.status = status
 
 
 @contextlib.contextmanager

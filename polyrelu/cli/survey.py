@@ -23,11 +23,16 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+from ..atomic import write_json
+from ..errors import UsageError
 from ..identifiability import SurveyResult, architecture_survey, identifiability_report
 from ..network import ReLUNetwork
+from ..parallel import check_parallel_arguments
 from ..progress import progress_bar
 from ..recovery import RecoveryResult, network_oracle, recover_network
 from ..symmetry import equivalent, same_function
+from .builtins import MAX_LAYERS, check_architecture
+from .ending import CommandFailed, written
 
 __all__ = [
     "RECOVERY_OUTCOMES",
@@ -40,9 +45,13 @@ __all__ = [
     "recovery_survey",
     "recovery_survey_table",
     "survey_document",
+    "survey_command",
+    "check_survey_arguments",
+    "SURVEY_MAX_SECONDS",
 ]
 
 FORMAT = "polyrelu.survey"
+SURVEY_MAX_SECONDS = 60.0  # per network: a survey of a few hundred networks ends within hours at worst
 VERSION = 1
 
 RECOVERY_OUTCOMES = ("trivially equivalent", "same function", "undecided", "DIFFERENT FUNCTION")
@@ -229,3 +238,57 @@ def survey_document(
     if records:
         document["networks"] = list(records)
     return document
+
+
+def survey_command(args):
+    """Run ``polyrelu survey``: the conditions survey, or with ``--recovery`` the verdicts and recovery outcomes."""
+    architectures = survey_architectures(args.input, args.depths, args.widths)
+    parameters = {"input": args.input, "depths": args.depths, "widths": args.widths, "samples": args.samples,
+                  "seed": args.seed, "recovery": args.recovery}
+    print(f"ReLUNetwork.random(arch, seed=s, kind=\"gaussian\") for s = {args.seed}..{args.seed + args.samples - 1}: "
+          f"{args.samples} networks per architecture with standard normal weights and biases, on R^{args.input}")
+    if not args.recovery:
+        print("each cell: % generic (the four conditions hold) / % functional dimension D - H / "
+              "% identifiable by the identifiability theorem (Grillo & Montúfar)\n")
+        results = conditions_survey(architectures, args.samples, args.seed, n_jobs=args.jobs, scheduler=args.scheduler)
+        print(survey_table(results))
+        if args.output:
+            write_json(args.output, lambda: survey_document(parameters, results=results), indent=1)
+            print()
+            written(args.output)
+        return 0
+    max_seconds = args.max_seconds or SURVEY_MAX_SECONDS
+    parameters["max_seconds"] = max_seconds
+    print(f"each recovered from its values alone, recover_network(network_oracle(net), {args.input}, seed=s, "
+          f"max_seconds={max_seconds:g}), and compared with it exactly\n")
+    records = recovery_survey(architectures, args.samples, args.seed, max_seconds)
+    print(recovery_survey_table(records))
+    if args.output:
+        write_json(args.output, lambda: survey_document(parameters, records=records), indent=1)
+        print()
+        written(args.output)
+    wrong = [f"{'→'.join(map(str, r['architecture']))} seed {r['seed']}" for r in records
+             if r["recovery"] == "DIFFERENT FUNCTION"]
+    if wrong:
+        print(f"\n**{len(wrong)} RECOVERED NETWORKS COMPUTE A DIFFERENT FUNCTION** (a bug in recovery): {', '.join(wrong)}")
+        raise CommandFailed(
+            f"{len(wrong)} recovered networks compute a different function from the network behind the oracle "
+            f"({', '.join(wrong)}): a bug in polyrelu; please report it", 70)
+    return 0
+
+
+def check_survey_arguments(args):
+    """The deepest and widest architecture is the largest; recovery needs two inputs; its budget needs it."""
+    deepest, widest = max(args.depths), max(args.widths)
+    if deepest > MAX_LAYERS:
+        raise UsageError(f"--depths: {deepest} hidden layers, over {MAX_LAYERS}; survey shallower networks")
+    check_architecture((args.input, *[widest] * deepest, 1), f"survey architecture {args.input}-{widest}^{deepest}-1")
+    if args.recovery and args.input < 2:
+        raise UsageError(f"--recovery needs --input 2 or more: on a line ({args.input} input) breakpoints cannot be "
+                         "attributed to layers")
+    if args.max_seconds is not None and not args.recovery:
+        raise UsageError("--max-seconds is the time budget of each recovery: add --recovery")
+    if args.recovery and (args.jobs is not None or args.scheduler is not None):
+        raise UsageError("--jobs and --scheduler spread the conditions survey; the recovery survey runs serially: "
+                         "leave them out with --recovery")
+    check_parallel_arguments(args.jobs, args.scheduler, "polyrelu survey --jobs/--scheduler")
