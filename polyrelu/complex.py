@@ -644,9 +644,9 @@ def _polytope_seed(domain, domain_rows):
     faces = [(lattice.dimension(c), lattice.data(c)[0], [new_id[f] for f in lattice.facets(c)]) for c in order]
     subdivision = Subdivision.from_polytope(vertices, faces)
     for cid, (_, vidx, _) in enumerate(faces):
-        subdivision.cells[cid].signs = [
+        subdivision.cells[cid].signs = bytearray(
             0 if all(row_value(row, vertices[i]) == 0 for i in vidx) else 1 for row in domain_rows
-        ]
+        )
     return subdivision, len(domain_rows)
 
 
@@ -669,7 +669,8 @@ def _records_from_subdivision(subdivision, values, order, n_seed, basis, lines):
     records = []
     for c in finite:
         cell = subdivision.cells[c]
-        signs = tuple(cell.signs) if identity else tuple(cell.signs[:n_seed]) + tuple(cell.signs[p] for p in position)
+        cut_signs = subdivision.cell_signs(c)
+        signs = cut_signs if identity else cut_signs[:n_seed] + tuple(cut_signs[p] for p in position)
         facets = [index[f] for f in cell.facets if f in index]
         records.append(_CellRecord(cell.dim + len(lines), signs, facets=facets, generators=functools.partial(generators, c)))
     return records
@@ -682,7 +683,7 @@ class _LatticeGenerators:
     face of ``cl σ`` containing ``v`` is where every constraint of ``σ`` that
     vanishes at ``v`` vanishes; ``v`` is a vertex (an extreme ray) exactly when
     no other generator (other ideal generator) of ``σ`` lies on that face: a
-    test on bitmasks of the vertices where each constraint vanishes.
+    test on bitmasks of the constraints that vanish at each vertex.
     """
 
     def __init__(self, subdivision, values, position, basis, lines):
@@ -691,22 +692,24 @@ class _LatticeGenerators:
         self.position = position
         self.basis = basis
         self.lines = lines
-        self.zero_masks = None
+        self.zero_sets = None
         self.points = {}
 
     def _prepare(self):
+        """Every vertex's constraints that vanish there, as a bitmask over the subdivision's constraints."""
         sub = self.subdivision
-        n_constraints = len(sub.cells[0].signs)
-        self.zero_masks = [0] * n_constraints
-        self.zeros = []
-        n_seed = n_constraints - len(self.position)
-        for i, (vals, cid) in enumerate(zip(self.values, sub.vertex_cell)):
-            here = [j for j, sgn in enumerate(sub.cells[cid].signs[:n_seed]) if sgn == 0]
-            here += [self.position[k] for k, v in enumerate(vals) if v == 0]
-            for j in here:
-                self.zero_masks[j] |= 1 << i
-            self.zeros.append(here)
-        self.ideal_bits = sum(1 << i for i, v in enumerate(sub.vertices) if not v[0])
+        n_seed = len(sub.cells[0].signs) - len(self.position)
+        self.zero_sets = []
+        for vals, cid in zip(self.values, sub.vertex_cell):
+            seed = sub.cells[cid].signs
+            zero = 0
+            for j in range(n_seed):
+                if seed[j] == 0:
+                    zero |= 1 << j
+            for k, v in enumerate(vals):
+                if v == 0:
+                    zero |= 1 << self.position[k]
+            self.zero_sets.append(zero)
 
     def _lift(self, vec):
         if self.basis is None:
@@ -720,17 +723,22 @@ class _LatticeGenerators:
         return self.points[i]
 
     def __call__(self, cid):
-        if self.zero_masks is None:
+        if self.zero_sets is None:
             self._prepare()
-        cell = self.subdivision.cells[cid]
+        sub = self.subdivision
+        cell = sub.cells[cid]
+        live = 0  # the constraints that do not vanish on the cell
+        for j, s in enumerate(cell.signs):
+            if s:
+                live |= 1 << j
+        zero_sets = self.zero_sets
         vertices, rays = [], []
-        for i in self.subdivision.cell_vertices(cid):
-            finite = self.subdivision.vertices[i][0] > 0
-            face = cell.vmask if finite else cell.vmask & self.ideal_bits
-            for j in self.zeros[i]:
-                if cell.signs[j] != 0:
-                    face &= self.zero_masks[j]
-            if face == 1 << i:
+        for i in cell.verts:
+            finite = sub.vertices[i][0] > 0
+            face = zero_sets[i] & live  # the smallest face of the closure containing generator i lies on these
+            if not any(
+                u != i and zero_sets[u] & face == face and (finite or not sub.vertices[u][0]) for u in cell.verts
+            ):
                 (vertices if finite else rays).append(self._point(i))
         return tuple(sorted(vertices)), tuple(sorted(rays)), self.lines
 

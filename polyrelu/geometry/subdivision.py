@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from itertools import product
 from typing import Any
 
@@ -42,13 +41,26 @@ from .rational import (
 __all__ = ["Subdivision"]
 
 
-@dataclass
 class _SubCell:
-    dim: int
-    finite: bool
-    facets: list[int]
-    vmask: int  # bit i set: vertex i is a face of the cell
-    signs: list[int] = field(default_factory=list)
+    """One cell: its dimension, whether it is finite, its facets, its vertices and its signs.
+
+    ``verts`` holds the indices of the vertices (finite and ideal) of the cell's
+    closure, ascending; ``signs`` one byte per cut (and per seed sign): 1, 0,
+    or 255 for -1, read as signed bytes by :meth:`Subdivision.cell_signs`.
+    """
+
+    __slots__ = ("dim", "finite", "facets", "verts", "signs")
+
+    def __init__(self, dim: int, finite: bool, facets: tuple[int, ...], verts: tuple[int, ...], signs: bytearray) -> None:
+        self.dim = dim
+        self.finite = finite
+        self.facets = facets
+        self.verts = verts
+        self.signs = signs
+
+
+# a sign as the byte stored in _SubCell.signs, by the vertex code of cut (0: zero, 1: positive, 2: negative)
+_SIGN_BYTE = (0, 1, 255)
 
 
 def _checked_faces(faces: Sequence[Any], n_vertices: int, caller: str) -> list[tuple[int, list[int], list[int]]]:
@@ -107,10 +119,10 @@ class Subdivision:
 
     def _add_vertex(self, coords: IntegerRow, finite: bool) -> int:
         cid = len(self.cells)
-        bit = len(self.vertices)
+        index = len(self.vertices)
         self.vertices.append(coords)
         self.vertex_cell.append(cid)
-        self.cells.append(_SubCell(0, finite, [], 1 << bit))
+        self.cells.append(_SubCell(0, finite, (), (index,), bytearray()))
         return cid
 
     # -- initial complexes -----------------------------------------------------------
@@ -137,10 +149,7 @@ class Subdivision:
             den = math.lcm(*(x.denominator for x in v))
             S._add_vertex(primitive_integer_row((den, *(int(x * den) for x in v))), True)
         for dim, vidx, facets in faces[len(vertices):]:
-            mask = 0
-            for i in vidx:
-                mask |= 1 << i
-            S.cells.append(_SubCell(dim, True, list(facets), mask))
+            S.cells.append(_SubCell(dim, True, tuple(facets), tuple(sorted(set(vidx))), bytearray()))
         return S
 
     @classmethod
@@ -184,23 +193,26 @@ class Subdivision:
                 infinite[s] = ideal[j, sgn]
         for s in sorted(product((-1, 0, 1), repeat=d), key=lambda s: sum(map(abs, s))):
             nnz = [i for i in range(d) if s[i]]
+            signs = bytearray(v & 255 for v in s)
             if not nnz:
-                S.cells[origin].signs = list(s)
+                S.cells[origin].signs = signs
                 continue
             below = [tuple(0 if i == j else s[i] for i in range(d)) for j in nnz]
             if len(nnz) == 1:
-                S.cells[infinite[s]].signs = list(s)
+                S.cells[infinite[s]].signs = signs
             else:
-                mask = 0
+                verts = set()
                 for b in below:
-                    mask |= S.cells[infinite[b]].vmask
+                    verts.update(S.cells[infinite[b]].verts)
                 infinite[s] = len(S.cells)
-                S.cells.append(_SubCell(len(nnz) - 1, False, [infinite[b] for b in below], mask, list(s)))
-            mask = S.cells[origin].vmask | S.cells[infinite[s]].vmask
+                S.cells.append(_SubCell(len(nnz) - 1, False, tuple(infinite[b] for b in below), tuple(sorted(verts)), signs))
+            verts = set(S.cells[origin].verts + S.cells[infinite[s]].verts)
             for b in below:
-                mask |= S.cells[finite[b]].vmask
+                verts.update(S.cells[finite[b]].verts)
             finite[s] = len(S.cells)
-            S.cells.append(_SubCell(len(nnz), True, [finite[b] for b in below] + [infinite[s]], mask, list(s)))
+            S.cells.append(
+                _SubCell(len(nnz), True, tuple(finite[b] for b in below) + (infinite[s],), tuple(sorted(verts)), bytearray(signs))
+            )
         return S
 
     # -- the cut ---------------------------------------------------------------------------
@@ -226,90 +238,89 @@ class Subdivision:
             raise ShapeError(f"Subdivision.cut: values has {len(values)} entries for {len(self.vertices)} vertices")
         if not all(type(v) is int for v in values):
             values = [require_int(v, f"values[{i}]", "Subdivision.cut") for i, v in enumerate(values)]
-        pos = neg = 0
-        for i, v in enumerate(values):
-            if v > 0:
-                pos |= 1 << i
-            elif v < 0:
-                neg |= 1 << i
+        # every vertex's code: 1 positive, 2 negative, 0 zero; a cell's codes or-ed together are 3 when it is cut
+        code = [1 if v > 0 else 2 if v < 0 else 0 for v in values]
         split = []
-        for cid, cell in enumerate(self.cells):
-            p, n = cell.vmask & pos, cell.vmask & neg
-            if p and n:
+        for cid, cell in enumerate(self.cells):  # the hot loop: every cell, every cut
+            seen = 0
+            for i in cell.verts:
+                seen |= code[i]
+            if seen == 3:
                 split.append(cid)
             else:
-                cell.signs.append(1 if p else -1 if n else 0)
+                cell.signs.append(_SIGN_BYTE[seen])
         split.sort(key=lambda c: self.cells[c].dim)
-        # Masks of the parts: the parent's vertices on the part's closed side,
-        # plus the vertices created on the parent's cut edges. Those are kept
-        # as small masks relative to `base` while the cut runs.
-        base = len(self.vertices)
-        old = (1 << base) - 1
-        keep = {1: old & ~neg, -1: old & ~pos, 0: old & ~pos & ~neg}
+        # Vertices of the parts: the parent's vertices on the part's closed side, plus the vertices
+        # created on the parent's cut edges. Old vertices where the function vanishes are rare (not in
+        # general position): they are looked for only when there are any.
+        zeros = 0 in code
         pieces: dict[int, tuple[int, int, int]] = {}  # cut cell -> its (plus, minus, zero) parts
-        new: dict[int, int] = {}  # cut cell -> mask of the vertices created on it, relative to base
+        new: dict[int, tuple[int, ...]] = {}  # cut cell -> the vertices created on it, ascending
         for cid in split:
-            pieces[cid], new[cid] = self._split_cell(cid, values, neg, keep, pieces, new, base)
+            pieces[cid], new[cid] = self._split_cell(cid, values, code, zeros, pieces, new)
 
     def _split_cell(
         self,
         cid: int,
         values: Sequence[int],
-        neg: int,
-        keep: dict[int, int],
+        code: list[int],
+        zeros: bool,
         pieces: dict[int, tuple[int, int, int]],
-        new: dict[int, int],
-        base: int,
-    ) -> tuple[tuple[int, int, int], int]:
-        cell = self.cells[cid]
+        new: dict[int, tuple[int, ...]],
+    ) -> tuple[tuple[int, int, int], tuple[int, ...]]:
+        cells = self.cells
+        cell = cells[cid]
         signs = cell.signs
         if cell.dim == 1:
             a, b = cell.facets
-            if self.cells[a].vmask & neg:
-                a, b = b, a  # a: the positive end, b: the negative end
-            ia = self.cells[a].vmask.bit_length() - 1
-            ib = self.cells[b].vmask.bit_length() - 1
+            ia, ib = cells[a].verts[0], cells[b].verts[0]
+            if code[ia] == 2:
+                a, b, ia, ib = b, a, ib, ia  # a: the positive end, b: the negative end
             va, vb = values[ia], values[ib]
             coords = primitive_integer_row(tuple(-vb * x + va * y for x, y in zip(self.vertices[ia], self.vertices[ib])))
             zero = self._add_vertex(coords, coords[0] > 0)
-            self.cells[zero].signs = signs + [0]
-            created = 1 << (len(self.vertices) - 1 - base)
-            plus_facets, minus_facets = [a, zero], [b, zero]
+            cells[zero].signs = signs + b"\x00"
+            created: tuple[int, ...] = cells[zero].verts
+            plus_facets: tuple[int, ...] = (a, zero)
+            minus_facets: tuple[int, ...] = (b, zero)
         else:
-            plus_facets, minus_facets, zero_facets = [], [], []
+            plus, minus, zero_facets = [], [], []
             vanishing: set[int] = set()  # codimension-2 faces on the zero set
-            created = 0
+            made: set[int] = set()
             for f in cell.facets:
-                if f in pieces:
-                    fp, fm, f0 = pieces[f]
-                    plus_facets.append(fp)
-                    minus_facets.append(fm)
-                    zero_facets.append(f0)
-                    created |= new[f]
+                piece = pieces.get(f)
+                if piece is not None:
+                    plus.append(piece[0])
+                    minus.append(piece[1])
+                    zero_facets.append(piece[2])
+                    made.update(new[f])
                     continue
-                facet = self.cells[f]
+                facet = cells[f]
                 sign = facet.signs[-1]
                 if sign == 0:  # impossible for an affine function: the facet would bound a one-sided cell
                     raise GeometryError(
                         f"Subdivision.cut: cell {cid} has both signs but its facet {f} lies on the zero set: "
                         "values are not those of a function affine on every cell"
                     )
-                (plus_facets if sign > 0 else minus_facets).append(f)
-                if facet.vmask & keep[0]:
-                    vanishing.update(g for g in facet.facets if g not in pieces and self.cells[g].signs[-1] == 0)
-            zero = len(self.cells)
+                (plus if sign == 1 else minus).append(f)
+                if zeros and any(code[i] == 0 for i in facet.verts):
+                    vanishing.update(g for g in facet.facets if g not in pieces and cells[g].signs[-1] == 0)
+            created = tuple(sorted(made))
+            zero = len(cells)
             zero_facets.extend(sorted(vanishing))
-            zmask = (cell.vmask & keep[0]) | (created << base)
-            self.cells.append(_SubCell(cell.dim - 1, cell.finite, zero_facets, zmask, signs + [0]))
-            plus_facets.append(zero)
-            minus_facets.append(zero)
-        added = created << base
-        minus = len(self.cells)
-        self.cells.append(_SubCell(cell.dim, cell.finite, minus_facets, (cell.vmask & keep[-1]) | added, signs + [-1]))
+            on = tuple(i for i in cell.verts if code[i] == 0) if zeros else ()
+            cells.append(_SubCell(cell.dim - 1, cell.finite, tuple(zero_facets), on + created, signs + b"\x00"))
+            plus.append(zero)
+            minus.append(zero)
+            plus_facets, minus_facets = tuple(plus), tuple(minus)
+        minus_part = len(cells)
+        cells.append(
+            _SubCell(cell.dim, cell.finite, minus_facets, tuple(i for i in cell.verts if code[i] != 1) + created, signs + b"\xff")
+        )
         cell.facets = plus_facets
-        cell.vmask = (cell.vmask & keep[1]) | added
-        cell.signs = signs + [1]
-        return (cid, minus, zero), created
+        cell.verts = tuple(i for i in cell.verts if code[i] != 2) + created
+        signs.append(1)
+        return (cid, minus_part, zero), created
 
     # -- local copies -----------------------------------------------------------------------
     def closure(self, cid: int) -> tuple[Subdivision, list[int]]:
@@ -331,12 +342,12 @@ class Subdivision:
         Examples
         --------
         >>> S = Subdivision.from_arrangement([(0, 1, 0), (0, 0, 1)])
-        >>> quadrant = next(c for c in S.finite_cells() if S.cells[c].signs == [1, 1])
+        >>> quadrant = next(c for c in S.finite_cells() if S.cell_signs(c) == (1, 1))
         >>> Q, vertex_map = S.closure(quadrant)
         >>> len(Q.cells), Q.finite_f_vector()
         (7, (1, 2, 1))
         >>> Q.cut([sum(X) - D for D, *X in (S.vertices[i] for i in vertex_map)])
-        >>> sum(1 for c in Q.finite_cells() if Q.cells[c].signs[0] == 1)
+        >>> sum(1 for c in Q.finite_cells() if Q.cell_signs(c)[0] == 1)
         3
         """
         cid = require_index(cid, len(self.cells), "cid", "Subdivision.closure")
@@ -354,10 +365,8 @@ class Subdivision:
         copy.vertices = [self.vertices[i] for i in vertex_map]
         for old in order:
             cell = self.cells[old]
-            mask = 0
-            for i in self.cell_vertices(old):
-                mask |= 1 << bit[i]
-            copy.cells.append(_SubCell(cell.dim, cell.finite, [new_id[f] for f in cell.facets], mask, [int(old == cid)]))
+            verts = tuple(sorted(bit[i] for i in cell.verts))
+            copy.cells.append(_SubCell(cell.dim, cell.finite, tuple(new_id[f] for f in cell.facets), verts, bytearray((old == cid,))))
         copy.vertex_cell = [new_id[self.vertex_cell[i]] for i in vertex_map]
         return copy, vertex_map
 
@@ -375,10 +384,14 @@ class Subdivision:
         """The vertex indices (finite and ideal) of a cell's closure."""
         if type(cid) is not int or not 0 <= cid < len(self.cells):  # called in inner loops: checked cheaply
             cid = require_index(cid, len(self.cells), "cid", "Subdivision.cell_vertices")
-        mask = self.cells[cid].vmask
-        out = []
-        while mask:
-            low = mask & -mask
-            out.append(low.bit_length() - 1)
-            mask ^= low
-        return out
+        return list(self.cells[cid].verts)
+
+    def cell_signs(self, cid: int) -> tuple[int, ...]:
+        """A cell's signs: its seed signs, then one per :meth:`cut` (``1``, ``0`` or ``-1``).
+
+        A part of a cut cell keeps the cell's signs before the cut, so the
+        signs tell which cell of every earlier stage a cell lies in.
+        """
+        if type(cid) is not int or not 0 <= cid < len(self.cells):
+            cid = require_index(cid, len(self.cells), "cid", "Subdivision.cell_signs")
+        return tuple(v - 256 if v > 127 else v for v in self.cells[cid].signs)
