@@ -466,15 +466,19 @@ def _checked_arguments(
     return domain, (domain.minimal_h_representation()[0] if domain is not None else ())
 
 
-@dataclass
-class _CellRecord:
-    """What a construction method found about one cell, before ids are assigned."""
+class _Found(NamedTuple):
+    """What a construction method found, one entry per cell in its own order, before ids are assigned."""
 
-    dimension: int
-    signs: tuple  # domain signs, then neuron signs in network order
-    polyhedron: Polyhedron | None = None
-    facets: list | None = None  # indices into the record list, when the method knows them
-    generators: Callable[[], Any] | None = None  # a callable giving (vertices, rays, lines), when the method knows them
+    dimensions: list[int]
+    signs: np.ndarray  # int8, a row per cell: domain signs, then neuron signs in network order
+    facets: list[tuple[int, ...]] | None = None  # indices into these lists, when the method knows them
+    polyhedra: list[Polyhedron] | None = None
+    generators: Callable[[int], Any] | None = None  # index -> (vertices, rays, lines), when the method knows them
+
+
+def _sign_matrix(rows, width):
+    """Sign vectors as an int8 matrix with ``width`` columns (also when there is no row or no column)."""
+    return np.array(rows, dtype=np.int8).reshape(len(rows), width)
 
 
 def _lp_cells(net, domain, domain_rows, oracle, guard, bar):
@@ -520,16 +524,16 @@ def _lp_cells(net, domain, domain_rows, oracle, guard, bar):
             cells = new_cells
             bar.update(1)
             bar.set_postfix(cells=len(cells))
-    return [
-        _CellRecord(
-            c.hull.dimension,
-            c.signs,
-            polyhedron=Polyhedron.from_trusted(
+    return _Found(
+        [c.hull.dimension for c in cells],
+        _sign_matrix([c.signs for c in cells], n_domain + net.architecture.num_hidden),
+        polyhedra=[
+            Polyhedron.from_trusted(
                 n0, h_representation=(c.strict, c.equations), relative_interior_point=c.point, affine_hull=c.hull, oracle=oracle
-            ),
-        )
-        for c in cells
-    ]
+            )
+            for c in cells
+        ],
+    )
 
 
 class _IntegerNetwork:
@@ -544,20 +548,20 @@ class _IntegerNetwork:
     def __init__(self, net):
         self.layers = net.integer_layers()[:-1]
 
-    def __call__(self, points):
-        """All hidden pre-activation values at each point, as one tuple per point."""
+    def __call__(self, points, layer):
+        """The values of the neurons of hidden layer ``layer`` (from 1) at each point, as one tuple per point."""
         if not points:
             return []
         n = len(points)
         top = [p[0] for p in points]  # the constant 1 in homogeneous form, at each layer's scale
         M = flint.fmpz_mat([top] + [list(col) for col in zip(*(p[1:] for p in points))])
-        columns = []
-        for Wb, c in self.layers:
+        for Wb, c in self.layers[: layer - 1]:
             entries = [int(v) for v in (Wb * M).entries()]
-            columns.append(entries)
             top = [t * c for t in top]
             M = flint.fmpz_mat(1 + len(entries) // n, n, top + [v if v > 0 else 0 for v in entries])
-        return [tuple(col[r * n + j] for col in columns for r in range(len(col) // n)) for j in range(n)]
+        entries = [int(v) for v in (self.layers[layer - 1][0] * M).entries()]
+        width = len(entries) // n
+        return [tuple(entries[r * n + j] for r in range(width)) for j in range(n)]
 
 
 def _lattice_cells(net, domain, domain_rows, oracle, guard, bar):
@@ -597,25 +601,32 @@ def _lattice_cells(net, domain, domain_rows, oracle, guard, bar):
         order = independent + [k for k in order if k not in independent]
         seed_signs = 0
         bar.update(r)
-    values = evaluate(subdivision.vertices)
     first = len(independent) if domain is None else 0
     layer_of = [l for l, w in enumerate(arch.hidden_widths, start=1) for _ in range(w)]
-    current_layer = None
+    current_layer = offset = 0
+    values: list[tuple[int, ...]] = []
     for k in order[first:]:
-        if len(values) < len(subdivision.vertices):
-            values.extend(evaluate(subdivision.vertices[len(values):]))
         if layer_of[k] != current_layer:
+            # A layer's neurons are affine on every edge of the complex of the earlier layers: evaluated at
+            # the vertices once, they are carried to the vertices its cuts create by exact interpolation.
             current_layer = layer_of[k]
+            offset = sum(arch.hidden_widths[: current_layer - 1])
+            values = evaluate(subdivision.vertices, current_layer)
             if current_layer > 1:
                 neurons = [j for j in order if layer_of[j] == current_layer]
-                check_next_layer(guard, subdivision, values, evaluate, neurons, current_layer)
-        subdivision.cut([v[k] for v in values])
+                pad = (0,) * offset  # the size guard reads the values by neuron index
+                padded = functools.partial(_padded_values, evaluate, current_layer, pad)
+                check_next_layer(guard, subdivision, [pad + v for v in values], padded, neurons, current_layer)
+        subdivision.cut([v[k - offset] for v in values], carry=values)
         bar.update(1)
     if domain is None and arch.depth and len(subdivision.finite_cells()) == 0:
         raise RuntimeError("lattice enumeration lost every cell")
-    if len(values) < len(subdivision.vertices):
-        values.extend(evaluate(subdivision.vertices[len(values):]))
-    return _records_from_subdivision(subdivision, values, order, seed_signs, basis, lines)
+    return _found_in_subdivision(subdivision, order, seed_signs, basis, lines)
+
+
+def _padded_values(evaluate, layer, pad, points):
+    """``evaluate(points, layer)`` with every tuple preceded by ``pad`` (one entry per earlier neuron)."""
+    return [pad + v for v in evaluate(points, layer)]
 
 
 def _first_layer_basis(W1, n0):
@@ -653,27 +664,28 @@ def _polytope_seed(domain, domain_rows):
 def _constant_network_cells(net, n0, lines):
     """``W1 = 0``: every neuron is constant, the whole space is one cell."""
     vrep = (((Fraction(0),) * n0,), (), lines)
-    return [_CellRecord(n0, net.signs((0,) * n0), facets=[], generators=lambda: vrep)]
+    signs = net.signs((0,) * n0)
+    return _Found([n0], _sign_matrix([signs], len(signs)), facets=[()], generators=lambda _: vrep)
 
 
-def _records_from_subdivision(subdivision, values, order, n_seed, basis, lines):
+def _found_in_subdivision(subdivision, order, n_seed, basis, lines):
     """The finite cells of a finished subdivision, with signs in network order.
 
     Their V-representations are left to :class:`_LatticeGenerators`, on demand.
     """
-    position = [n_seed + order.index(k) for k in range(len(order))]
-    identity = order == sorted(order)
+    cells = subdivision.cells
     finite = subdivision.finite_cells()
-    index = {c: i for i, c in enumerate(finite)}
-    generators = _LatticeGenerators(subdivision, values, position, basis, lines)
-    records = []
-    for c in finite:
-        cell = subdivision.cells[c]
-        cut_signs = subdivision.cell_signs(c)
-        signs = cut_signs if identity else cut_signs[:n_seed] + tuple(cut_signs[p] for p in position)
-        facets = [index[f] for f in cell.facets if f in index]
-        records.append(_CellRecord(cell.dim + len(lines), signs, facets=facets, generators=functools.partial(generators, c)))
-    return records
+    width = len(cells[0].signs)
+    # the signs bytes are two's complement: read at once as signed bytes, one row per cell
+    signs = np.frombuffer(b"".join([cells[c].signs for c in finite]), dtype=np.int8).reshape(len(finite), width)
+    if order != sorted(order):
+        signs = signs[:, list(range(n_seed)) + [n_seed + order.index(k) for k in range(len(order))]]
+    index = [-1] * len(cells)
+    for i, c in enumerate(finite):
+        index[c] = i
+    facets = [tuple(index[f] for f in cells[c].facets if index[f] >= 0) for c in finite]
+    generators = _LatticeGenerators(subdivision, finite, order, n_seed, basis, lines)
+    return _Found([cells[c].dim + len(lines) for c in finite], signs, facets=facets, generators=generators)
 
 
 class _LatticeGenerators:
@@ -686,29 +698,27 @@ class _LatticeGenerators:
     test on bitmasks of the constraints that vanish at each vertex.
     """
 
-    def __init__(self, subdivision, values, position, basis, lines):
+    def __init__(self, subdivision, finite, order, n_seed, basis, lines):
         self.subdivision = subdivision
-        self.values = values
-        self.position = position
+        self.finite = finite
+        self.position = [n_seed + order.index(k) for k in range(len(order))]
         self.basis = basis
         self.lines = lines
         self.zero_sets = None
         self.points = {}
 
     def _prepare(self):
-        """Every vertex's constraints that vanish there, as a bitmask over the subdivision's constraints."""
-        sub = self.subdivision
-        n_seed = len(sub.cells[0].signs) - len(self.position)
+        """Every vertex's constraints that vanish there, as a bitmask over the subdivision's constraints.
+
+        A vertex is a cell of its own: the constraints vanishing at it are its zero signs.
+        """
+        cells = self.subdivision.cells
         self.zero_sets = []
-        for vals, cid in zip(self.values, sub.vertex_cell):
-            seed = sub.cells[cid].signs
+        for cid in self.subdivision.vertex_cell:
             zero = 0
-            for j in range(n_seed):
-                if seed[j] == 0:
+            for j, s in enumerate(cells[cid].signs):
+                if not s:
                     zero |= 1 << j
-            for k, v in enumerate(vals):
-                if v == 0:
-                    zero |= 1 << self.position[k]
             self.zero_sets.append(zero)
 
     def _lift(self, vec):
@@ -722,11 +732,12 @@ class _LatticeGenerators:
             self.points[i] = self._lift([Fraction(x, D) for x in X]) if D else primitive_integer_row(self._lift(X))
         return self.points[i]
 
-    def __call__(self, cid):
+    def __call__(self, index):
+        """The V-representation of the cell ``finite[index]``."""
         if self.zero_sets is None:
             self._prepare()
         sub = self.subdivision
-        cell = sub.cells[cid]
+        cell = sub.cells[self.finite[index]]
         live = 0  # the constraints that do not vanish on the cell
         for j, s in enumerate(cell.signs):
             if s:
@@ -872,31 +883,40 @@ class CanonicalComplex:
         self.lattice = lattice
         self.elapsed = elapsed
         self._index = {(c.domain_signs, c.signs): c for c in self._cells}
-        self._generators: dict[int, Callable[[], Any]] = {}
+        self._generators: Callable[[int], Any] | None = None  # cell id -> (vertices, rays, lines), lattice-built cells
         self._oracle = default_oracle
 
     @classmethod
-    def _assemble(cls, net, domain, domain_rows, records, oracle, elapsed):
+    def _assemble(cls, net, domain, domain_rows, found, oracle, elapsed):
+        """The complex of the cells a construction found: ids by dimension, then sign vector."""
         n_domain = len(domain_rows)
-        order = sorted(range(len(records)), key=lambda i: (records[i].dimension, records[i].signs))
-        new_id = {old: new for new, old in enumerate(order)}
+        signs = found.signs
+        keys = tuple(signs[:, j] for j in range(signs.shape[1] - 1, -1, -1)) + (np.asarray(found.dimensions),)
+        order = np.lexsort(keys).tolist()  # the last key first: by dimension, then sign vector
         K = cls.__new__(cls)
+        polyhedra = found.polyhedra
         cells = [
-            Cell(i, records[old].dimension, records[old].signs[n_domain:], records[old].signs[:n_domain], K, records[old].polyhedron)
-            for i, old in enumerate(order)
+            Cell(i, found.dimensions[old], row[n_domain:], row[:n_domain], K, polyhedra[old] if polyhedra else None)
+            for i, (old, row) in enumerate(zip(order, signs[order].tolist()))
         ]
-        if all(r.facets is not None for r in records):
-            covers = [(new_id[f], new_id[old]) for old in order for f in records[old].facets]
+        dimensions = [c.dimension for c in cells]
+        if found.facets is not None:
+            new_id = [0] * len(order)
+            for new, old in enumerate(order):
+                new_id[old] = new
+            lattice = FaceLattice.from_trusted(dimensions, [[new_id[f] for f in found.facets[old]] for old in order])
         else:
-            covers = covering_from_signs([c.domain_signs + c.signs for c in cells], [c.dimension for c in cells])
-        K.__init__(net, domain, domain_rows, cells, FaceLattice([c.dimension for c in cells], covers), elapsed)
-        K._generators = {new_id[i]: r.generators for i, r in enumerate(records) if r.generators is not None}
+            lattice = FaceLattice(dimensions, covering_from_signs([c.domain_signs + c.signs for c in cells], dimensions))
+        K.__init__(net, domain, domain_rows, cells, lattice, elapsed)
+        if found.generators is not None:
+            K._generators = lambda cid: found.generators(order[cid])
         K._oracle = oracle
         return K
 
     def _cell_polyhedron(self, cell):
         """The closed cell of a lattice-built complex (see :class:`_LatticeCell`)."""
-        return _LatticeCell(self, cell, self._generators[cell.id]()).polyhedron()
+        assert self._generators is not None  # only lattice-built cells come without a polyhedron
+        return _LatticeCell(self, cell, self._generators(cell.id)).polyhedron()
 
     # -- queries ---------------------------------------------------------------------
     def __len__(self):

@@ -85,6 +85,29 @@ def _checked_faces(faces: Sequence[Any], n_vertices: int, caller: str) -> list[t
     return out
 
 
+def _check_carry(carry: Any, n_vertices: int) -> int:
+    """The length of the tuples in ``carry``, if it is a list of ``n_vertices`` tuples of one length.
+
+    Their entries are checked where they are used (at the ends of the cut edges).
+    """
+    if not isinstance(carry, list):
+        raise InvalidArgumentError(f"Subdivision.cut: carry must be a list of tuples of int, one per vertex, got {describe(carry)}")
+    if len(carry) != n_vertices:
+        raise ShapeError(f"Subdivision.cut: carry has {len(carry)} entries for {n_vertices} vertices")
+    width = len(carry[0]) if carry and type(carry[0]) is tuple else -1
+    if not all(type(row) is tuple and len(row) == width for row in carry):
+        i = next(i for i, row in enumerate(carry) if type(row) is not tuple or len(row) != width)
+        raise ShapeError(f"Subdivision.cut: carry[{i}] must be a tuple of ints like carry[0], got {describe(carry[i])}")
+    return width
+
+
+def _interpolated(p: tuple[int, ...], q: tuple[int, ...], a: int, b: int, g: int) -> tuple[int, ...]:
+    """``(a p + b q) / g``, exactly; ``p`` and ``q`` are checked to hold ints."""
+    if not all(type(v) is int for v in p + q):
+        raise InvalidArgumentError(f"Subdivision.cut: carry must hold ints, got {describe(p)} and {describe(q)}")
+    return tuple([(a * x + b * y) // g for x, y in zip(p, q)])
+
+
 class Subdivision:
     """A pointed polyhedral complex with ideal vertices, refined by exact cuts.
 
@@ -216,7 +239,7 @@ class Subdivision:
         return S
 
     # -- the cut ---------------------------------------------------------------------------
-    def cut(self, values: Sequence[int]) -> None:
+    def cut(self, values: Sequence[int], carry: list[tuple[int, ...]] | None = None) -> None:
         """Refine every cell by the sign of a function given by its values at the vertices.
 
         Parameters
@@ -227,6 +250,23 @@ class Subdivision:
             ``lim h(tX) / t`` at an ideal one (a common positive factor is
             allowed, a per-vertex one is not: new vertices interpolate these
             values). The function must be affine on every cell.
+        carry : list of tuple of int, optional
+            The values of further functions at the vertices, a tuple per
+            vertex, in the same homogeneous form, each affine on every cell
+            (and integral on integer points, such as an integer combination
+            of the coordinates). The cut appends their exact values at the
+            vertices it creates (interpolated along the cut edges), so that
+            they can cut next.
+
+        Raises
+        ------
+        ShapeError
+            ``values`` or ``carry`` does not have one entry per vertex, or
+            ``carry`` holds tuples of different lengths.
+        InvalidArgumentError
+            An entry that is not an integer.
+        GeometryError
+            The values are not those of a function affine on every cell.
 
         Notes
         -----
@@ -238,6 +278,8 @@ class Subdivision:
             raise ShapeError(f"Subdivision.cut: values has {len(values)} entries for {len(self.vertices)} vertices")
         if not all(type(v) is int for v in values):
             values = [require_int(v, f"values[{i}]", "Subdivision.cut") for i, v in enumerate(values)]
+        if carry is not None:
+            _check_carry(carry, len(self.vertices))
         # every vertex's code: 1 positive, 2 negative, 0 zero; a cell's codes or-ed together are 3 when it is cut
         code = [1 if v > 0 else 2 if v < 0 else 0 for v in values]
         split = []
@@ -257,7 +299,7 @@ class Subdivision:
         pieces: dict[int, tuple[int, int, int]] = {}  # cut cell -> its (plus, minus, zero) parts
         new: dict[int, tuple[int, ...]] = {}  # cut cell -> the vertices created on it, ascending
         for cid in split:
-            pieces[cid], new[cid] = self._split_cell(cid, values, code, zeros, pieces, new)
+            pieces[cid], new[cid] = self._split_cell(cid, values, code, zeros, pieces, new, carry)
 
     def _split_cell(
         self,
@@ -267,6 +309,7 @@ class Subdivision:
         zeros: bool,
         pieces: dict[int, tuple[int, int, int]],
         new: dict[int, tuple[int, ...]],
+        carry: list[tuple[int, ...]] | None,
     ) -> tuple[tuple[int, int, int], tuple[int, ...]]:
         cells = self.cells
         cell = cells[cid]
@@ -277,7 +320,12 @@ class Subdivision:
             if code[ia] == 2:
                 a, b, ia, ib = b, a, ib, ia  # a: the positive end, b: the negative end
             va, vb = values[ia], values[ib]
-            coords = primitive_integer_row(tuple(-vb * x + va * y for x, y in zip(self.vertices[ia], self.vertices[ib])))
+            # where the function vanishes on the edge: -vb·A + va·B (va > 0 > vb), made primitive
+            coords = tuple([-vb * x + va * y for x, y in zip(self.vertices[ia], self.vertices[ib])])
+            g = math.gcd(*coords)
+            coords = tuple([x // g for x in coords])
+            if carry is not None:  # exact: g divides every integral linear function of the coordinates
+                carry.append(_interpolated(carry[ia], carry[ib], -vb, va, g))
             zero = self._add_vertex(coords, coords[0] > 0)
             cells[zero].signs = signs + b"\x00"
             created: tuple[int, ...] = cells[zero].verts
@@ -308,17 +356,17 @@ class Subdivision:
             created = tuple(sorted(made))
             zero = len(cells)
             zero_facets.extend(sorted(vanishing))
-            on = tuple(i for i in cell.verts if code[i] == 0) if zeros else ()
+            on = tuple([i for i in cell.verts if code[i] == 0]) if zeros else ()
             cells.append(_SubCell(cell.dim - 1, cell.finite, tuple(zero_facets), on + created, signs + b"\x00"))
             plus.append(zero)
             minus.append(zero)
             plus_facets, minus_facets = tuple(plus), tuple(minus)
         minus_part = len(cells)
         cells.append(
-            _SubCell(cell.dim, cell.finite, minus_facets, tuple(i for i in cell.verts if code[i] != 1) + created, signs + b"\xff")
+            _SubCell(cell.dim, cell.finite, minus_facets, tuple([i for i in cell.verts if code[i] != 1]) + created, signs + b"\xff")
         )
         cell.facets = plus_facets
-        cell.verts = tuple(i for i in cell.verts if code[i] != 2) + created
+        cell.verts = tuple([i for i in cell.verts if code[i] != 2]) + created
         signs.append(1)
         return (cid, minus_part, zero), created
 
