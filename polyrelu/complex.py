@@ -473,7 +473,7 @@ class _Found(NamedTuple):
     signs: np.ndarray  # int8, a row per cell: domain signs, then neuron signs in network order
     facets: list[tuple[int, ...]] | None = None  # indices into these lists, when the method knows them
     polyhedra: list[Polyhedron] | None = None
-    generators: Callable[[int], Any] | None = None  # index -> (vertices, rays, lines), when the method knows them
+    generators: Callable[[int, tuple[int, ...]], Any] | None = None  # (index, signs) -> (vertices, rays, lines), when known
 
 
 def _sign_matrix(rows, width):
@@ -547,21 +547,172 @@ class _IntegerNetwork:
 
     def __init__(self, net):
         self.layers = net.integer_layers()[:-1]
+        self.rows = [[tuple(int(v) for v in row) for row in Wb.tolist()] for Wb, _ in self.layers]
+
+    def _input_matrix(self, points, layer):
+        """The homogeneous inputs of hidden layer ``layer`` at the points: a column per point, the constant first."""
+        n = len(points)
+        top = [p[0] for p in points]  # the constant 1 in homogeneous form, at each layer's scale
+        M = flint.fmpz_mat([top] + [list(col) for col in zip(*(p[1:] for p in points))])
+        zero = flint.fmpz(0)
+        for Wb, c in self.layers[: layer - 1]:
+            entries = (Wb * M).entries()
+            top = [t * c for t in top]
+            M = flint.fmpz_mat(1 + len(entries) // n, n, top + [v if v > 0 else zero for v in entries])
+        return M
 
     def __call__(self, points, layer):
         """The values of the neurons of hidden layer ``layer`` (from 1) at each point, as one tuple per point."""
         if not points:
             return []
         n = len(points)
-        top = [p[0] for p in points]  # the constant 1 in homogeneous form, at each layer's scale
-        M = flint.fmpz_mat([top] + [list(col) for col in zip(*(p[1:] for p in points))])
-        for Wb, c in self.layers[: layer - 1]:
-            entries = [int(v) for v in (Wb * M).entries()]
-            top = [t * c for t in top]
-            M = flint.fmpz_mat(1 + len(entries) // n, n, top + [v if v > 0 else 0 for v in entries])
-        entries = [int(v) for v in (self.layers[layer - 1][0] * M).entries()]
+        entries = [int(v) for v in (self.layers[layer - 1][0] * self._input_matrix(points, layer)).entries()]
         width = len(entries) // n
         return [tuple(entries[r * n + j] for r in range(width)) for j in range(n)]
+
+    def inputs(self, points, layer):
+        """The homogeneous inputs of hidden layer ``layer`` at each point, as one tuple of ints per point.
+
+        The value of the layer's neuron ``j`` at a point is the dot product of
+        ``rows[layer - 1][j]`` with the point's input.
+        """
+        if not points:
+            return []
+        return [tuple(int(v) for v in column) for column in self._input_matrix(points, layer).transpose().tolist()]
+
+
+class _FloatScreen:
+    """Certified signs of hidden pre-activations at homogeneous integer points, from floats with an error bound.
+
+    The network runs in float64 at ``x = X / D`` (at an ideal point, at the
+    direction ``X / max|X_i|`` with the biases dropped: the recession
+    function), and alongside it a bound ``E`` on the error of every value. A
+    value ``Z`` with ``|Z| > E`` has the sign of the exact one; the others are
+    left undecided (``None``) for exact arithmetic.
+
+    Notes
+    -----
+    With ``u = 2^-53``: every rational converted to float (a weight, a bias, a
+    coordinate, each correctly rounded) is off by at most ``u`` relative; the
+    input is off by at most ``e0 = 2u|x̂|``. For a layer with ``n`` inputs
+    ``â`` off by at most ``e`` from the exact ``a``, the computed
+    ``ẑ = fl(Ŵ â + t b̂)`` (any summation order, fused or not) differs from
+    ``W a + t b`` by at most ``(γ_{n+1} + 3u)(|Ŵ||â| + t|b̂|) + (1 + 3u)|Ŵ| e``
+    (``γ_k = ku / (1 - ku)``), and ReLU does not increase errors. Both sums
+    are computed in floats too, with relative error at most ``γ_{n+1}``; the
+    bound used, ``2((n + 5)u(|Ŵ||â| + t|b̂|) + |Ŵ| e) + η`` with ``η = 2^-1000``
+    (for underflow), exceeds the true one by a wide margin. An overflow gives
+    ``inf`` or ``nan``, which decides nothing. Weights beyond ``2^±900`` (or
+    too many inputs for the margin) turn the screen off: everything is exact.
+    """
+
+    _U = 2.0**-53
+    _ETA = 2.0**-1000
+
+    def __init__(self, net):
+        self.layers = []
+        usable = True
+        for W, b in net.layers[:-1]:
+            Wf = np.array([[float(w) for w in row] for row in W])
+            bf = np.array([float(v) for v in b])
+            magnitudes = [abs(v) for v in (*(w for row in W for w in row), *b) if v]
+            if magnitudes and not (2.0**-900 <= min(magnitudes) and max(magnitudes) <= 2.0**900):
+                usable = False
+            if len(W[0]) > 10**6:
+                usable = False
+            self.layers.append((Wf, bf, np.abs(Wf), np.abs(bf), (len(W[0]) + 5) * self._U))
+        self.usable = usable
+
+    @staticmethod
+    def _inputs(points):
+        """``(x̂, t)``: float coordinates (``inf`` where too large for a float) and the bias factor of every point."""
+        rows, t = [], []
+        for D, *X in points:
+            scale = D if D else max(abs(v) for v in X)
+            try:
+                rows.append([v / scale for v in X])  # int / int: correctly rounded
+            except OverflowError:
+                rows.append([np.inf] * len(X))
+            t.append(1.0 if D else 0.0)
+        return np.array(rows, dtype=float).reshape(len(points), -1), np.array(t)
+
+    def __call__(self, points, layer):
+        """``(Z, E)``: float values of the neurons of hidden layer ``layer`` at the points, and their error bounds."""
+        with np.errstate(all="ignore"):  # an overflow becomes inf or nan, which certifies nothing
+            a, t = self._inputs(points)
+            t = t[:, None]
+            e = 2 * self._U * np.abs(a) + self._ETA
+            for l, (Wf, bf, Wa, ba, margin) in enumerate(self.layers[:layer], start=1):
+                z = a @ Wf.T + t * bf
+                e = 2 * (margin * (np.abs(a) @ Wa.T + t * ba) + e @ Wa.T) + self._ETA
+                if l == layer:
+                    return z, e
+                a = np.maximum(z, 0.0)
+        raise AssertionError("unreachable: layer is at most the number of hidden layers")
+
+
+class _LayerValues:
+    """The values of one hidden layer's neurons at the vertices of a subdivision, as the cuts need them.
+
+    Signs are certified by :class:`_FloatScreen` where it can, and computed
+    exactly (:class:`_IntegerNetwork`, in batches) where it cannot; exact
+    values are computed only where asked for (the ends of crossed edges, the
+    size guard's samples) and kept. Indexing gives a vertex's exact values as
+    a tuple indexed by neuron (earlier layers' entries are 0), as the size
+    guard reads them.
+    """
+
+    def __init__(self, subdivision, evaluate, screen, layer, offset):
+        self.subdivision = subdivision
+        self.evaluate = evaluate
+        self.screen = screen if screen.usable else None
+        self.layer = layer
+        self.rows = evaluate.rows[layer - 1]
+        self.pad = (0,) * offset
+        self.layer_values = {}  # vertex -> the exact values of all the layer's neurons (read by the size guard)
+        self.inputs = {}  # vertex -> the layer's exact homogeneous input there
+        self.floats = self.bounds = None
+
+    def __len__(self):
+        return len(self.subdivision.vertices)
+
+    def __getitem__(self, i):
+        if i not in self.layer_values:  # the size guard reads many vertices one by one: evaluate them all at once
+            vertices = self.subdivision.vertices
+            missing = [j for j in range(len(vertices)) if j not in self.layer_values]
+            self.layer_values.update(zip(missing, self.evaluate([vertices[j] for j in missing], self.layer)))
+        return self.pad + self.layer_values[i]
+
+    def padded(self, points):
+        """Exact values at other points (the size guard's local copies), padded like the entries."""
+        return [self.pad + v for v in self.evaluate(points, self.layer)]
+
+    def exact(self, j, indices):
+        """Exact values of the layer's neuron ``j`` at the vertices ``indices``."""
+        missing = [i for i in indices if i not in self.inputs and i not in self.layer_values]
+        if missing:
+            vertices = self.subdivision.vertices
+            self.inputs.update(zip(missing, self.evaluate.inputs([vertices[i] for i in missing], self.layer)))
+        row = self.rows[j]
+        known, inputs = self.layer_values, self.inputs
+        return [known[i][j] if i in known else sum([a * b for a, b in zip(row, inputs[i])]) for i in indices]
+
+    def signs(self, j):
+        """The exact sign of the layer's neuron ``j`` at every vertex."""
+        vertices = self.subdivision.vertices
+        if self.screen is None:
+            return [(v > 0) - (v < 0) for v in self.exact(j, range(len(vertices)))]
+        done = 0 if self.floats is None else len(self.floats)
+        if done < len(vertices):
+            z, e = self.screen(vertices[done:], self.layer)
+            self.floats = z if self.floats is None else np.concatenate([self.floats, z])
+            self.bounds = e if self.bounds is None else np.concatenate([self.bounds, e])
+        z, e = self.floats[:, j], self.bounds[:, j]
+        signs = np.where(np.abs(z) > e, np.sign(z), 2).astype(int).tolist()  # 2: not decided by the floats
+        undecided = [i for i, s in enumerate(signs) if s == 2]
+        for i, v in zip(undecided, self.exact(j, undecided)):
+            signs[i] = (v > 0) - (v < 0)
+        return signs
 
 
 def _lattice_cells(net, domain, domain_rows, oracle, guard, bar):
@@ -587,7 +738,7 @@ def _lattice_cells(net, domain, domain_rows, oracle, guard, bar):
                 functools.partial(first_layer_cell_count, net, domain_rows),
             )
         subdivision, seed_signs = _polytope_seed(domain, domain_rows)
-        evaluate = _IntegerNetwork(net)
+        evaluated = net
     else:
         independent, basis, lines = _first_layer_basis(W1, n0)
         if not independent:
@@ -596,37 +747,28 @@ def _lattice_cells(net, domain, domain_rows, oracle, guard, bar):
         # before the seed, which alone has 3^r cells
         guard.check(1, 0, arrangement_cells_bound(arch.hidden_widths[0], r), functools.partial(first_layer_cell_count, net, ()))
         W1r = [tuple(sum((w * b[m] for m, w in enumerate(row)), Fraction(0)) for b in basis) for row in W1]
-        evaluate = _IntegerNetwork(ReLUNetwork((W1r,) + net.weights[1:], net.biases))
+        evaluated = ReLUNetwork((W1r,) + net.weights[1:], net.biases)
         subdivision = Subdivision.from_arrangement([primitive_integer_row((b1[i], *W1r[i])) for i in independent])
         order = independent + [k for k in order if k not in independent]
         seed_signs = 0
         bar.update(r)
     first = len(independent) if domain is None else 0
     layer_of = [l for l, w in enumerate(arch.hidden_widths, start=1) for _ in range(w)]
+    evaluate, screen = _IntegerNetwork(evaluated), _FloatScreen(evaluated)
     current_layer = offset = 0
-    values: list[tuple[int, ...]] = []
     for k in order[first:]:
         if layer_of[k] != current_layer:
-            # A layer's neurons are affine on every edge of the complex of the earlier layers: evaluated at
-            # the vertices once, they are carried to the vertices its cuts create by exact interpolation.
             current_layer = layer_of[k]
             offset = sum(arch.hidden_widths[: current_layer - 1])
-            values = evaluate(subdivision.vertices, current_layer)
+            values = _LayerValues(subdivision, evaluate, screen, current_layer, offset)
             if current_layer > 1:
                 neurons = [j for j in order if layer_of[j] == current_layer]
-                pad = (0,) * offset  # the size guard reads the values by neuron index
-                padded = functools.partial(_padded_values, evaluate, current_layer, pad)
-                check_next_layer(guard, subdivision, [pad + v for v in values], padded, neurons, current_layer)
-        subdivision.cut([v[k - offset] for v in values], carry=values)
+                check_next_layer(guard, subdivision, values, values.padded, neurons, current_layer)
+        subdivision.cut_by_signs(values.signs(k - offset), functools.partial(values.exact, k - offset))
         bar.update(1)
     if domain is None and arch.depth and len(subdivision.finite_cells()) == 0:
         raise RuntimeError("lattice enumeration lost every cell")
     return _found_in_subdivision(subdivision, order, seed_signs, basis, lines)
-
-
-def _padded_values(evaluate, layer, pad, points):
-    """``evaluate(points, layer)`` with every tuple preceded by ``pad`` (one entry per earlier neuron)."""
-    return [pad + v for v in evaluate(points, layer)]
 
 
 def _first_layer_basis(W1, n0):
@@ -653,39 +795,30 @@ def _polytope_seed(domain, domain_rows):
     order = sorted(range(len(lattice)), key=lambda c: (lattice.dimension(c), lattice.data(c)[0]))
     new_id = {c: i for i, c in enumerate(order)}
     faces = [(lattice.dimension(c), lattice.data(c)[0], [new_id[f] for f in lattice.facets(c)]) for c in order]
-    subdivision = Subdivision.from_polytope(vertices, faces)
-    for cid, (_, vidx, _) in enumerate(faces):
-        subdivision.cells[cid].signs = bytearray(
-            0 if all(row_value(row, vertices[i]) == 0 for i in vidx) else 1 for row in domain_rows
-        )
-    return subdivision, len(domain_rows)
+    signs = [[0 if all(row_value(row, vertices[i]) == 0 for i in vidx) else 1 for row in domain_rows] for _, vidx, _ in faces]
+    return Subdivision.from_polytope(vertices, faces, signs), len(domain_rows)
 
 
 def _constant_network_cells(net, n0, lines):
     """``W1 = 0``: every neuron is constant, the whole space is one cell."""
     vrep = (((Fraction(0),) * n0,), (), lines)
     signs = net.signs((0,) * n0)
-    return _Found([n0], _sign_matrix([signs], len(signs)), facets=[()], generators=lambda _: vrep)
+    return _Found([n0], _sign_matrix([signs], len(signs)), facets=[()], generators=lambda *_: vrep)
 
 
 def _found_in_subdivision(subdivision, order, n_seed, basis, lines):
     """The finite cells of a finished subdivision, with signs in network order.
 
-    Their V-representations are left to :class:`_LatticeGenerators`, on demand.
+    Their V-representations are left to :class:`_LatticeGenerators`, on demand,
+    which keeps what it needs: the subdivision itself can go.
     """
-    cells = subdivision.cells
-    finite = subdivision.finite_cells()
-    width = len(cells[0].signs)
-    # the signs bytes are two's complement: read at once as signed bytes, one row per cell
-    signs = np.frombuffer(b"".join([cells[c].signs for c in finite]), dtype=np.int8).reshape(len(finite), width)
+    _, dimensions, facets, vertex_sets, signs = subdivision.finite_complex()
+    network_order = list(range(n_seed)) + [n_seed + order.index(k) for k in range(len(order))]
     if order != sorted(order):
-        signs = signs[:, list(range(n_seed)) + [n_seed + order.index(k) for k in range(len(order))]]
-    index = [-1] * len(cells)
-    for i, c in enumerate(finite):
-        index[c] = i
-    facets = [tuple(index[f] for f in cells[c].facets if index[f] >= 0) for c in finite]
-    generators = _LatticeGenerators(subdivision, finite, order, n_seed, basis, lines)
-    return _Found([cells[c].dim + len(lines) for c in finite], signs, facets=facets, generators=generators)
+        signs = signs[:, network_order]
+    vertex_signs = subdivision.sign_matrix(subdivision.vertex_cell)[:, network_order]
+    generators = _LatticeGenerators(subdivision.vertices, vertex_sets, vertex_signs, basis, lines)
+    return _Found([d + len(lines) for d in dimensions], signs, facets=facets, generators=generators)
 
 
 class _LatticeGenerators:
@@ -695,31 +828,18 @@ class _LatticeGenerators:
     face of ``cl σ`` containing ``v`` is where every constraint of ``σ`` that
     vanishes at ``v`` vanishes; ``v`` is a vertex (an extreme ray) exactly when
     no other generator (other ideal generator) of ``σ`` lies on that face: a
-    test on bitmasks of the constraints that vanish at each vertex.
+    test on bitmasks of the constraints that vanish at each vertex (a vertex
+    is a cell of its own: they are its zero signs).
     """
 
-    def __init__(self, subdivision, finite, order, n_seed, basis, lines):
-        self.subdivision = subdivision
-        self.finite = finite
-        self.position = [n_seed + order.index(k) for k in range(len(order))]
+    def __init__(self, vertices, vertex_sets, vertex_signs, basis, lines):
+        self.vertices = vertices  # homogeneous integer coordinates
+        self.vertex_sets = vertex_sets  # by cell: the vertices of its closure
+        self.vertex_signs = vertex_signs  # by vertex: the signs of the constraints there, in network order
         self.basis = basis
         self.lines = lines
         self.zero_sets = None
         self.points = {}
-
-    def _prepare(self):
-        """Every vertex's constraints that vanish there, as a bitmask over the subdivision's constraints.
-
-        A vertex is a cell of its own: the constraints vanishing at it are its zero signs.
-        """
-        cells = self.subdivision.cells
-        self.zero_sets = []
-        for cid in self.subdivision.vertex_cell:
-            zero = 0
-            for j, s in enumerate(cells[cid].signs):
-                if not s:
-                    zero |= 1 << j
-            self.zero_sets.append(zero)
 
     def _lift(self, vec):
         if self.basis is None:
@@ -728,30 +848,28 @@ class _LatticeGenerators:
 
     def _point(self, i):
         if i not in self.points:
-            D, *X = self.subdivision.vertices[i]
+            D, *X = self.vertices[i]
             self.points[i] = self._lift([Fraction(x, D) for x in X]) if D else primitive_integer_row(self._lift(X))
         return self.points[i]
 
-    def __call__(self, index):
-        """The V-representation of the cell ``finite[index]``."""
+    def __call__(self, index, signs):
+        """The V-representation of cell ``index``, whose constraints have the signs ``signs``."""
         if self.zero_sets is None:
-            self._prepare()
-        sub = self.subdivision
-        cell = sub.cells[self.finite[index]]
+            bits = np.packbits(self.vertex_signs == 0, axis=1, bitorder="little")
+            self.zero_sets = [int.from_bytes(row.tobytes(), "little") for row in bits]
+            self.vertex_signs = None
         live = 0  # the constraints that do not vanish on the cell
-        for j, s in enumerate(cell.signs):
+        for j, s in enumerate(signs):
             if s:
                 live |= 1 << j
-        zero_sets = self.zero_sets
-        vertices, rays = [], []
-        for i in cell.verts:
-            finite = sub.vertices[i][0] > 0
+        zero_sets, vertices, cell = self.zero_sets, self.vertices, self.vertex_sets[index]
+        points, rays = [], []
+        for i in cell:
+            finite = vertices[i][0] > 0
             face = zero_sets[i] & live  # the smallest face of the closure containing generator i lies on these
-            if not any(
-                u != i and zero_sets[u] & face == face and (finite or not sub.vertices[u][0]) for u in cell.verts
-            ):
-                (vertices if finite else rays).append(self._point(i))
-        return tuple(sorted(vertices)), tuple(sorted(rays)), self.lines
+            if not any(u != i and zero_sets[u] & face == face and (finite or not vertices[u][0]) for u in cell):
+                (points if finite else rays).append(self._point(i))
+        return tuple(sorted(points)), tuple(sorted(rays)), self.lines
 
 
 def check_complex_of(complex_, network, domain, caller):
@@ -883,7 +1001,8 @@ class CanonicalComplex:
         self.lattice = lattice
         self.elapsed = elapsed
         self._index = {(c.domain_signs, c.signs): c for c in self._cells}
-        self._generators: Callable[[int], Any] | None = None  # cell id -> (vertices, rays, lines), lattice-built cells
+        # lattice-built cells: (cell id, constraint signs) -> (vertices, rays, lines)
+        self._generators: Callable[[int, tuple[int, ...]], Any] | None = None
         self._oracle = default_oracle
 
     @classmethod
@@ -909,14 +1028,14 @@ class CanonicalComplex:
             lattice = FaceLattice(dimensions, covering_from_signs([c.domain_signs + c.signs for c in cells], dimensions))
         K.__init__(net, domain, domain_rows, cells, lattice, elapsed)
         if found.generators is not None:
-            K._generators = lambda cid: found.generators(order[cid])
+            K._generators = lambda cid, signs: found.generators(order[cid], signs)
         K._oracle = oracle
         return K
 
     def _cell_polyhedron(self, cell):
         """The closed cell of a lattice-built complex (see :class:`_LatticeCell`)."""
         assert self._generators is not None  # only lattice-built cells come without a polyhedron
-        return _LatticeCell(self, cell, self._generators(cell.id)).polyhedron()
+        return _LatticeCell(self, cell, self._generators(cell.id, cell.domain_signs + cell.signs)).polyhedron()
 
     # -- queries ---------------------------------------------------------------------
     def __len__(self):
