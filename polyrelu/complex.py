@@ -668,8 +668,9 @@ class _LayerValues:
         self.screen = screen if screen.usable else None
         self.layer = layer
         self.rows = evaluate.rows[layer - 1]
+        self.offset = offset
         self.pad = (0,) * offset
-        self.layer_values = {}  # vertex -> the exact values of all the layer's neurons (read by the size guard)
+        self.padded_values = {}  # vertex -> pad + the exact values of all the layer's neurons (read by the size guard)
         self.inputs = {}  # vertex -> the layer's exact homogeneous input there
         self.floats = self.bounds = None
 
@@ -677,41 +678,42 @@ class _LayerValues:
         return len(self.subdivision.vertices)
 
     def __getitem__(self, i):
-        if i not in self.layer_values:  # the size guard reads many vertices one by one: evaluate them all at once
+        if i not in self.padded_values:  # the size guard reads many vertices one by one: evaluate them all at once
             vertices = self.subdivision.vertices
-            missing = [j for j in range(len(vertices)) if j not in self.layer_values]
-            self.layer_values.update(zip(missing, self.evaluate([vertices[j] for j in missing], self.layer)))
-        return self.pad + self.layer_values[i]
+            missing = [j for j in range(len(vertices)) if j not in self.padded_values]
+            self.padded_values.update(zip(missing, self.padded([vertices[j] for j in missing])))
+        return self.padded_values[i]
 
     def padded(self, points):
-        """Exact values at other points (the size guard's local copies), padded like the entries."""
+        """Exact values at points, every tuple indexed by neuron (earlier layers' entries are 0)."""
         return [self.pad + v for v in self.evaluate(points, self.layer)]
 
     def exact(self, j, indices):
         """Exact values of the layer's neuron ``j`` at the vertices ``indices``."""
-        missing = [i for i in indices if i not in self.inputs and i not in self.layer_values]
+        known, inputs = self.padded_values, self.inputs
+        missing = [i for i in indices if i not in inputs and i not in known]
         if missing:
             vertices = self.subdivision.vertices
-            self.inputs.update(zip(missing, self.evaluate.inputs([vertices[i] for i in missing], self.layer)))
-        row = self.rows[j]
-        known, inputs = self.layer_values, self.inputs
-        return [known[i][j] if i in known else sum([a * b for a, b in zip(row, inputs[i])]) for i in indices]
+            inputs.update(zip(missing, self.evaluate.inputs([vertices[i] for i in missing], self.layer)))
+        row, k = self.rows[j], self.offset + j
+        return [known[i][k] if i in known else sum([a * b for a, b in zip(row, inputs[i])]) for i in indices]
 
     def signs(self, j):
-        """The exact sign of the layer's neuron ``j`` at every vertex."""
+        """The exact sign of the layer's neuron ``j`` at every vertex, as an ``int8`` array."""
         vertices = self.subdivision.vertices
         if self.screen is None:
-            return [(v > 0) - (v < 0) for v in self.exact(j, range(len(vertices)))]
+            return np.array([(v > 0) - (v < 0) for v in self.exact(j, range(len(vertices)))], dtype=np.int8)
         done = 0 if self.floats is None else len(self.floats)
         if done < len(vertices):
             z, e = self.screen(vertices[done:], self.layer)
             self.floats = z if self.floats is None else np.concatenate([self.floats, z])
             self.bounds = e if self.bounds is None else np.concatenate([self.bounds, e])
         z, e = self.floats[:, j], self.bounds[:, j]
-        signs = np.where(np.abs(z) > e, np.sign(z), 2).astype(int).tolist()  # 2: not decided by the floats
-        undecided = [i for i, s in enumerate(signs) if s == 2]
-        for i, v in zip(undecided, self.exact(j, undecided)):
-            signs[i] = (v > 0) - (v < 0)
+        with np.errstate(invalid="ignore"):  # nan (an overflow) casts to anything: it is undecided below
+            signs = np.sign(z).astype(np.int8)
+        undecided = np.flatnonzero(~(np.abs(z) > e)).tolist()  # not decided by the floats (nan included)
+        if undecided:
+            signs[undecided] = [(v > 0) - (v < 0) for v in self.exact(j, undecided)]
         return signs
 
 
@@ -872,6 +874,11 @@ class _LatticeGenerators:
         return tuple(sorted(points)), tuple(sorted(rays)), self.lines
 
 
+def _generators_by_id(generators, order, cid, signs):
+    """``generators`` of a construction's cell ``order[cid]`` (the cell with id ``cid``)."""
+    return generators(order[cid], signs)
+
+
 def check_complex_of(complex_, network, domain, caller):
     """``complex_`` if it is the canonical complex of ``network`` on ``domain`` (None passes).
 
@@ -1000,7 +1007,7 @@ class CanonicalComplex:
         self._cells = tuple(cells)
         self.lattice = lattice
         self.elapsed = elapsed
-        self._index = {(c.domain_signs, c.signs): c for c in self._cells}
+        self._index: dict[tuple[tuple[int, ...], tuple[int, ...]], Cell] | None = None  # by signs: built by locate
         # lattice-built cells: (cell id, constraint signs) -> (vertices, rays, lines)
         self._generators: Callable[[int, tuple[int, ...]], Any] | None = None
         self._oracle = default_oracle
@@ -1028,7 +1035,7 @@ class CanonicalComplex:
             lattice = FaceLattice(dimensions, covering_from_signs([c.domain_signs + c.signs for c in cells], dimensions))
         K.__init__(net, domain, domain_rows, cells, lattice, elapsed)
         if found.generators is not None:
-            K._generators = lambda cid, signs: found.generators(order[cid], signs)
+            K._generators = functools.partial(_generators_by_id, found.generators, order)
         K._oracle = oracle
         return K
 
@@ -1178,6 +1185,8 @@ class CanonicalComplex:
             if v < 0:
                 raise GeometryError(f"x = {tuple(map(str, x))} lies outside the domain (facet {j})")
             domain_signs.append(_sign(v))
+        if self._index is None:
+            self._index = {(c.domain_signs, c.signs): c for c in self._cells}
         return self._index[(tuple(domain_signs), self.network.signs(x))]
 
     def bent_hypersurface(self, layer: int, index: int) -> tuple[Cell, ...]:

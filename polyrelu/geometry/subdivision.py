@@ -184,6 +184,7 @@ class Subdivision:
         self._finite = bytearray()
         self._facets: list[tuple[int, ...]] = []
         self._verts: list[tuple[int, ...]] = []  # the vertices of every cell's closure, ascending
+        self._sizes = array("l")  # len(self._verts[c]), kept for the cut's vectorised pass
         self._parent = array("q")  # the cell a cut made this one from (-1 for the first cells)
         self._columns: list[bytearray] = []  # one per sign: the sign bytes of the cells that existed then
 
@@ -198,6 +199,7 @@ class Subdivision:
         self._finite.append(finite)
         self._facets.append(facets)
         self._verts.append(verts)
+        self._sizes.append(len(verts))
         self._parent.append(parent)
         return cid
 
@@ -355,7 +357,8 @@ class Subdivision:
             raise ShapeError(f"Subdivision.cut: values has {len(values)} entries for {len(self.vertices)} vertices")
         if not all(type(v) is int for v in values):
             values = [require_int(v, f"values[{i}]", "Subdivision.cut") for i, v in enumerate(values)]
-        self._cut([1 if v > 0 else 2 if v < 0 else 0 for v in values], lambda indices: [values[i] for i in indices])
+        code = np.array([1 if v > 0 else 2 if v < 0 else 0 for v in values], dtype=np.uint8)
+        self._cut(code, lambda indices: [values[i] for i in indices])
 
     def cut_by_signs(self, signs: Sequence[int], exact_values: Callable[[list[int]], Sequence[int]]) -> None:
         """:meth:`cut` by a function known by its exact signs at the vertices; its values asked only where needed.
@@ -367,8 +370,9 @@ class Subdivision:
 
         Parameters
         ----------
-        signs : sequence of int
-            The exact sign (``-1``, ``0`` or ``1``) of the function at every vertex.
+        signs : sequence of int or numpy.ndarray
+            The exact sign (``-1``, ``0`` or ``1``) of the function at every
+            vertex (an integer array is read at once).
         exact_values : callable
             Called once, with the sorted list of the vertices at the ends of
             the crossed edges; returns the function's values there, in the
@@ -394,105 +398,130 @@ class Subdivision:
         (3, 9, 7)
         """
         caller = "Subdivision.cut_by_signs"
-        signs = require_sequence(signs, "signs", caller)
+        if not (isinstance(signs, np.ndarray) and signs.ndim == 1 and signs.dtype.kind == "i"):
+            signs = require_sequence(signs, "signs", caller)
+            bad = next((i for i, s in enumerate(signs) if type(s) is not int or s not in _CODE), None)
+            if bad is not None:
+                raise InvalidArgumentError(f"{caller}: signs[{bad}] must be -1, 0 or 1, got {describe(signs[bad])}")
+            signs = np.array(signs, dtype=np.int8)
         if len(signs) != len(self.vertices):
             raise ShapeError(f"{caller}: signs has {len(signs)} entries for {len(self.vertices)} vertices")
-        try:
-            code = [_CODE[s] for s in signs]
-        except (KeyError, TypeError):  # not a sign (TypeError: unhashable)
-            bad = next(i for i, s in enumerate(signs) if type(s) is not int or s not in _CODE)
-            raise InvalidArgumentError(f"{caller}: signs[{bad}] must be -1, 0 or 1, got {describe(signs[bad])}") from None
+        if len(signs) and (signs.min() < -1 or signs.max() > 1):
+            bad = int(np.flatnonzero((signs < -1) | (signs > 1))[0])
+            raise InvalidArgumentError(f"{caller}: signs[{bad}] must be -1, 0 or 1, got {signs[bad]}")
         if not callable(exact_values):
             raise InvalidArgumentError(f"{caller}: exact_values must be a callable taking a list of vertex indices, got {describe(exact_values)}")
-        self._cut(code, exact_values, caller)
+        self._cut(np.where(signs > 0, 1, np.where(signs < 0, 2, 0)).astype(np.uint8), exact_values, caller)
 
-    def _cut(self, code: list[int], exact_values: Callable[[list[int]], Sequence[int]], caller: str = "Subdivision.cut") -> None:
-        """The cut by vertex codes, with the exact values at the ends of the crossed edges."""
+    def _cut(self, codes: np.ndarray, exact_values: Callable[[list[int]], Sequence[int]], caller: str = "Subdivision.cut") -> None:
+        """The cut by the vertices' codes, with the exact values at the ends of the crossed edges."""
         n = len(self._verts)
         # every cell's code or-ed over its vertices, in one pass over all the vertex sets
-        lengths = np.fromiter(map(len, self._verts), dtype=np.intp, count=n)
+        lengths = np.array(self._sizes, dtype=np.intp)
         starts = np.zeros(n, dtype=np.intp)
         np.cumsum(lengths[:-1], out=starts[1:])
         flat = np.fromiter(chain.from_iterable(self._verts), dtype=np.intp, count=int(starts[-1] + lengths[-1]))
-        seen = np.bitwise_or.reduceat(np.array(code, dtype=np.uint8)[flat], starts)
+        seen = np.bitwise_or.reduceat(codes[flat], starts)
         column = bytearray(_SIGN_BYTE[seen].tobytes())
         split = np.flatnonzero(seen == 3)
         split = split[np.argsort(np.frombuffer(self._dim, dtype=np.int8)[split], kind="stable")].tolist()
         dims, facets, verts = self._dim, self._facets, self._verts
         ends = sorted({i for c in split if dims[c] == 1 for f in facets[c] for i in verts[f]})
+        code = codes.tolist()
         values = _checked_values(exact_values(ends), ends, code, caller)
         self._columns.append(column)
-        # Vertices of the parts: the parent's vertices on the part's closed side, plus the vertices
-        # created on the parent's cut edges. Old vertices where the function vanishes are rare (not in
-        # general position): they are looked for only when there are any.
-        zeros = 0 in code
-        pieces: dict[int, tuple[int, int, int]] = {}  # cut cell -> its (plus, minus, zero) parts
-        new: dict[int, tuple[int, ...]] = {}  # cut cell -> the vertices created on it, ascending
-        for cid in split:
-            pieces[cid], new[cid] = self._split_cell(cid, values, code, zeros, pieces, new, column)
+        self._split(split, values, code, column)
 
-    def _split_cell(
-        self,
-        cid: int,
-        values: dict[int, int],
-        code: list[int],
-        zeros: bool,
-        pieces: dict[int, tuple[int, int, int]],
-        new: dict[int, tuple[int, ...]],
-        column: bytearray,
-    ) -> tuple[tuple[int, int, int], tuple[int, ...]]:
-        """Split cell ``cid`` (its facets are split already); the new cells' signs go to ``column``."""
-        dims, finite, facets, verts = self._dim, self._finite[cid], self._facets, self._verts
-        dim = dims[cid]
-        if dim == 1:
-            a, b = facets[cid]
-            ia, ib = verts[a][0], verts[b][0]
-            if code[ia] == 2:
-                a, b, ia, ib = b, a, ib, ia  # a: the positive end, b: the negative end
-            va, vb = values[ia], values[ib]
-            # where the function vanishes on the edge: -vb·A + va·B (va > 0 > vb), made primitive
-            coords = tuple([-vb * x + va * y for x, y in zip(self.vertices[ia], self.vertices[ib])])
-            g = math.gcd(*coords)
-            zero = self._add_vertex(tuple([x // g for x in coords]), coords[0] > 0, cid)
-            column.append(0)
-            created = verts[zero]
-            plus_facets: tuple[int, ...] = (a, zero)
-            minus_facets: tuple[int, ...] = (b, zero)
-        else:
-            plus, minus, zero_facets = [], [], []
-            vanishing: set[int] = set()  # codimension-2 faces on the zero set
-            made: set[int] = set()
-            for f in facets[cid]:
-                piece = pieces.get(f)
-                if piece is not None:
-                    plus.append(piece[0])
-                    minus.append(piece[1])
-                    zero_facets.append(piece[2])
-                    made.update(new[f])
-                    continue
-                sign = column[f]
-                if sign == 0:  # impossible for an affine function: the facet would bound a one-sided cell
-                    raise GeometryError(
-                        f"Subdivision.cut: cell {cid} has both signs but its facet {f} lies on the zero set: "
-                        "values are not those of a function affine on every cell"
-                    )
-                (plus if sign == 1 else minus).append(f)
-                if zeros and any(code[i] == 0 for i in verts[f]):
-                    vanishing.update(g for g in facets[f] if g not in pieces and column[g] == 0)
-            created = tuple(sorted(made))
-            zero_facets.extend(sorted(vanishing))
-            on = tuple([i for i in verts[cid] if code[i] == 0]) if zeros else ()
-            zero = self._add_cell(dim - 1, finite, tuple(zero_facets), on + created, cid)
-            column.append(0)
-            plus.append(zero)
-            minus.append(zero)
-            plus_facets, minus_facets = tuple(plus), tuple(minus)
-        old = verts[cid]
-        minus_part = self._add_cell(dim, finite, minus_facets, tuple([i for i in old if code[i] != 1]) + created, cid)
-        column.append(255)
-        facets[cid] = plus_facets
-        verts[cid] = tuple([i for i in old if code[i] != 2]) + created
-        return (cid, minus_part, zero), created
+    def _split(self, split: list[int], values: dict[int, int], code: list[int], column: bytearray) -> None:
+        """Split the cells ``split`` (by dimension, so that a cell's facets come before it); new cells' signs go to ``column``.
+
+        A part's vertices are the cell's vertices on the part's closed side and
+        the vertices made on the cell's cut edges; its facets, the facets' parts
+        on its side (and, for the zero part, the codimension-2 faces on which
+        the function vanishes). Old vertices where it vanishes are rare (not in
+        general position): they are looked for only when there are any.
+        """
+        dims, finites, facets, verts, parents, sizes = self._dim, self._finite, self._facets, self._verts, self._parent, self._sizes
+        vertices, vertex_cell = self.vertices, self.vertex_cell
+        zeros = 0 in code
+        parts: dict[int, tuple[int, int, int, tuple[int, ...]]] = {}  # cut cell -> (plus, minus, zero, vertices made on it)
+        for cid in split:  # the hot loop: every cut cell; the appends are _add_cell's, inline
+            dim, finite, old = dims[cid], finites[cid], verts[cid]
+            if dim == 1:
+                a, b = facets[cid]
+                ia, ib = verts[a][0], verts[b][0]
+                if code[ia] == 2:
+                    a, b, ia, ib = b, a, ib, ia  # a: the positive end, b: the negative end
+                va, vb = values[ia], values[ib]
+                # where the function vanishes on the edge: -vb·A + va·B (va > 0 > vb), made primitive
+                coords = [-vb * x + va * y for x, y in zip(vertices[ia], vertices[ib])]
+                g = math.gcd(*coords)
+                zero = len(dims)
+                created: tuple[int, ...] = (len(vertices),)
+                vertex_cell.append(zero)
+                vertices.append(tuple([x // g for x in coords]))
+                zero_facets: tuple[int, ...] = ()
+                plus_facets: tuple[int, ...] = (a, zero)
+                minus_facets: tuple[int, ...] = (b, zero)
+                finite = coords[0] > 0  # the new vertex (at infinity on an edge at infinity)
+                dims.append(0)
+                finites.append(finite)
+                facets.append(())
+                verts.append(created)
+                sizes.append(1)
+                parents.append(cid)
+                column.append(0)
+                finite = finites[cid]
+            else:
+                plus, minus, below = [], [], []
+                vanishing: set[int] = set()  # codimension-2 faces on the zero set
+                made: set[int] = set()
+                for f in facets[cid]:
+                    piece = parts.get(f)
+                    if piece is not None:
+                        plus.append(piece[0])
+                        minus.append(piece[1])
+                        below.append(piece[2])
+                        made.update(piece[3])
+                        continue
+                    sign = column[f]
+                    if sign == 0:  # impossible for an affine function: the facet would bound a one-sided cell
+                        raise GeometryError(
+                            f"Subdivision.cut: cell {cid} has both signs but its facet {f} lies on the zero set: "
+                            "values are not those of a function affine on every cell"
+                        )
+                    (plus if sign == 1 else minus).append(f)
+                    if zeros and any(code[i] == 0 for i in verts[f]):
+                        vanishing.update(g for g in facets[f] if g not in parts and column[g] == 0)
+                created = tuple(sorted(made))
+                if vanishing:
+                    below.extend(sorted(vanishing))
+                zero = len(dims)
+                dims.append(dim - 1)
+                finites.append(finite)
+                facets.append(tuple(below))
+                on = (tuple([i for i in old if code[i] == 0]) + created) if zeros else created
+                verts.append(on)
+                sizes.append(len(on))
+                parents.append(cid)
+                column.append(0)
+                plus.append(zero)
+                minus.append(zero)
+                plus_facets, minus_facets = tuple(plus), tuple(minus)
+            minus_part = len(dims)
+            dims.append(dim)
+            finites.append(finite)
+            facets.append(minus_facets)
+            side = tuple([i for i in old if code[i] != 1]) + created
+            verts.append(side)
+            sizes.append(len(side))
+            parents.append(cid)
+            column.append(255)
+            facets[cid] = plus_facets
+            side = tuple([i for i in old if code[i] != 2]) + created
+            verts[cid] = side
+            sizes[cid] = len(side)
+            parts[cid] = (cid, minus_part, zero, created)
 
     # -- local copies -----------------------------------------------------------------------
     def closure(self, cid: int) -> tuple[Subdivision, list[int]]:
