@@ -41,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import math
 import os
 import time
 from collections import defaultdict
@@ -547,7 +548,6 @@ class _IntegerNetwork:
 
     def __init__(self, net):
         self.layers = net.integer_layers()[:-1]
-        self.rows = [[tuple(int(v) for v in row) for row in Wb.tolist()] for Wb, _ in self.layers]
 
     def _input_matrix(self, points, layer):
         """The homogeneous inputs of hidden layer ``layer`` at the points: a column per point, the constant first."""
@@ -570,15 +570,11 @@ class _IntegerNetwork:
         width = len(entries) // n
         return [tuple(entries[r * n + j] for r in range(width)) for j in range(n)]
 
-    def inputs(self, points, layer):
-        """The homogeneous inputs of hidden layer ``layer`` at each point, as one tuple of ints per point.
-
-        The value of the layer's neuron ``j`` at a point is the dot product of
-        ``rows[layer - 1][j]`` with the point's input.
-        """
+    def flint_values(self, points, layer):
+        """As calling it, but every point's values as a list of flint integers (converting them all costs more)."""
         if not points:
             return []
-        return [tuple(int(v) for v in column) for column in self._input_matrix(points, layer).transpose().tolist()]
+        return (self.layers[layer - 1][0] * self._input_matrix(points, layer)).transpose().tolist()
 
 
 class _FloatScreen:
@@ -667,11 +663,10 @@ class _LayerValues:
         self.evaluate = evaluate
         self.screen = screen if screen.usable else None
         self.layer = layer
-        self.rows = evaluate.rows[layer - 1]
         self.offset = offset
         self.pad = (0,) * offset
         self.padded_values = {}  # vertex -> pad + the exact values of all the layer's neurons (read by the size guard)
-        self.inputs = {}  # vertex -> the layer's exact homogeneous input there
+        self.flint_values = {}  # vertex -> the exact values of the layer's neurons, flint integers
         self.floats = self.bounds = None
 
     def __len__(self):
@@ -690,13 +685,13 @@ class _LayerValues:
 
     def exact(self, j, indices):
         """Exact values of the layer's neuron ``j`` at the vertices ``indices``."""
-        known, inputs = self.padded_values, self.inputs
-        missing = [i for i in indices if i not in inputs and i not in known]
+        known, values = self.padded_values, self.flint_values
+        missing = [i for i in indices if i not in values and i not in known]
         if missing:
             vertices = self.subdivision.vertices
-            inputs.update(zip(missing, self.evaluate.inputs([vertices[i] for i in missing], self.layer)))
-        row, k = self.rows[j], self.offset + j
-        return [known[i][k] if i in known else sum([a * b for a, b in zip(row, inputs[i])]) for i in indices]
+            values.update(zip(missing, self.evaluate.flint_values([vertices[i] for i in missing], self.layer)))
+        k = self.offset + j
+        return [known[i][k] if i in known else int(values[i][j]) for i in indices]
 
     def signs(self, j):
         """The exact sign of the layer's neuron ``j`` at every vertex, as an ``int8`` array."""
@@ -902,6 +897,89 @@ def check_complex_of(complex_, network, domain, caller):
         if rows != complex_._domain_rows:
             raise UsageError(f"{caller}: complex_ was computed on another domain than domain; pass one of them only")
     return complex_
+
+
+class PatternMaps:
+    """Exact affine maps of a network on activation patterns, in integers (internal API).
+
+    For the computations that need them on every cell of a complex (tropical
+    weights, the JSON writer). Through the network's integer layers
+    ``c_l [b_l | W_l]`` (:meth:`ReLUNetwork.integer_layers`) every map comes
+    out multiplied by a positive constant, and the maps of the output by the
+    same one for every pattern, :attr:`scale`. A hidden layer's rows depend
+    on the earlier layers' signs only: they are computed once per such prefix
+    (python-flint matrices, kept), and a cell's output map is combined from
+    its last hidden layer's rows.
+
+    Attributes
+    ----------
+    scale : int
+        The product of the layers' ``c_l``: the output map on a pattern is
+        ``(A, c) = (A_num, c_num) / scale``.
+    """
+
+    def __init__(self, net: ReLUNetwork) -> None:
+        layers = net.integer_layers()
+        self.hidden = layers[:-1]
+        output, c_out = layers[-1]
+        self.output = [tuple(int(v) for v in row) for row in output.tolist()]
+        self.widths = net.architecture.hidden_widths
+        self.starts = [sum(self.widths[:l]) for l in range(len(self.widths) + 1)]  # of each layer's signs
+        self.scale = math.prod(c for _, c in layers)
+        self.constant = self.scale // c_out  # the constant 1 at the scale of the last hidden layer's outputs
+        n = self.n = net.architecture.input_dim + 1
+        self._maps: dict[tuple[bool, ...], flint.fmpz_mat] = {(): flint.fmpz_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])}
+        self._rows: dict[tuple[bool, ...], list[list[flint.fmpz]]] = {}  # a layer's rows by the earlier layers' flags
+
+    def _map(self, flags: tuple[bool, ...], layer: int) -> flint.fmpz_mat:
+        """The homogeneous map of the output of layers 1 to ``layer``, whose flags these are."""
+        M = self._maps.get(flags)
+        if M is None:
+            start = self.starts[layer - 1]
+            previous = self._map(flags[:start], layer - 1)
+            Wb, c = self.hidden[layer - 1]
+            entries = (Wb * previous).entries()
+            n = previous.ncols()
+            zero = flint.fmpz(0)
+            kept = [previous[0, j] * c for j in range(n)]  # the constant 1, at the scale of this layer's rows
+            for i, on in enumerate(flags[start:]):
+                kept.extend(entries[i * n : (i + 1) * n] if on else [zero] * n)
+            M = self._maps[flags] = flint.fmpz_mat(1 + len(flags) - start, n, kept)
+        return M
+
+    def _layer(self, signs: Sequence[int], layer: int) -> list[list[flint.fmpz]]:
+        """The rows of :meth:`layer_rows`, as flint integers (converting them to ``int`` costs more than computing them)."""
+        flags = tuple(map((0).__lt__, signs[: self.starts[layer - 1]]))
+        rows = self._rows.get(flags)
+        if rows is None:
+            rows = self._rows[flags] = (self.hidden[layer - 1][0] * self._map(flags, layer - 1)).tolist()
+        return rows
+
+    def layer_rows(self, signs: Sequence[int], layer: int) -> list[IntegerRow]:
+        """Rows ``(g, G_1, ..., G_n0)`` of the pre-activations of hidden layer ``layer`` (from 1) on a sign vector.
+
+        Row ``k`` is a positive multiple of ``z_k(x) = g + G·x`` on the closure
+        of the cell of ``signs`` (only the earlier layers' signs matter).
+        """
+        return [tuple([int(v) for v in row]) for row in self._layer(signs, layer)]
+
+    def gradient(self, signs: Sequence[int], layer: int, index: int) -> IntegerRow:
+        """``G`` of row ``index`` of :meth:`layer_rows`: a positive multiple of that neuron's gradient there."""
+        return tuple([int(v) for v in self._layer(signs, layer)[index][1:]])
+
+    def affine_map(self, signs: Sequence[int]) -> tuple[tuple[IntegerRow, ...], IntegerRow]:
+        """``(A_num, c_num)``: ``scale`` times the output's affine map ``f(x) = A x + c`` on a sign vector."""
+        if not self.widths:  # an affine network
+            return tuple(row[1:] for row in self.output), tuple(row[0] for row in self.output)
+        last = len(self.widths)
+        rows = self._layer(signs, last)
+        active = [i for i, s in enumerate(signs[self.starts[last - 1] :]) if s > 0]
+        A, c = [], []
+        for w in self.output:  # the last layer's active outputs, combined by the output layer
+            combined = [int(sum([w[i + 1] * rows[i][j] for i in active])) for j in range(self.n)]
+            c.append(w[0] * self.constant + combined[0])
+            A.append(tuple(combined[1:]))
+        return tuple(A), tuple(c)
 
 
 def _layer_rows(net, layer, prefix):
