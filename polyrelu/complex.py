@@ -41,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import json
 import math
 import os
 import time
@@ -53,7 +54,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 import flint
 import numpy as np
 
-from .atomic import write_json
+from .atomic import atomic_write, check_output_path
 from .checks import (
     describe,
     require_bool,
@@ -87,7 +88,7 @@ from .geometry import (
     default_oracle,
 )
 from .geometry.linalg import integer_nullspace, pivot_columns
-from .geometry.polyhedron import reduce_modulo
+from .geometry.polyhedron import echelon_equations, reduce_modulo
 from .geometry.rational import (
     FractionMatrix,
     FractionVector,
@@ -95,6 +96,8 @@ from .geometry.rational import (
     MatrixLike,
     VectorLike,
     fraction_to_json,
+    int_text,
+    integer_vector,
     primitive_integer_row,
     row_value,
     to_fraction_vector,
@@ -837,20 +840,24 @@ class _LatticeGenerators:
         self.lines = lines
         self.zero_sets = None
         self.points = {}
-
-    def _lift(self, vec):
-        if self.basis is None:
-            return tuple(vec)
-        return tuple(sum((v * b[i] for v, b in zip(vec, self.basis)), Fraction(0)) for i in range(len(self.basis[0])))
+        self.texts = self.ranks = self.flint_points = self.lines_text = self.integer_basis = None
 
     def _point(self, i):
+        """Vertex ``i`` in ``Q^n0``: a point (Fractions), or a ray (a primitive integer row) if ideal."""
         if i not in self.points:
             D, *X = self.vertices[i]
-            self.points[i] = self._lift([Fraction(x, D) for x in X]) if D else primitive_integer_row(self._lift(X))
+            if self.basis is not None:  # lift from the row space's coordinates: X·B, B = basis / denominator
+                if self.integer_basis is None:
+                    self.integer_basis = integer_vector([v for b in self.basis for v in b])
+                entries, denominator = self.integer_basis
+                n = len(self.basis[0])
+                X = [sum([x * entries[m * n + j] for m, x in enumerate(X)]) for j in range(n)]
+                D *= denominator
+            self.points[i] = tuple([Fraction(x, D) for x in X]) if D else primitive_integer_row(X)
         return self.points[i]
 
-    def __call__(self, index, signs):
-        """The V-representation of cell ``index``, whose constraints have the signs ``signs``."""
+    def extreme(self, index, signs):
+        """``(finite, ideal)``: the vertices of cell ``index`` that are extreme generators of its closure."""
         if self.zero_sets is None:
             bits = np.packbits(self.vertex_signs == 0, axis=1, bitorder="little")
             self.zero_sets = [int.from_bytes(row.tobytes(), "little") for row in bits]
@@ -860,18 +867,86 @@ class _LatticeGenerators:
             if s:
                 live |= 1 << j
         zero_sets, vertices, cell = self.zero_sets, self.vertices, self.vertex_sets[index]
-        points, rays = [], []
+        finite, ideal = [], []
         for i in cell:
-            finite = vertices[i][0] > 0
+            is_finite = vertices[i][0] > 0
             face = zero_sets[i] & live  # the smallest face of the closure containing generator i lies on these
-            if not any(u != i and zero_sets[u] & face == face and (finite or not vertices[u][0]) for u in cell):
-                (points if finite else rays).append(self._point(i))
-        return tuple(sorted(points)), tuple(sorted(rays)), self.lines
+            if not any(u != i and zero_sets[u] & face == face and (is_finite or not vertices[u][0]) for u in cell):
+                (finite if is_finite else ideal).append(i)
+        return finite, ideal
+
+    def __call__(self, index, signs):
+        """The V-representation of cell ``index``, whose constraints have the signs ``signs``."""
+        finite, ideal = self.extreme(index, signs)
+        return tuple(sorted(map(self._point, finite))), tuple(sorted(map(self._point, ideal))), self.lines
+
+    def json_texts(self, index, signs):
+        """The JSON texts of cell ``index``'s relative interior point, vertices, rays and lines.
+
+        Exactly as :class:`_LatticeCell` and the JSON writer's general path
+        would write them, but every vertex formatted once for the whole
+        complex, its place in the sorted order known once, and the interior
+        point (the mean of the vertices plus the sum of the rays) summed in
+        flint rationals: its coordinates are long (the vertices' denominators
+        multiply), and normalising and printing them is most of the work.
+        """
+        if self.texts is None:
+            self._prepare_texts()
+        finite, ideal = self.extreme(index, signs)
+        finite.sort(key=self.ranks.__getitem__)
+        ideal.sort(key=self.ranks.__getitem__)
+        texts, flint_points = self.texts, self.flint_points
+        total = flint_points[finite[0]]
+        for i in finite[1:]:
+            total = [a + b for a, b in zip(total, flint_points[i])]
+        total = [a / len(finite) for a in total]
+        for i in ideal:
+            total = [a + b for a, b in zip(total, flint_points[i])]
+        point = '["' + '", "'.join(map(str, total)) + '"]'
+        vertices = "[" + ", ".join([texts[i] for i in finite]) + "]"
+        rays = "[" + ", ".join([texts[i] for i in ideal]) + "]"
+        return point, vertices, rays, self.lines_text
+
+    def _prepare_texts(self):
+        """Every vertex's JSON text, its rank in the sorted order, and (finite) its point over a common denominator."""
+        points = [self._point(i) for i in range(len(self.vertices))]
+        finite = [i for i in range(len(points)) if self.vertices[i][0] > 0]
+        ideal = [i for i in range(len(points)) if not self.vertices[i][0]]
+        self.ranks = [0] * len(points)
+        for group in (finite, ideal):
+            for rank, i in enumerate(sorted(group, key=points.__getitem__)):
+                self.ranks[i] = rank
+        self.texts = [_row_text(p) for p in points]
+        self.flint_points = [[flint.fmpq(x.numerator, x.denominator) if type(x) is Fraction else flint.fmpq(x) for x in p] for p in points]
+        self.lines_text = "[" + ", ".join(map(_row_text, self.lines)) + "]"
 
 
-def _generators_by_id(generators, order, cid, signs):
-    """``generators`` of a construction's cell ``order[cid]`` (the cell with id ``cid``)."""
-    return generators(order[cid], signs)
+def _number_text(value):
+    """The JSON text of an exact number (an int or a Fraction) as the complex format writes it: a string."""
+    if type(value) is int or value.denominator == 1:
+        return '"%s"' % int_text(int(value))
+    return f'"{int_text(value.numerator)}/{int_text(value.denominator)}"'
+
+
+def _row_text(row):
+    """The JSON text of a row of exact numbers (ints or Fractions), as :func:`json.dumps` writes their strings."""
+    return "[" + ", ".join([_number_text(v) for v in row]) + "]"
+
+
+class _CellGenerators:
+    """A construction's V-representations by cell id (``order[id]`` is the cell's index in the construction)."""
+
+    def __init__(self, generators, order):
+        self.generators = generators
+        self.order = order
+
+    def __call__(self, cid, signs):
+        return self.generators(self.order[cid], signs)
+
+    def json_texts(self, cid, signs):
+        """The generators' JSON texts (see :meth:`_LatticeGenerators.json_texts`), or None if they cannot tell."""
+        texts = getattr(self.generators, "json_texts", None)
+        return None if texts is None else texts(self.order[cid], signs)
 
 
 def check_complex_of(complex_, network, domain, caller):
@@ -1064,6 +1139,173 @@ class _LatticeCell:
         return (tuple(sorted(facet_rows)), hull.equations)
 
 
+_SIGN_TEXT = {1: "+", -1: "-", 0: "0"}
+_DOMAIN_SIGN_TEXT = {1: "+", 0: "0"}
+
+
+class _DocumentWriter:
+    """The complex JSON document (docs/formats.md) as text, cell by cell: :meth:`CanonicalComplex.to_json` streamed.
+
+    The text is exactly what :func:`json.dump` writes for the document. A
+    lattice-built cell is written from the face lattice: its generators and
+    interior point by :meth:`_LatticeGenerators.json_texts`, its minimal
+    H-representation as :class:`_LatticeCell` finds it (the constraints that
+    vanish on a lattice facet, reduced modulo the affine hull) in integer
+    arithmetic, with the constraint rows, the hulls and the rows' texts kept
+    for the cells that share them. Any other cell (built by LP, read from a
+    file) is written from its polyhedron, where everything is known already.
+    """
+
+    def __init__(self, K):
+        self.K = K
+        net = K.network
+        self.n0 = net.architecture.input_dim
+        self.n_domain = len(K._domain_rows)
+        self.neurons = net.architecture.hidden_neurons()
+        self.maps = PatternMaps(net)
+        self.rows: dict[tuple[int, tuple[bool, ...]], list[IntegerRow]] = {}  # (layer, earlier flags) -> primitive rows
+        # the hull of a set of zero rows: its equations, their pivots, their text, and rows reduced modulo it
+        self.hulls: dict[tuple[IntegerRow, ...], tuple[tuple[IntegerRow, ...], list[int], str, dict]] = {}
+        self.row_texts: dict[IntegerRow, str] = {}
+        self.zero_columns: np.ndarray | None = None
+        self.zero_starts: list[int] = []
+
+    def chunks(self, extra: str = "") -> Iterator[str]:
+        """The document's text in pieces; ``extra`` (``', "key": value, ...'``) goes before the closing brace."""
+        K, net = self.K, self.K.network
+        domain = "null" if K.domain is None else '{"ieqs": [' + ", ".join(map(_row_text, K._domain_rows)) + "]}"
+        yield (
+            f'{{"format": {json.dumps(COMPLEX_FORMAT)}, "version": {json.dumps(COMPLEX_VERSION)}, '
+            f'"network": {json.dumps(network_to_dict(net), allow_nan=False)}, "ambient_dim": {self.n0}, '
+            f'"domain": {domain}, "neurons": {json.dumps([list(n) for n in self.neurons])}, "cells": ['
+        )
+        batch: list[str] = []
+        for c in K._cells:
+            batch.append(self.cell_text(c))
+            if len(batch) == 1000:
+                yield ", ".join(batch) + ", "
+                batch.clear()
+        yield ", ".join(batch)
+        yield '], "covering": [' + ", ".join(map("[%d, %d]".__mod__, K.lattice.covering_relation())) + "], "
+        yield f'"f_vector": {json.dumps(list(K.f_vector()))}, "euler_characteristic": {K.euler_characteristic()}{extra}}}'
+
+    def cell_text(self, c: Cell) -> str:
+        K = self.K
+        signs = c.domain_signs + c.signs
+        texts = K._generators.json_texts(c.id, signs) if c._polyhedron is None and K._generators is not None else None
+        if texts is not None:
+            point, vertices, rays, lines = texts
+            ieqs, eqns = self._minimal_h_texts(c, signs)
+        else:
+            P = c.polyhedron
+            hrep, vrep = P.minimal_h_representation(), P.vertices_rays_lines()
+            point = _row_text(c.relative_interior_point())
+            vertices, rays, lines, ieqs, eqns = ("[" + ", ".join(map(_row_text, rows)) + "]" for rows in (*vrep, *hrep))
+        text = (
+            f'{{"id": {c.id}, "dim": {c.dimension}, "signs": "{"".join(map(_SIGN_TEXT.__getitem__, c.signs))}", '
+            f'"domain_signs": "{"".join(map(_DOMAIN_SIGN_TEXT.__getitem__, c.domain_signs))}", '
+            f'"relative_interior_point": {point}, "vertices": {vertices}, "rays": {rays}, "lines": {lines}, '
+            f'"ieqs": {ieqs}, "eqns": {eqns}'
+        )
+        if c.dimension == self.n0:
+            A, b = self.maps.affine_map(c.signs)
+            scale = self.maps.scale
+            A_text = ", ".join(_row_text([Fraction(v, scale) for v in row]) for row in A)
+            text += f', "affine_map": {{"A": [{A_text}], "b": {_row_text([Fraction(v, scale) for v in b])}}}'
+        return text + "}"
+
+    def _zeros(self, cid):
+        """The constraints (domain facets, then neurons) that vanish on cell ``cid``."""
+        if self.zero_columns is None:  # for all cells at once: their zero signs' positions, cell by cell
+            signs = np.array([c.domain_signs + c.signs for c in self.K._cells], dtype=np.int8).reshape(len(self.K), -1)
+            cells, self.zero_columns = np.nonzero(signs == 0)
+            self.zero_starts = np.searchsorted(cells, np.arange(len(self.K) + 1)).tolist()
+        return self.zero_columns[self.zero_starts[cid] : self.zero_starts[cid + 1]].tolist()
+
+    def _rows_of(self, signs):
+        """A function giving the primitive row of constraint ``j`` (domain facets, then neurons) on the cell of ``signs``."""
+        by_layer: dict[int, list[IntegerRow]] = {}
+        n_domain, domain_rows, neurons = self.n_domain, self.K._domain_rows, self.neurons
+
+        def row(j):
+            if j < n_domain:
+                return domain_rows[j]
+            layer, index = neurons[j - n_domain]
+            rows = by_layer.get(layer)
+            if rows is None:
+                key = (layer, tuple(map((0).__lt__, signs[n_domain : n_domain + self.maps.starts[layer - 1]])))
+                rows = self.rows.get(key)
+                if rows is None:
+                    rows = self.rows[key] = [primitive_integer_row(r) for r in self.maps.layer_rows(signs[n_domain:], layer)]
+                by_layer[layer] = rows
+            return rows[index]
+
+        return row
+
+    def _minimal_h_texts(self, c, signs):
+        """The texts of the cell's minimal H-representation: as :meth:`_LatticeCell.minimal_h_representation` finds it."""
+        row_of = self._rows_of(signs)
+        zeros = self._zeros(c.id)
+        on = tuple([row for row in map(row_of, zeros) if any(row)])
+        hull = self.hulls.get(on)
+        if hull is None:
+            if c.dimension == 0:  # a vertex: x_i = p_i / q_i, the echelon rows at once
+                (point,), _, _ = self.K._generators(c.id, signs)
+                equations = tuple((-x.numerator, *(x.denominator if j == i else 0 for j in range(self.n0))) for i, x in enumerate(point))
+            else:
+                equations = echelon_equations(on, self.n0)
+            assert equations is not None  # a cell's equations have the cell as solutions
+            pivots = [next(i for i in range(1, len(e)) if e[i]) for e in equations]
+            hull = self.hulls[on] = (equations, pivots, "[" + ", ".join(map(_row_text, equations)) + "]", {})
+        equations, pivots, eqns_text, reduced = hull
+        facet_rows = set()
+        zero_set = set(zeros)
+        for f in self.K.lattice.facets(c.id):
+            for j in self._zeros(f):
+                if j in zero_set:
+                    continue
+                row = row_of(j)
+                if signs[j] < 0:
+                    row = tuple([-v for v in row])
+                if equations:  # reduce modulo the hull, as reduce_modulo (times eq[p] > 0); cells of one hull share rows
+                    result = reduced.get(row, False)
+                    if result is False:
+                        result = row
+                        for eq, p in zip(equations, pivots):
+                            if result[p]:
+                                a, b = eq[p], result[p]
+                                result = [a * x - b * e for x, e in zip(result, eq)]
+                        if any(result[1:]):
+                            g = math.gcd(*result)
+                            result = tuple([x // g for x in result]) if g > 1 else tuple(result)
+                        else:
+                            result = None
+                        reduced[row] = result
+                    row = result
+                elif not any(row[1:]):
+                    row = None  # constant: no facet
+                if row is not None:
+                    facet_rows.add(row)
+        texts = self.row_texts
+        parts = []
+        for row in sorted(facet_rows):
+            text = texts.get(row)
+            if text is None:
+                text = texts[row] = _row_text(row)
+            parts.append(text)
+        return "[" + ", ".join(parts) + "]", eqns_text
+
+
+def _positions(values, value):
+    """The indices of ``value`` in the tuple ``values`` (found by ``tuple.index``, in C)."""
+    found, k = [], -1
+    with contextlib.suppress(ValueError):
+        while True:
+            k = values.index(value, k + 1)
+            found.append(k)
+    return found
+
+
 class CanonicalComplex:
     """The canonical polyhedral complex of a network: cells, face lattice, queries, export.
 
@@ -1087,7 +1329,7 @@ class CanonicalComplex:
         self.elapsed = elapsed
         self._index: dict[tuple[tuple[int, ...], tuple[int, ...]], Cell] | None = None  # by signs: built by locate
         # lattice-built cells: (cell id, constraint signs) -> (vertices, rays, lines)
-        self._generators: Callable[[int, tuple[int, ...]], Any] | None = None
+        self._generators: _CellGenerators | None = None
         self._oracle = default_oracle
 
     @classmethod
@@ -1113,7 +1355,7 @@ class CanonicalComplex:
             lattice = FaceLattice(dimensions, covering_from_signs([c.domain_signs + c.signs for c in cells], dimensions))
         K.__init__(net, domain, domain_rows, cells, lattice, elapsed)
         if found.generators is not None:
-            K._generators = functools.partial(_generators_by_id, found.generators, order)
+            K._generators = _CellGenerators(found.generators, order)
         K._oracle = oracle
         return K
 
@@ -1305,52 +1547,36 @@ class CanonicalComplex:
         """The complex as a JSON-ready dict; exact numbers are strings.
 
         Every cell carries its minimal H-representation and its V-representation
-        (computed here with ``cdd.gmp`` if not yet cached). The format is
-        described in ``docs/formats.md``; its JSON Schema ships with the package
-        (:func:`polyrelu.schemas.schema` ``("complex")``).
+        (from the face lattice for a complex built by :func:`canonical_complex`).
+        The format is described in ``docs/formats.md``; its JSON Schema ships
+        with the package (:func:`polyrelu.schemas.schema` ``("complex")``).
+        The dict is the document :meth:`write_json` writes, read back.
         """
-        def q(v):
-            return str(fraction_to_json(v))
-
-        def rows(rs):
-            return [[q(v) for v in r] for r in rs]
-
-        cells = []
-        for c in self._cells:
-            ieqs, eqns = c.polyhedron.minimal_h_representation()
-            vertices, rays, lines = c.polyhedron.vertices_rays_lines()
-            entry = {
-                "id": c.id,
-                "dim": c.dimension,
-                "signs": c.sign_string,
-                "domain_signs": "".join("+" if s else "0" for s in c.domain_signs),
-                "relative_interior_point": [q(v) for v in c.relative_interior_point()],
-                "vertices": rows(vertices),
-                "rays": rows(rays),
-                "lines": rows(lines),
-                "ieqs": rows(ieqs),
-                "eqns": rows(eqns),
-            }
-            if c.dimension == self.network.architecture.input_dim:
-                A, b = self.affine_map(c)
-                entry["affine_map"] = {"A": rows(A), "b": [q(v) for v in b]}
-            cells.append(entry)
-        return {
-            "format": COMPLEX_FORMAT,
-            "version": COMPLEX_VERSION,
-            "network": network_to_dict(self.network),
-            "ambient_dim": self.network.architecture.input_dim,
-            "domain": None if self.domain is None else {"ieqs": rows(self._domain_rows)},
-            "neurons": [list(n) for n in self.network.architecture.hidden_neurons()],
-            "cells": cells,
-            "covering": [list(p) for p in self.lattice.covering_relation()],
-            "f_vector": list(self.f_vector()),
-            "euler_characteristic": self.euler_characteristic(),
-        }
+        with paused_gc():
+            return json.loads("".join(_DocumentWriter(self).chunks()))
 
     def write_json(self, path: os.PathLike | str) -> None:
-        """Write :meth:`to_json` to ``path`` (atomically: a failure leaves any previous file as it was)."""
-        write_json(require_path(path, "path", "CanonicalComplex.write_json"), self.to_json)
+        """Write the JSON document of :meth:`to_json` to ``path``, streamed and atomically.
+
+        The text goes to the file cell by cell, without the document in
+        memory, and is exactly what :func:`json.dump` writes for
+        :meth:`to_json` (and a final newline). A failure leaves any previous
+        file as it was.
+
+        Raises
+        ------
+        OutputPathError
+            ``path`` cannot be written.
+        """
+        self._write_chunks(require_path(path, "path", "CanonicalComplex.write_json"), "")
+
+    def _write_chunks(self, path, extra):
+        """Write the document with ``extra`` keys (text, see :meth:`_DocumentWriter.chunks`) to ``path``."""
+        check_output_path(path)
+        with paused_gc(), atomic_write(path) as fh:
+            for chunk in _DocumentWriter(self).chunks(extra):
+                fh.write(chunk)
+            fh.write("\n")
 
     @classmethod
     def from_json(
