@@ -18,14 +18,16 @@ regions joined across facets of weight zero, docs/design.md §5).
 from __future__ import annotations
 
 import contextlib
+import json
 import math
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from .checks import describe, require_index, require_instance
+from .checks import describe, require_index, require_instance, require_path
 from .complex import CanonicalComplex, Cell, PatternMaps, paused_gc
 from .errors import GeometryError, InvalidArgumentError, UsageError
 from .geometry import FaceLattice, Polyhedron
@@ -132,13 +134,36 @@ class WeightedComplex:
 
         Valid under the same schema, ``complex`` (:func:`polyrelu.schemas.validate`).
         """
+        items = self._json_items(require_hypersurfaces(hypersurfaces, self.complex, "hypersurfaces", "WeightedComplex.to_json"))
+        data = self.complex.to_json()
+        data.update(items)
+        return data
+
+    def write_json(self, path: os.PathLike | str, hypersurfaces: Mapping[tuple[int, int], BentHypersurface] | None = None) -> None:
+        """Write the document of :meth:`to_json` to ``path``, streamed and atomically.
+
+        Exactly the text :func:`json.dump` writes for :meth:`to_json` (and a
+        final newline), the complex's part written cell by cell
+        (:meth:`CanonicalComplex.write_json`).
+
+        Raises
+        ------
+        OutputPathError
+            ``path`` cannot be written.
+        """
+        caller = "WeightedComplex.write_json"
+        path = require_path(path, "path", caller)
+        items = self._json_items(require_hypersurfaces(hypersurfaces, self.complex, "hypersurfaces", caller))
+        extra = "".join(f", {json.dumps(key)}: {json.dumps(value, allow_nan=False)}" for key, value in items)
+        self.complex._write_chunks(path, extra)
+
+    def _json_items(self, hypersurfaces):
+        """The keys :meth:`to_json` adds to the complex's document, with their values."""
 
         def q(v):
             return str(fraction_to_json(v))
 
-        B = require_hypersurfaces(hypersurfaces, self.complex, "hypersurfaces", "WeightedComplex.to_json")
-        data = self.complex.to_json()
-        data["facet_weights"] = [
+        facet_weights = [
             {
                 "facet": w.facet,
                 "weight": [q(v) for v in w.weight],
@@ -149,8 +174,8 @@ class WeightedComplex:
             }
             for _, w in sorted(self._weights.items())
         ]
-        B = B if B is not None else bent_hypersurfaces(self.complex, self)
-        data["bent_hypersurfaces"] = [
+        B = hypersurfaces if hypersurfaces is not None else bent_hypersurfaces(self.complex, self)
+        bent = [
             {
                 "neuron": list(b.neuron),
                 "facets": list(b.facets),
@@ -160,7 +185,7 @@ class WeightedComplex:
             for b in B.values()
         ]
         breakpoints = breakpoint_complex(self)
-        data["breakpoint_complex"] = {
+        breakpoint_data = {
             "cells": [
                 {"id": i, "dim": breakpoints.lattice.dimension(i), "members": list(breakpoints.members(i))}
                 for i in range(len(breakpoints))
@@ -169,7 +194,7 @@ class WeightedComplex:
             "f_vector": list(breakpoints.f_vector()),
             "euler_characteristic": breakpoints.euler_characteristic(),
         }
-        return data
+        return [("facet_weights", facet_weights), ("bent_hypersurfaces", bent), ("breakpoint_complex", breakpoint_data)]
 
     def weights(self) -> Mapping[int, FacetWeight]:
         """All facet weights, by facet id (facets on a domain's boundary have none), read-only."""
