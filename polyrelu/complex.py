@@ -45,6 +45,7 @@ import json
 import math
 import os
 import time
+from array import array
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -1338,24 +1339,25 @@ class CanonicalComplex:
         n_domain = len(domain_rows)
         signs = found.signs
         keys = tuple(signs[:, j] for j in range(signs.shape[1] - 1, -1, -1)) + (np.asarray(found.dimensions),)
-        order = np.lexsort(keys).tolist()  # the last key first: by dimension, then sign vector
+        order = np.lexsort(keys)  # the last key first: by dimension, then sign vector
+        ids = list(range(len(order)))  # one int object per id, for the cells and the facets that name them
         K = cls.__new__(cls)
         polyhedra = found.polyhedra
         cells = [
             Cell(i, found.dimensions[old], row[n_domain:], row[:n_domain], K, polyhedra[old] if polyhedra else None)
-            for i, (old, row) in enumerate(zip(order, signs[order].tolist()))
+            for i, old, row in zip(ids, order.tolist(), signs[order].tolist())
         ]
         dimensions = [c.dimension for c in cells]
         if found.facets is not None:
             new_id = [0] * len(order)
-            for new, old in enumerate(order):
+            for new, old in zip(ids, order.tolist()):
                 new_id[old] = new
-            lattice = FaceLattice.from_trusted(dimensions, [[new_id[f] for f in found.facets[old]] for old in order])
+            lattice = FaceLattice.from_trusted(dimensions, [[new_id[f] for f in found.facets[old]] for old in order.tolist()])
         else:
             lattice = FaceLattice(dimensions, covering_from_signs([c.domain_signs + c.signs for c in cells], dimensions))
         K.__init__(net, domain, domain_rows, cells, lattice, elapsed)
         if found.generators is not None:
-            K._generators = _CellGenerators(found.generators, order)
+            K._generators = _CellGenerators(found.generators, array("l", order.tolist()))
         K._oracle = oracle
         return K
 
