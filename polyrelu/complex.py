@@ -602,8 +602,8 @@ class _FloatScreen:
     are computed in floats too, with relative error at most ``γ_{n+1}``; the
     bound used, ``2((n + 5)u(|Ŵ||â| + t|b̂|) + |Ŵ| e) + η`` with ``η = 2^-1000``
     (for underflow), exceeds the true one by a wide margin. An overflow gives
-    ``inf`` or ``nan``, which decides nothing. Weights beyond ``2^±900`` (or
-    too many inputs for the margin) turn the screen off: everything is exact.
+    ``inf`` or ``nan``, which decides nothing. Weights beyond ``2^±900`` turn
+    the screen off (:attr:`usable`): everything is then decided exactly.
     """
 
     _U = 2.0**-53
@@ -611,17 +611,14 @@ class _FloatScreen:
 
     def __init__(self, net):
         self.layers = []
-        usable = True
+        magnitudes = [abs(v) for W, b in net.layers[:-1] for v in (*(w for row in W for w in row), *b) if v]
+        self.usable = not magnitudes or (2.0**-900 <= min(magnitudes) and max(magnitudes) <= 2.0**900)
+        if not self.usable:
+            return
         for W, b in net.layers[:-1]:
             Wf = np.array([[float(w) for w in row] for row in W])
             bf = np.array([float(v) for v in b])
-            magnitudes = [abs(v) for v in (*(w for row in W for w in row), *b) if v]
-            if magnitudes and not (2.0**-900 <= min(magnitudes) and max(magnitudes) <= 2.0**900):
-                usable = False
-            if len(W[0]) > 10**6:
-                usable = False
             self.layers.append((Wf, bf, np.abs(Wf), np.abs(bf), (len(W[0]) + 5) * self._U))
-        self.usable = usable
 
     @staticmethod
     def _inputs(points):

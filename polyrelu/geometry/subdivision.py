@@ -89,9 +89,9 @@ def _checked_values(values: Any, ends: list[int], code: list[int], caller: str) 
     out = {}
     for i, v in zip(ends, values):
         if type(v) is not int:
-            v = require_int(v, f"the exact value at vertex {i}", caller)
+            v = require_int(v, f"exact_values(...)'s value at vertex {i}", caller)
         if (1 if v > 0 else 2 if v < 0 else 0) != code[i]:
-            raise GeometryError(f"{caller}: the exact value at vertex {i} is {v}, whose sign is not the one given")
+            raise GeometryError(f"{caller}: exact_values gives {v} at vertex {i}, whose sign is not the one in signs")
         out[i] = v
     return out
 
@@ -308,7 +308,7 @@ class Subdivision:
                 continue
             below = [tuple(0 if i == j else s[i] for i in range(d)) for j in nnz]
             if len(nnz) > 1:
-                verts = set()
+                verts: set[int] = set()
                 for b in below:
                     verts.update(S._verts[infinite[b]])
                 infinite[s] = S._add_cell(len(nnz) - 1, False, tuple(infinite[b] for b in below), tuple(sorted(verts)), -1)
@@ -398,20 +398,22 @@ class Subdivision:
         (3, 9, 7)
         """
         caller = "Subdivision.cut_by_signs"
-        if not (isinstance(signs, np.ndarray) and signs.ndim == 1 and signs.dtype.kind == "i"):
+        if isinstance(signs, np.ndarray) and signs.ndim == 1 and signs.dtype.kind == "i":
+            array = signs
+        else:
             signs = require_sequence(signs, "signs", caller)
             bad = next((i for i, s in enumerate(signs) if type(s) is not int or s not in _CODE), None)
             if bad is not None:
                 raise InvalidArgumentError(f"{caller}: signs[{bad}] must be -1, 0 or 1, got {describe(signs[bad])}")
-            signs = np.array(signs, dtype=np.int8)
-        if len(signs) != len(self.vertices):
-            raise ShapeError(f"{caller}: signs has {len(signs)} entries for {len(self.vertices)} vertices")
-        if len(signs) and (signs.min() < -1 or signs.max() > 1):
-            bad = int(np.flatnonzero((signs < -1) | (signs > 1))[0])
-            raise InvalidArgumentError(f"{caller}: signs[{bad}] must be -1, 0 or 1, got {signs[bad]}")
+            array = np.array(signs, dtype=np.int8)
+        if len(array) != len(self.vertices):
+            raise ShapeError(f"{caller}: signs has {len(array)} entries for {len(self.vertices)} vertices")
+        if len(array) and (array.min() < -1 or array.max() > 1):
+            bad = int(np.flatnonzero((array < -1) | (array > 1))[0])
+            raise InvalidArgumentError(f"{caller}: signs[{bad}] must be -1, 0 or 1, got {array[bad]}")
         if not callable(exact_values):
             raise InvalidArgumentError(f"{caller}: exact_values must be a callable taking a list of vertex indices, got {describe(exact_values)}")
-        self._cut(np.where(signs > 0, 1, np.where(signs < 0, 2, 0)).astype(np.uint8), exact_values, caller)
+        self._cut(np.where(array > 0, 1, np.where(array < 0, 2, 0)).astype(np.uint8), exact_values, caller)
 
     def _cut(self, codes: np.ndarray, exact_values: Callable[[list[int]], Sequence[int]], caller: str = "Subdivision.cut") -> None:
         """The cut by the vertices' codes, with the exact values at the ends of the crossed edges."""
@@ -612,13 +614,19 @@ class Subdivision:
         >>> S.sign_matrix([0, S.vertex_cell[6]]).tolist()     # the origin, the vertex at (1, 0)
         [[0, 0, -1], [1, 0, 0]]
         """
-        cids = np.array(require_sequence(cids, "cids", "Subdivision.sign_matrix"), dtype=np.intp).reshape(-1)
-        if len(cids) and (cids.min() < 0 or cids.max() >= len(self._dim)):
-            bad = next(int(c) for c in cids if not 0 <= c < len(self._dim))
-            raise ShapeError(f"Subdivision.sign_matrix: no cell {bad}; the cell ids are 0 .. {len(self._dim) - 1}")
+        caller = "Subdivision.sign_matrix"
+        cids = require_sequence(cids, "cids", caller)
+        if not (isinstance(cids, np.ndarray) and cids.ndim == 1 and cids.dtype.kind in "iu"):
+            bad = next((i for i, c in enumerate(cids) if type(c) is not int), None)
+            if bad is not None:
+                require_int(cids[bad], f"cids[{bad}]", caller)  # raises unless it is a NumPy integer
+        ids = np.array(cids, dtype=np.intp).reshape(-1)
+        if len(ids) and (ids.min() < 0 or ids.max() >= len(self._dim)):
+            bad = int(np.flatnonzero((ids < 0) | (ids >= len(self._dim)))[0])
+            raise ShapeError(f"{caller}: cids[{bad}] = {ids[bad]} is no cell; the cell ids are 0 .. {len(self._dim) - 1}")
         parent = np.frombuffer(self._parent, dtype=np.int64) if len(self._parent) else np.zeros(0, dtype=np.int64)
-        out = np.empty((len(cids), len(self._columns)), dtype=np.uint8)
-        ancestor = cids.copy()
+        out = np.empty((len(ids), len(self._columns)), dtype=np.uint8)
+        ancestor = ids.copy()
         for j in range(len(self._columns) - 1, -1, -1):
             column = np.frombuffer(bytes(self._columns[j]), dtype=np.uint8)
             later = ancestor >= len(column)
@@ -666,7 +674,7 @@ def _checked_signs(signs: Any, n_faces: int, caller: str) -> list[tuple[int, ...
     signs = require_sequence(signs, "signs", caller)
     if len(signs) != n_faces:
         raise ShapeError(f"{caller}: signs has {len(signs)} entries for {n_faces} faces")
-    out = []
+    out: list[tuple[int, ...]] = []
     for k, row in enumerate(signs):
         row = tuple(require_sequence(row, f"signs[{k}]", caller))
         if out and len(row) != len(out[0]):
