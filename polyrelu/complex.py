@@ -1137,6 +1137,7 @@ class _LatticeCell:
         return (tuple(sorted(facet_rows)), hull.equations)
 
 
+_CHUNK = 1 << 20  # characters of cells the JSON writer writes at a time
 _SIGN_TEXT = {1: "+", -1: "-", 0: "0"}
 _DOMAIN_SIGN_TEXT = {1: "+", 0: "0"}
 
@@ -1164,7 +1165,6 @@ class _DocumentWriter:
         self.rows: dict[tuple[int, tuple[bool, ...]], list[IntegerRow]] = {}  # (layer, earlier flags) -> primitive rows
         # the hull of a set of zero rows: its equations, their pivots, their text, and rows reduced modulo it
         self.hulls: dict[tuple[IntegerRow, ...], tuple[tuple[IntegerRow, ...], list[int], str, dict]] = {}
-        self.row_texts: dict[IntegerRow, str] = {}
         self.zero_columns: np.ndarray | None = None
         self.zero_starts: list[int] = []
 
@@ -1178,12 +1178,17 @@ class _DocumentWriter:
             f'"domain": {domain}, "neurons": {json.dumps([list(n) for n in self.neurons])}, "cells": ['
         )
         batch: list[str] = []
-        for c in K._cells:
-            batch.append(self.cell_text(c))
-            if len(batch) == 1000:
-                yield ", ".join(batch) + ", "
+        size, separator = 0, ""
+        for c in K._cells:  # a megabyte of text at a time: few writes, little memory
+            text = self.cell_text(c)
+            batch.append(text)
+            size += len(text)
+            if size > _CHUNK:
+                yield separator + ", ".join(batch)
                 batch.clear()
-        yield ", ".join(batch)
+                size, separator = 0, ", "
+        if batch:
+            yield separator + ", ".join(batch)
         yield '], "covering": [' + ", ".join(map("[%d, %d]".__mod__, K.lattice.covering_relation())) + "], "
         yield f'"f_vector": {json.dumps(list(K.f_vector()))}, "euler_characteristic": {K.euler_characteristic()}{extra}}}'
 
@@ -1245,16 +1250,18 @@ class _DocumentWriter:
         row_of = self._rows_of(signs)
         zeros = self._zeros(c.id)
         on = tuple([row for row in map(row_of, zeros) if any(row)])
-        hull = self.hulls.get(on)
+        hull = None if c.dimension == 0 else self.hulls.get(on)  # a vertex is the only cell of its hull
         if hull is None:
-            if c.dimension == 0:  # a vertex: x_i = p_i / q_i, the echelon rows at once
+            if c.dimension == 0:  # x_i = p_i / q_i: the echelon rows at once
                 (point,), _, _ = self.K._generators(c.id, signs)
                 equations = tuple((-x.numerator, *(x.denominator if j == i else 0 for j in range(self.n0))) for i, x in enumerate(point))
             else:
                 equations = echelon_equations(on, self.n0)
             assert equations is not None  # a cell's equations have the cell as solutions
             pivots = [next(i for i in range(1, len(e)) if e[i]) for e in equations]
-            hull = self.hulls[on] = (equations, pivots, "[" + ", ".join(map(_row_text, equations)) + "]", {})
+            hull = (equations, pivots, "[" + ", ".join(map(_row_text, equations)) + "]", {})
+            if c.dimension:
+                self.hulls[on] = hull
         equations, pivots, eqns_text, reduced = hull
         facet_rows = set()
         zero_set = set(zeros)
@@ -1284,14 +1291,7 @@ class _DocumentWriter:
                     row = None  # constant: no facet
                 if row is not None:
                     facet_rows.add(row)
-        texts = self.row_texts
-        parts = []
-        for row in sorted(facet_rows):
-            text = texts.get(row)
-            if text is None:
-                text = texts[row] = _row_text(row)
-            parts.append(text)
-        return "[" + ", ".join(parts) + "]", eqns_text
+        return "[" + ", ".join(map(_row_text, sorted(facet_rows))) + "]", eqns_text
 
 
 def _positions(values, value):
