@@ -865,12 +865,19 @@ class _LatticeGenerators:
             if s:
                 live |= 1 << j
         zero_sets, vertices, cell = self.zero_sets, self.vertices, self.vertex_sets[index]
+        if len(cell) == 1:
+            return (list(cell), []) if vertices[cell[0]][0] else ([], list(cell))
+        # on which of the cell's constraints each generator lies; a generator is extreme when no other one
+        # (no other ideal one, for a ray) lies on all of its own: each test is one mask, the count in C
+        faces = [zero_sets[i] & live for i in cell]
+        ideal_faces = [f for i, f in zip(cell, faces) if not vertices[i][0]]
         finite, ideal = [], []
-        for i in cell:
-            is_finite = vertices[i][0] > 0
-            face = zero_sets[i] & live  # the smallest face of the closure containing generator i lies on these
-            if not any(u != i and zero_sets[u] & face == face and (is_finite or not vertices[u][0]) for u in cell):
-                (finite if is_finite else ideal).append(i)
+        for i, face in zip(cell, faces):
+            if vertices[i][0]:
+                if [f & face for f in faces].count(face) == 1:
+                    finite.append(i)
+            elif [f & face for f in ideal_faces].count(face) == 1:
+                ideal.append(i)
         return finite, ideal
 
     def __call__(self, index, signs):
