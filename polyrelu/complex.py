@@ -552,6 +552,7 @@ class _IntegerNetwork:
 
     def __init__(self, net):
         self.layers = net.integer_layers()[:-1]
+        self.rows = [[tuple(int(v) for v in row) for row in Wb.tolist()] for Wb, _ in self.layers]
 
     def _input_matrix(self, points, layer):
         """The homogeneous inputs of hidden layer ``layer`` at the points: a column per point, the constant first."""
@@ -574,11 +575,16 @@ class _IntegerNetwork:
         width = len(entries) // n
         return [tuple(entries[r * n + j] for r in range(width)) for j in range(n)]
 
-    def flint_values(self, points, layer):
-        """As calling it, but every point's values as a list of flint integers (converting them all costs more)."""
+    def inputs(self, points, layer):
+        """The homogeneous inputs of hidden layer ``layer`` at each point, a list of flint integers per point.
+
+        The value of the layer's neuron ``j`` at a point is the dot product of
+        ``rows[layer - 1][j]`` with the point's input (for the first layer,
+        the point itself).
+        """
         if not points:
             return []
-        return (self.layers[layer - 1][0] * self._input_matrix(points, layer)).transpose().tolist()
+        return self._input_matrix(points, layer).transpose().tolist()
 
 
 class _FloatScreen:
@@ -665,10 +671,13 @@ class _LayerValues:
         self.screen = screen if screen.usable else None
         self.layer = layer
         self.offset = offset
+        self.rows = evaluate.rows[layer - 1]
         self.pad = (0,) * offset
         self.padded_values = {}  # vertex -> pad + the exact values of all the layer's neurons (read by the size guard)
-        self.flint_values = {}  # vertex -> the exact values of the layer's neurons, flint integers
+        # vertex -> the layer's exact homogeneous input (the first layer's input is the vertex itself)
+        self.inputs: Any = subdivision.vertices if layer == 1 else {}
         self.floats = self.bounds = None
+        self.screened = 0  # vertices with float values so far (the arrays grow by doubling)
 
     def __len__(self):
         return len(self.subdivision.vertices)
@@ -685,26 +694,33 @@ class _LayerValues:
         return [self.pad + v for v in self.evaluate(points, self.layer)]
 
     def exact(self, j, indices):
-        """Exact values of the layer's neuron ``j`` at the vertices ``indices``."""
-        known, values = self.padded_values, self.flint_values
-        missing = [i for i in indices if i not in values and i not in known]
-        if missing:
-            vertices = self.subdivision.vertices
-            values.update(zip(missing, self.evaluate.flint_values([vertices[i] for i in missing], self.layer)))
-        k = self.offset + j
-        return [known[i][k] if i in known else int(values[i][j]) for i in indices]
+        """Exact values of the layer's neuron ``j`` at the vertices ``indices``: one dot product each, inputs kept."""
+        known, inputs = self.padded_values, self.inputs
+        if self.layer > 1:
+            missing = [i for i in indices if i not in inputs and i not in known]
+            if missing:
+                vertices = self.subdivision.vertices
+                inputs.update(zip(missing, self.evaluate.inputs([vertices[i] for i in missing], self.layer)))
+        row, k = self.rows[j], self.offset + j
+        return [known[i][k] if i in known else int(sum([a * b for a, b in zip(row, inputs[i])])) for i in indices]
 
     def signs(self, j):
         """The exact sign of the layer's neuron ``j`` at every vertex, as an ``int8`` array."""
         vertices = self.subdivision.vertices
         if self.screen is None:
             return np.array([(v > 0) - (v < 0) for v in self.exact(j, range(len(vertices)))], dtype=np.int8)
-        done = 0 if self.floats is None else len(self.floats)
-        if done < len(vertices):
-            z, e = self.screen(vertices[done:], self.layer)
-            self.floats = z if self.floats is None else np.concatenate([self.floats, z])
-            self.bounds = e if self.bounds is None else np.concatenate([self.bounds, e])
-        z, e = self.floats[:, j], self.bounds[:, j]
+        n = len(vertices)
+        if self.screened < n:
+            z, e = self.screen(vertices[self.screened :], self.layer)
+            if self.floats is None or n > len(self.floats):
+                capacity = max(n, 2 * (0 if self.floats is None else len(self.floats)))
+                floats, bounds = np.empty((capacity, z.shape[1])), np.empty((capacity, z.shape[1]))
+                if self.floats is not None:
+                    floats[: self.screened], bounds[: self.screened] = self.floats[: self.screened], self.bounds[: self.screened]
+                self.floats, self.bounds = floats, bounds
+            self.floats[self.screened : n], self.bounds[self.screened : n] = z, e
+            self.screened = n
+        z, e = self.floats[:n, j], self.bounds[:n, j]
         with np.errstate(invalid="ignore"):  # nan (an overflow) casts to anything: it is undecided below
             signs = np.sign(z).astype(np.int8)
         undecided = np.flatnonzero(~(np.abs(z) > e)).tolist()  # not decided by the floats (nan included)
