@@ -5,7 +5,9 @@ cells (:class:`Cell`: sign vector, dimension, exact polyhedron) with the
 covering relation, and answers questions about them (faces, cofaces and stars,
 :meth:`~CanonicalComplex.locate`, affine maps of ``f``, bent hypersurfaces,
 the Hasse diagram in igraph or networkx) and writes and reads the complex JSON
-format (the checks of a file are in :mod:`polyrelu.complex_validation`).
+format (written cell by cell, streamed to the file; the checks of a file are in
+:mod:`polyrelu.complex_validation`). :class:`PatternMaps` gives the exact maps
+of every cell in integers, for the computations over all of them.
 :func:`estimate_cells` is the size guard's estimate (:mod:`polyrelu.size_guard`)
 on its own; the ``domain`` argument is read by :mod:`polyrelu.domain`, where
 :class:`~polyrelu.domain.Box` lives.
@@ -19,9 +21,10 @@ Two methods build the same complex, and the tests check that they agree:
 * ``method="lattice"`` (the default) never solves an LP. The complex is kept
   as a face lattice whose unbounded cells are closed up by ideal vertices
   (directions at infinity), so the sign of ``h`` on a cell is read off its
-  exact values at the cell's vertices, computed for all vertices at once in
-  integer arithmetic; a cell seeing both signs splits combinatorially and a
-  cut edge gets the vertex where ``h`` vanishes
+  signs at the cell's vertices: certified from a float evaluation with a
+  rigorous error bound where it clears the bound, computed in integers
+  otherwise; a cell seeing both signs splits combinatorially and a cut edge
+  gets the vertex where ``h`` vanishes, from ``h``'s exact values at its ends
   (:class:`~polyrelu.geometry.Subdivision`).
 * ``method="lp"`` splits relatively open cells: the sign of ``h`` at the
   cell's exact relative interior point shows one side non-empty, and one call
