@@ -1080,6 +1080,23 @@ class PatternMaps:
             A.append(tuple(combined[1:]))
         return tuple(A), tuple(c)
 
+    def jacobian_jump(self, before: Sequence[int], after: Sequence[int], changed: Sequence[int]) -> tuple[IntegerRow, ...] | None:
+        """``A_num(after) - A_num(before)`` when the two sign vectors differ in the last hidden layer only.
+
+        ``changed`` holds (at least) the neurons whose activity differs, as
+        indices into the sign vectors. The jump is the changed neurons' rows
+        times their output weights, signed: no cell's whole map is needed.
+        None when the earlier layers' signs differ (then compare whole maps).
+        """
+        start = self.starts[-2] if self.widths else 0
+        if not self.widths or before[:start] != after[:start]:
+            return None
+        rows = self._layer(before, len(self.widths))
+        terms = [(k - start, 1 if after[k] > 0 else -1) for k in changed if (before[k] > 0) != (after[k] > 0)]
+        return tuple(
+            tuple([int(sum([s * w[i + 1] * rows[i][j] for i, s in terms])) for j in range(1, self.n)]) for w in self.output
+        )
+
 
 def _layer_rows(net, layer, prefix):
     """Integer rows ``(g, G)`` of the layer's pre-activations on cells with the given earlier signs."""

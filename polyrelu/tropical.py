@@ -312,19 +312,24 @@ def _facet_weights(K):
         if len(regions) != 2:
             continue  # on the boundary of a polytope domain
         first, second = regions
-        for r in regions:
-            if r not in jacobians:
-                jacobians[r] = maps.affine_map(cells[r].signs)[0]
-        jump = [[a - b for a, b in zip(ra, rb)] for ra, rb in zip(jacobians[second], jacobians[first])]
-        # The neurons vanishing on the facet (few: found by index, in C) include one separating the
-        # regions; on a region where it does not vanish, its gradient is normal to the facet and points
-        # to that region's side when multiplied by its sign there.
+        # The neurons vanishing on the facet (few: found by index, in C) include every neuron whose sign
+        # differs between the regions; on a region where such a neuron does not vanish, its gradient is
+        # normal to the facet and points to that region's side when multiplied by its sign there.
         s1, s2, zeros, k = cells[first].signs, cells[second].signs, [], -1
         with contextlib.suppress(ValueError):
             while True:
                 k = facet.signs.index(0, k + 1)
                 zeros.append(k)
-        k = next(k for k in zeros if s1[k] != s2[k])
+        jump = maps.jacobian_jump(s1, s2, zeros)  # across a facet of the last layer: from its own neurons
+        if jump is None:
+            for r in regions:
+                if r not in jacobians:
+                    jacobians[r] = maps.affine_map(cells[r].signs)[0]
+            jump = [[a - b for a, b in zip(ra, rb)] for ra, rb in zip(jacobians[second], jacobians[first])]
+        jump = [list(r) for r in jump]
+        k = next((k for k in zeros if s1[k] != s2[k]), None)
+        if k is None:
+            raise GeometryError(f"facet {facet.id}: its regions have signs that differ where it does not vanish (not a complex of f?)")
         region, sign = (second, s2[k]) if s2[k] else (first, s1[k])
         gradient = maps.gradient(cells[region].signs, *position[k])
         # Continuity makes every row of the jump a multiple of the facet's normal: a non-zero row gives
