@@ -1098,3 +1098,15 @@ def test_pattern_maps_are_the_networks_maps_in_integers(shape):
         for layer in range(1, len(widths) + 1):
             for index, row in enumerate(maps.layer_rows(c.signs, layer)):
                 assert maps.gradient(c.signs, layer, index) == row[1:]
+    K = canonical_complex(net)
+    across = 0
+    for facet in K.cells(net.architecture.input_dim - 1):
+        if len(K.lattice.cofacets(facet.id)) != 2:
+            continue
+        a, b = (K[r].signs for r in K.lattice.cofacets(facet.id))
+        zeros = [k for k, s in enumerate(facet.signs) if s == 0]
+        jump = maps.jacobian_jump(a, b, zeros)
+        if jump is not None:  # the regions differ in the last hidden layer only
+            across += 1
+            assert jump == tuple(tuple(y - x for x, y in zip(ra, rb)) for ra, rb in zip(maps.affine_map(a)[0], maps.affine_map(b)[0]))
+    assert across or not widths
