@@ -12,7 +12,7 @@ Networks: ``ReLUNetwork.random(arch, seed=0, kind="gaussian")`` (float64 draws, 
 **Stage table.** For 2→16→16→16→1, 2→32→32→1, 3→16→16→1, 5→8→8→1 and 6→8→8→1, each in a fresh
 subprocess, after one run of every stage on a small network (first calls pay one-time costs):
 ``canonical_complex`` (the build), then ``tropical_weights``, then ``write_json`` to a temporary file. Each stage's CPU time is given as a ratio to the build's in the same process (wall times are printed
-too: on a shared machine CPU time is the steadier measure). Cells per second are per CPU second of the build.
+too: on a shared machine CPU time is the steadier measure). Workers run on one core (BLAS threads set to 1). Cells per second are per CPU second of the build.
 Bytes per cell are the growth of the process's peak resident set size (``ru_maxrss``) over the build, divided
 by the number of cells; with ``--tracemalloc`` they are tracemalloc's peak during the build instead (Python
 allocations only, and about 3 times slower). ``--before DIR`` runs the same stages with the polyrelu package
@@ -174,7 +174,8 @@ def estimate_worker(arch):
 # -- the driver --------------------------------------------------------------------------------------
 def run_worker(args, package_root=ROOT, timeout=None):
     """Run this script as a worker with polyrelu imported from ``package_root``; its JSON result or None."""
-    env = dict(os.environ, PYTHONPATH=package_root)
+    # one core: numpy's BLAS would otherwise spread the float screen's products over threads
+    env = dict(os.environ, PYTHONPATH=package_root, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     try:
         done = subprocess.run(
             [sys.executable, os.path.abspath(__file__), "--worker", *args], env=env, cwd=package_root,

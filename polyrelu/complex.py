@@ -1029,6 +1029,8 @@ class PatternMaps:
         n = self.n = net.architecture.input_dim + 1
         self._maps: dict[tuple[bool, ...], flint.fmpz_mat] = {(): flint.fmpz_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])}
         self._rows: dict[tuple[bool, ...], list[list[flint.fmpz]]] = {}  # a layer's rows by the earlier layers' flags
+        self._by_signs: dict[tuple[int, ...], list[list[flint.fmpz]]] = {}  # the same, by the earlier layers' signs
+        self._recent: list[tuple[Sequence[int], int, list[list[flint.fmpz]]]] = []  # the last two (kept: identity is safe)
 
     def _map(self, flags: tuple[bool, ...], layer: int) -> flint.fmpz_mat:
         """The homogeneous map of the output of layers 1 to ``layer``, whose flags these are."""
@@ -1048,10 +1050,18 @@ class PatternMaps:
 
     def _layer(self, signs: Sequence[int], layer: int) -> list[list[flint.fmpz]]:
         """The rows of :meth:`layer_rows`, as flint integers (converting them to ``int`` costs more than computing them)."""
-        flags = tuple(map((0).__lt__, signs[: self.starts[layer - 1]]))
-        rows = self._rows.get(flags)
+        for seen, at, rows in self._recent:  # the callers ask about one cell several times in a row
+            if seen is signs and at == layer:
+                return rows
+        prefix = tuple(signs[: self.starts[layer - 1]])  # the signs themselves: a cheaper key than the flags
+        rows = self._by_signs.get(prefix)
         if rows is None:
-            rows = self._rows[flags] = (self.hidden[layer - 1][0] * self._map(flags, layer - 1)).tolist()
+            flags = tuple(map((0).__lt__, prefix))
+            rows = self._rows.get(flags)
+            if rows is None:
+                rows = self._rows[flags] = (self.hidden[layer - 1][0] * self._map(flags, layer - 1)).tolist()
+            self._by_signs[prefix] = rows
+        self._recent = [(signs, layer, rows), self._recent[0]] if self._recent else [(signs, layer, rows)]
         return rows
 
     def layer_rows(self, signs: Sequence[int], layer: int) -> list[IntegerRow]:
@@ -1091,7 +1101,8 @@ class PatternMaps:
         start = self.starts[-2] if self.widths else 0
         if not self.widths or before[:start] != after[:start]:
             return None
-        rows = self._layer(before, len(self.widths))
+        recent = any(seen is after for seen, _, _ in self._recent)
+        rows = self._layer(after if recent else before, len(self.widths))  # the same rows: their prefix is one
         terms = [(k - start, 1 if after[k] > 0 else -1) for k in changed if (before[k] > 0) != (after[k] > 0)]
         return tuple(
             tuple([int(sum([s * w[i + 1] * rows[i][j] for i, s in terms])) for j in range(1, self.n)]) for w in self.output

@@ -320,6 +320,11 @@ def _facet_weights(K):
             while True:
                 k = facet.signs.index(0, k + 1)
                 zeros.append(k)
+        k = next((k for k in zeros if s1[k] != s2[k]), None)
+        if k is None:
+            raise GeometryError(f"facet {facet.id}: its regions have signs that differ where it does not vanish (not a complex of f?)")
+        region, sign = (second, s2[k]) if s2[k] else (first, s1[k])
+        gradient = maps.gradient(cells[region].signs, *position[k])
         jump = maps.jacobian_jump(s1, s2, zeros)  # across a facet of the last layer: from its own neurons
         if jump is None:
             for r in regions:
@@ -327,11 +332,6 @@ def _facet_weights(K):
                     jacobians[r] = maps.affine_map(cells[r].signs)[0]
             jump = [[a - b for a, b in zip(ra, rb)] for ra, rb in zip(jacobians[second], jacobians[first])]
         jump = [list(r) for r in jump]
-        k = next((k for k in zeros if s1[k] != s2[k]), None)
-        if k is None:
-            raise GeometryError(f"facet {facet.id}: its regions have signs that differ where it does not vanish (not a complex of f?)")
-        region, sign = (second, s2[k]) if s2[k] else (first, s1[k])
-        gradient = maps.gradient(cells[region].signs, *position[k])
         # Continuity makes every row of the jump a multiple of the facet's normal: a non-zero row gives
         # it (and its orientation); with no jump, the normal of the hyperplane, first non-zero entry positive.
         row = next((r for r in jump if any(r)), None)
