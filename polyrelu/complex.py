@@ -99,7 +99,6 @@ from .geometry.rational import (
     IntegerRow,
     MatrixLike,
     VectorLike,
-    fraction_to_json,
     int_text,
     integer_vector,
     primitive_integer_row,
@@ -948,7 +947,7 @@ class _LatticeGenerators:
 def _number_text(value):
     """The JSON text of an exact number (an int or a Fraction) as the complex format writes it: a string."""
     if type(value) is int or value.denominator == 1:
-        return '"%s"' % int_text(int(value))
+        return f'"{int_text(int(value))}"'
     return f'"{int_text(value.numerator)}/{int_text(value.denominator)}"'
 
 

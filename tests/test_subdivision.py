@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference import affine_value, sign
 
 from polyrelu.errors import GeometryError, InvalidArgumentError
 from polyrelu.geometry import Subdivision
-from reference import affine_value, sign
 
 
 def homogeneous_value(row, vertex):

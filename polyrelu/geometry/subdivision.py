@@ -65,7 +65,7 @@ class SubdivisionCell:
         :meth:`Subdivision.cell_signs`, computed when read.
     """
 
-    __slots__ = ("_subdivision", "_cid")
+    __slots__ = ("_cid", "_subdivision")
 
     def __init__(self, subdivision: Subdivision, cid: int) -> None:
         self._subdivision = subdivision
@@ -462,7 +462,6 @@ class Subdivision:
                 created: tuple[int, ...] = (len(vertices),)
                 vertex_cell.append(zero)
                 vertices.append(tuple([x // g for x in coords]))
-                zero_facets: tuple[int, ...] = ()
                 plus_facets: tuple[int, ...] = (a, zero)
                 minus_facets: tuple[int, ...] = (b, zero)
                 finite = coords[0] > 0  # the new vertex (at infinity on an edge at infinity)
