@@ -1049,9 +1049,9 @@ class PatternMaps:
 
     def _layer(self, signs: Sequence[int], layer: int) -> list[list[flint.fmpz]]:
         """The rows of :meth:`layer_rows`, as flint integers (converting them to ``int`` costs more than computing them)."""
-        for seen, at, rows in self._recent:  # the callers ask about one cell several times in a row
+        for seen, at, remembered in self._recent:  # the callers ask about one cell several times in a row
             if seen is signs and at == layer:
-                return rows
+                return remembered
         prefix = tuple(signs[: self.starts[layer - 1]])  # the signs themselves: a cheaper key than the flags
         rows = self._by_signs.get(prefix)
         if rows is None:
