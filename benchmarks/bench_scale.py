@@ -20,9 +20,10 @@ found in DIR (an older checkout), in the same run, for a before/after comparison
 
 **Cost-growth table.** For n0 = 2..6, 1..3 hidden layers and widths 8, 16, 32, 64, 128 (every hidden layer of
 one width, one output): the build (cells, CPU seconds, cells per second, bytes per cell as above) and
-``tropical_weights``. A configuration is skipped when the size guard's estimate
-(``estimate_cells``) predicts more than ``--growth-seconds`` (60) seconds at the throughput measured so
-far, and wider ones of the same depth and n0 are not tried once one is skipped or takes longer than that.
+``tropical_weights``. A configuration is skipped when the size guard's estimate (``estimate_cells``)
+predicts more than ``--growth-seconds`` (60) seconds at the throughput measured so far, or more cells than
+``canonical_complex``'s default ``max_cells`` (10^6); wider ones of the same depth and n0 are not tried once
+one is skipped or takes longer than that.
 The **exact baseline** is written here, independent of polyrelu's enumeration (it takes only the affine
 formulas from ``ReLUNetwork.pre_activation_rows``): neuron by neuron, each of the three candidate children
 (+, -, 0) of every current cell is decided by the Parma Polyhedra Library (passagemath-ppl, exact GMP
@@ -46,6 +47,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STAGE_NETWORKS = [(2, 16, 16, 16, 1), (2, 32, 32, 1), (3, 16, 16, 1), (5, 8, 8, 1), (6, 8, 8, 1)]
 WIDTHS = (8, 16, 32, 64, 128)
+MAX_CELLS = 1_000_000  # canonical_complex's default limit
 
 
 def arrow(arch):
@@ -241,7 +243,7 @@ def growth_table(args):
                 arch = (n0,) + (width,) * depth + (1,)
                 estimate = run_worker(["estimate", ",".join(map(str, arch))], timeout=args.growth_seconds)
                 predicted = None if estimate is None else estimate["cells"] / rate
-                if predicted is None or predicted > args.growth_seconds:
+                if predicted is None or predicted > args.growth_seconds or estimate["cells"] > MAX_CELLS:
                     why = "estimate timed out" if estimate is None else f"estimated {estimate['cells']:,} cells ≈ {predicted:.0f} s"
                     print(f"| {n0} | {depth}×{width} | skipped: {why} | | | | | | | |", flush=True)
                     break
