@@ -152,12 +152,21 @@ class PPLBaseline:
 
 
 def growth_worker(arch, baseline_budget):
-    from polyrelu import ReLUNetwork, canonical_complex, tropical_weights
+    from polyrelu import (
+        ComplexTooLargeError,
+        ReLUNetwork,
+        canonical_complex,
+        tropical_weights,
+    )
 
     net = ReLUNetwork.random(arch, seed=0, kind="gaussian")
     warm_up()
     before = peak_rss()
-    K, wall, cpu = timed(lambda: canonical_complex(net, progress=False))
+    try:
+        K, wall, cpu = timed(lambda: canonical_complex(net, progress=False))
+    except ComplexTooLargeError as refused:  # the build's own estimate is over max_cells
+        print(json.dumps({"refused": refused.estimate}))
+        return
     out = {"cells": len(K), "f_vector": list(K.f_vector()), "build": [wall, cpu], "bytes_per_cell": (peak_rss() - before) / len(K)}
     _, wall, cpu = timed(functools.partial(tropical_weights, K))
     out["weights"] = [wall, cpu]
@@ -249,8 +258,9 @@ def growth_table(args):
                     break
                 r = run_worker(["growth", ",".join(map(str, arch)), "--baseline-seconds", str(args.baseline_seconds)],
                                timeout=3 * args.growth_seconds + 2 * args.baseline_seconds)
-                if r is None:
-                    print(f"| {n0} | {depth}×{width} | failed or timed out | | | | | | | |", flush=True)
+                if r is None or "refused" in r:
+                    what = "failed or timed out" if r is None else f"refused by the size guard: about {r['refused']:,} cells"
+                    print(f"| {n0} | {depth}×{width} | {what} | | | | | | | |", flush=True)
                     break
                 b = r["build"]
                 rate = r["cells"] / b[1]

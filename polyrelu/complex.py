@@ -656,6 +656,9 @@ class _FloatScreen:
         raise AssertionError("unreachable: layer is at most the number of hidden layers")
 
 
+_EVALUATE_ALL = 2048  # vertices up to which the size guard's first read evaluates them all
+
+
 class _LayerValues:
     """The values of one hidden layer's neurons at the vertices of a subdivision, as the cuts need them.
 
@@ -674,6 +677,7 @@ class _LayerValues:
         self.layer = layer
         self.offset = offset
         self.rows = evaluate.rows[layer - 1]
+        self.columns: list[flint.fmpz_mat | None] = [None] * len(self.rows)  # each neuron's row as a column
         self.pad = (0,) * offset
         self.padded_values = {}  # vertex -> pad + the exact values of all the layer's neurons (read by the size guard)
         # vertex -> the layer's exact homogeneous input (the first layer's input is the vertex itself)
@@ -685,9 +689,14 @@ class _LayerValues:
         return len(self.subdivision.vertices)
 
     def __getitem__(self, i):
-        if i not in self.padded_values:  # the size guard reads many vertices one by one: evaluate them all at once
+        if i not in self.padded_values:
+            # The size guard reads the vertices of a few hundred sampled cells, one by one: with few
+            # vertices, evaluating them all at once costs less than one call each; with many, far more.
             vertices = self.subdivision.vertices
-            missing = [j for j in range(len(vertices)) if j not in self.padded_values]
+            if len(vertices) <= _EVALUATE_ALL:
+                missing = [j for j in range(len(vertices)) if j not in self.padded_values]
+            else:
+                missing = [i]
             self.padded_values.update(zip(missing, self.padded([vertices[j] for j in missing])))
         return self.padded_values[i]
 
@@ -703,8 +712,15 @@ class _LayerValues:
             if missing:
                 vertices = self.subdivision.vertices
                 inputs.update(zip(missing, self.evaluate.inputs([vertices[i] for i in missing], self.layer)))
-        row, k = self.rows[j], self.offset + j
-        return [known[i][k] if i in known else int(sum([a * b for a, b in zip(row, inputs[i])])) for i in indices]
+        k = self.offset + j
+        unknown = [i for i in indices if i not in known]
+        if not unknown:
+            return [known[i][k] for i in indices]
+        # the dot products with the neuron's row, all at once in flint: a wide layer's rows are long
+        if self.columns[j] is None:
+            self.columns[j] = flint.fmpz_mat([[v] for v in self.rows[j]])
+        products = iter(int(v) for v in (flint.fmpz_mat([list(inputs[i]) for i in unknown]) * self.columns[j]).entries())
+        return [known[i][k] if i in known else next(products) for i in indices]
 
     def signs(self, j):
         """The exact sign of the layer's neuron ``j`` at every vertex, as an ``int8`` array."""
@@ -780,6 +796,8 @@ def _lattice_cells(net, domain, domain_rows, oracle, guard, bar):
             if current_layer > 1:
                 neurons = [j for j in order if layer_of[j] == current_layer]
                 check_next_layer(guard, subdivision, values, values.padded, neurons, current_layer)
+                if len(subdivision.vertices) > _EVALUATE_ALL:  # the guard's values at a few vertices: not worth keeping
+                    values.padded_values.clear()
         subdivision.cut_by_signs(values.signs(k - offset), functools.partial(values.exact, k - offset))
         bar.update(1)
     if domain is None and arch.depth and len(subdivision.finite_cells()) == 0:
