@@ -58,8 +58,8 @@ import cdd.gmp
 import flint
 import numpy as np
 
-from polyrelu.examples import seeded_gaussian_network
 from polyrelu import ReLUNetwork, canonical_complex
+from polyrelu.examples import seeded_gaussian_network
 
 # --- networks -----------------------------------------------------------------------------
 
@@ -280,6 +280,7 @@ def machine_note():
     except OSError:
         commit, dirty = "?", ""
     import hashlib
+
     import polyrelu
 
     root = os.path.dirname(polyrelu.__file__)

@@ -34,6 +34,7 @@ import sys
 import igraph
 import networkx as nx
 import numpy as np
+from _timing import best_of
 
 from polyrelu import (
     breakpoint_complex,
@@ -46,9 +47,6 @@ from polyrelu import (
 )
 from polyrelu.examples import generic_network, seeded_gaussian_network
 from polyrelu.graphs import longest_layered_chain
-from _timing import best_of
-
-
 
 
 def stages(net, repeat):

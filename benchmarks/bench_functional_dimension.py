@@ -26,13 +26,11 @@ import platform
 import sys
 
 import flint
+from _timing import best_of
 
 from polyrelu import canonical_complex, float_functional_dimension, functional_dimension
 from polyrelu.examples import generic_network, seeded_gaussian_network
 from polyrelu.identifiability import integer_jacobian
-from _timing import best_of
-
-
 
 
 def baseline_rank(net, K):

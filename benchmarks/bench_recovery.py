@@ -24,6 +24,8 @@ import platform
 import sys
 import time
 
+from _timing import best_of
+
 from polyrelu import (
     Box,
     canonical_complex,
@@ -34,7 +36,6 @@ from polyrelu import (
     tropical_weights,
 )
 from polyrelu.examples import generic_network, seeded_gaussian_network
-from _timing import best_of
 
 
 def torch_oracle(net):

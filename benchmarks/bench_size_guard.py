@@ -24,7 +24,12 @@ import platform
 import sys
 import time
 
-from polyrelu import ComplexTooLargeError, ReLUNetwork, canonical_complex, estimate_cells
+from polyrelu import (
+    ComplexTooLargeError,
+    ReLUNetwork,
+    canonical_complex,
+    estimate_cells,
+)
 from polyrelu.examples import seeded_gaussian_network
 
 LIMIT = 1_000_000

@@ -22,8 +22,16 @@ import argparse
 import datetime
 import platform
 
-from polyrelu import Box, ReLUNetwork, betti_numbers, canonical_complex, decision_complex, homology
 from _timing import best_of
+
+from polyrelu import (
+    Box,
+    ReLUNetwork,
+    betti_numbers,
+    canonical_complex,
+    decision_complex,
+    homology,
+)
 
 
 def parts(D):

@@ -34,7 +34,6 @@ from hostile.make_corpus import COMMANDS, command_line, make_corpus, markers  # 
 from polyrelu import PolyReluError, load_network  # noqa: E402
 from polyrelu.cli import main  # noqa: E402
 
-
 # `complex NET -o NET` on every regular file: the output path is the input, a usage error
 SELF_OUTPUT = "complex NET -o NET"
 

@@ -5,7 +5,9 @@ cells (:class:`Cell`: sign vector, dimension, exact polyhedron) with the
 covering relation, and answers questions about them (faces, cofaces and stars,
 :meth:`~CanonicalComplex.locate`, affine maps of ``f``, bent hypersurfaces,
 the Hasse diagram in igraph or networkx) and writes and reads the complex JSON
-format (the checks of a file are in :mod:`polyrelu.complex_validation`).
+format (written cell by cell, streamed to the file; the checks of a file are in
+:mod:`polyrelu.complex_validation`). :class:`PatternMaps` gives the exact maps
+of every cell in integers, for the computations over all of them.
 :func:`estimate_cells` is the size guard's estimate (:mod:`polyrelu.size_guard`)
 on its own; the ``domain`` argument is read by :mod:`polyrelu.domain`, where
 :class:`~polyrelu.domain.Box` lives.
@@ -19,9 +21,10 @@ Two methods build the same complex, and the tests check that they agree:
 * ``method="lattice"`` (the default) never solves an LP. The complex is kept
   as a face lattice whose unbounded cells are closed up by ideal vertices
   (directions at infinity), so the sign of ``h`` on a cell is read off its
-  exact values at the cell's vertices, computed for all vertices at once in
-  integer arithmetic; a cell seeing both signs splits combinatorially and a
-  cut edge gets the vertex where ``h`` vanishes
+  signs at the cell's vertices: certified from a float evaluation with a
+  rigorous error bound where it clears the bound, computed in integers
+  otherwise; a cell seeing both signs splits combinatorially and a cut edge
+  gets the vertex where ``h`` vanishes, from ``h``'s exact values at its ends
   (:class:`~polyrelu.geometry.Subdivision`).
 * ``method="lp"`` splits relatively open cells: the sign of ``h`` at the
   cell's exact relative interior point shows one side non-empty, and one call
@@ -38,11 +41,16 @@ the sign vectors: ``τ ≤ σ`` exactly when ``s(τ)_k ∈ {s(σ)_k, 0}`` for ev
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
+import json
+import math
 import os
 import time
+from array import array
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
@@ -50,7 +58,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 import flint
 import numpy as np
 
-from .atomic import write_json
+from .atomic import atomic_write, check_output_path
 from .checks import (
     describe,
     require_bool,
@@ -84,14 +92,15 @@ from .geometry import (
     default_oracle,
 )
 from .geometry.linalg import integer_nullspace, pivot_columns
-from .geometry.polyhedron import reduce_modulo
+from .geometry.polyhedron import echelon_equations, reduce_modulo
 from .geometry.rational import (
     FractionMatrix,
     FractionVector,
     IntegerRow,
     MatrixLike,
     VectorLike,
-    fraction_to_json,
+    int_text,
+    integer_vector,
     primitive_integer_row,
     row_value,
     to_fraction_vector,
@@ -120,6 +129,26 @@ __all__ = ["Cell", "CanonicalComplex", "CellEstimate", "canonical_complex", "est
 
 COMPLEX_FORMAT = "polyrelu.complex"
 COMPLEX_VERSION = 1
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Suspend Python's cyclic garbage collector for the duration of a ``with`` block (internal API).
+
+    A complex of a few hundred thousand cells is millions of small objects,
+    allocated in one go and kept: every collection the allocations trigger
+    walks all of them to find no garbage, which took about half of a large
+    construction. The constructions make no reference cycles worth
+    collecting early; the collector is back on (if it was on) when the block
+    exits, normally or by an exception.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class Cell:
@@ -338,13 +367,14 @@ def canonical_complex(
         require_bool(progress, "progress", "canonical_complex")
     bar = progress_bar(total=net.architecture.num_hidden, desc="neurons", enabled=progress)
     start = time.perf_counter()
-    try:
-        build = _lattice_cells if method == "lattice" else _lp_cells
-        records = build(net, domain, domain_rows, oracle, SizeGuard(max_cells), bar)
-    finally:
-        bar.close()
-    elapsed = time.perf_counter() - start
-    return CanonicalComplex._assemble(net, domain, domain_rows, records, oracle, elapsed)
+    with paused_gc():
+        try:
+            build = _lattice_cells if method == "lattice" else _lp_cells
+            records = build(net, domain, domain_rows, oracle, SizeGuard(max_cells), bar)
+        finally:
+            bar.close()
+        elapsed = time.perf_counter() - start
+        return CanonicalComplex._assemble(net, domain, domain_rows, records, oracle, elapsed)
 
 
 class CellEstimate(NamedTuple):
@@ -443,15 +473,19 @@ def _checked_arguments(
     return domain, (domain.minimal_h_representation()[0] if domain is not None else ())
 
 
-@dataclass
-class _CellRecord:
-    """What a construction method found about one cell, before ids are assigned."""
+class _Found(NamedTuple):
+    """What a construction method found, one entry per cell in its own order, before ids are assigned."""
 
-    dimension: int
-    signs: tuple  # domain signs, then neuron signs in network order
-    polyhedron: Polyhedron | None = None
-    facets: list | None = None  # indices into the record list, when the method knows them
-    generators: Callable[[], Any] | None = None  # a callable giving (vertices, rays, lines), when the method knows them
+    dimensions: list[int]
+    signs: np.ndarray  # int8, a row per cell: domain signs, then neuron signs in network order
+    facets: list[tuple[int, ...]] | None = None  # indices into these lists, when the method knows them
+    polyhedra: list[Polyhedron] | None = None
+    generators: Callable[[int, tuple[int, ...]], Any] | None = None  # (index, signs) -> (vertices, rays, lines), when known
+
+
+def _sign_matrix(rows, width):
+    """Sign vectors as an int8 matrix with ``width`` columns (also when there is no row or no column)."""
+    return np.array(rows, dtype=np.int8).reshape(len(rows), width)
 
 
 def _lp_cells(net, domain, domain_rows, oracle, guard, bar):
@@ -497,16 +531,16 @@ def _lp_cells(net, domain, domain_rows, oracle, guard, bar):
             cells = new_cells
             bar.update(1)
             bar.set_postfix(cells=len(cells))
-    return [
-        _CellRecord(
-            c.hull.dimension,
-            c.signs,
-            polyhedron=Polyhedron.from_trusted(
+    return _Found(
+        [c.hull.dimension for c in cells],
+        _sign_matrix([c.signs for c in cells], n_domain + net.architecture.num_hidden),
+        polyhedra=[
+            Polyhedron.from_trusted(
                 n0, h_representation=(c.strict, c.equations), relative_interior_point=c.point, affine_hull=c.hull, oracle=oracle
-            ),
-        )
-        for c in cells
-    ]
+            )
+            for c in cells
+        ],
+    )
 
 
 class _IntegerNetwork:
@@ -520,21 +554,197 @@ class _IntegerNetwork:
 
     def __init__(self, net):
         self.layers = net.integer_layers()[:-1]
+        self.rows = [[tuple(int(v) for v in row) for row in Wb.tolist()] for Wb, _ in self.layers]
 
-    def __call__(self, points):
-        """All hidden pre-activation values at each point, as one tuple per point."""
-        if not points:
-            return []
+    def _input_matrix(self, points, layer):
+        """The homogeneous inputs of hidden layer ``layer`` at the points: a column per point, the constant first."""
         n = len(points)
         top = [p[0] for p in points]  # the constant 1 in homogeneous form, at each layer's scale
         M = flint.fmpz_mat([top] + [list(col) for col in zip(*(p[1:] for p in points))])
-        columns = []
-        for Wb, c in self.layers:
-            entries = [int(v) for v in (Wb * M).entries()]
-            columns.append(entries)
+        zero = flint.fmpz(0)
+        for Wb, c in self.layers[: layer - 1]:
+            entries = (Wb * M).entries()
             top = [t * c for t in top]
-            M = flint.fmpz_mat(1 + len(entries) // n, n, top + [v if v > 0 else 0 for v in entries])
-        return [tuple(col[r * n + j] for col in columns for r in range(len(col) // n)) for j in range(n)]
+            M = flint.fmpz_mat(1 + len(entries) // n, n, top + [v if v > 0 else zero for v in entries])
+        return M
+
+    def __call__(self, points, layer):
+        """The values of the neurons of hidden layer ``layer`` (from 1) at each point, as one tuple per point."""
+        if not points:
+            return []
+        n = len(points)
+        entries = [int(v) for v in (self.layers[layer - 1][0] * self._input_matrix(points, layer)).entries()]
+        width = len(entries) // n
+        return [tuple(entries[r * n + j] for r in range(width)) for j in range(n)]
+
+    def inputs(self, points, layer):
+        """The homogeneous inputs of hidden layer ``layer`` at each point, a list of flint integers per point.
+
+        The value of the layer's neuron ``j`` at a point is the dot product of
+        ``rows[layer - 1][j]`` with the point's input (for the first layer,
+        the point itself).
+        """
+        if not points:
+            return []
+        return self._input_matrix(points, layer).transpose().tolist()
+
+
+class _FloatScreen:
+    """Certified signs of hidden pre-activations at homogeneous integer points, from floats with an error bound.
+
+    The network runs in float64 at ``x = X / D`` (at an ideal point, at the
+    direction ``X / max|X_i|`` with the biases dropped: the recession
+    function), and alongside it a bound ``E`` on the error of every value. A
+    value ``Z`` with ``|Z| > E`` has the sign of the exact one; the others are
+    left undecided (``None``) for exact arithmetic.
+
+    Notes
+    -----
+    With ``u = 2^-53``: every rational converted to float (a weight, a bias, a
+    coordinate, each correctly rounded) is off by at most ``u`` relative; the
+    input is off by at most ``e0 = 2u|x̂|``. For a layer with ``n`` inputs
+    ``â`` off by at most ``e`` from the exact ``a``, the computed
+    ``ẑ = fl(Ŵ â + t b̂)`` (any summation order, fused or not) differs from
+    ``W a + t b`` by at most ``(γ_{n+1} + 3u)(|Ŵ||â| + t|b̂|) + (1 + 3u)|Ŵ| e``
+    (``γ_k = ku / (1 - ku)``), and ReLU does not increase errors. Both sums
+    are computed in floats too, with relative error at most ``γ_{n+1}``; the
+    bound used, ``2((n + 5)u(|Ŵ||â| + t|b̂|) + |Ŵ| e) + η`` with ``η = 2^-1000``
+    (for underflow), exceeds the true one by a wide margin. An overflow gives
+    ``inf`` or ``nan``, which decides nothing. Weights beyond ``2^±900`` turn
+    the screen off (:attr:`usable`): everything is then decided exactly.
+    """
+
+    _U = 2.0**-53
+    _ETA = 2.0**-1000
+
+    def __init__(self, net):
+        self.layers = []
+        magnitudes = [abs(v) for W, b in net.layers[:-1] for v in (*(w for row in W for w in row), *b) if v]
+        self.usable = not magnitudes or (2.0**-900 <= min(magnitudes) and max(magnitudes) <= 2.0**900)
+        if not self.usable:
+            return
+        for W, b in net.layers[:-1]:
+            Wf = np.array([[float(w) for w in row] for row in W])
+            bf = np.array([float(v) for v in b])
+            self.layers.append((Wf, bf, np.abs(Wf), np.abs(bf), (len(W[0]) + 5) * self._U))
+
+    @staticmethod
+    def _inputs(points):
+        """``(x̂, t)``: float coordinates (``inf`` where too large for a float) and the bias factor of every point."""
+        rows, t = [], []
+        for D, *X in points:
+            scale = D if D else max(abs(v) for v in X)
+            try:
+                rows.append([v / scale for v in X])  # int / int: correctly rounded
+            except OverflowError:
+                rows.append([np.inf] * len(X))
+            t.append(1.0 if D else 0.0)
+        return np.array(rows, dtype=float).reshape(len(points), -1), np.array(t)
+
+    def __call__(self, points, layer):
+        """``(Z, E)``: float values of the neurons of hidden layer ``layer`` at the points, and their error bounds."""
+        with np.errstate(all="ignore"):  # an overflow becomes inf or nan, which certifies nothing
+            a, t = self._inputs(points)
+            t = t[:, None]
+            e = 2 * self._U * np.abs(a) + self._ETA
+            for l, (Wf, bf, Wa, ba, margin) in enumerate(self.layers[:layer], start=1):
+                z = a @ Wf.T + t * bf
+                e = 2 * (margin * (np.abs(a) @ Wa.T + t * ba) + e @ Wa.T) + self._ETA
+                if l == layer:
+                    return z, e
+                a = np.maximum(z, 0.0)
+        raise AssertionError("unreachable: layer is at most the number of hidden layers")
+
+
+_EVALUATE_ALL = 2048  # vertices up to which the size guard's first read evaluates them all
+
+
+class _LayerValues:
+    """The values of one hidden layer's neurons at the vertices of a subdivision, as the cuts need them.
+
+    Signs are certified by :class:`_FloatScreen` where it can, and computed
+    exactly (:class:`_IntegerNetwork`, in batches) where it cannot; exact
+    values are computed only where asked for (the ends of crossed edges, the
+    size guard's samples) and kept. Indexing gives a vertex's exact values as
+    a tuple indexed by neuron (earlier layers' entries are 0), as the size
+    guard reads them.
+    """
+
+    def __init__(self, subdivision, evaluate, screen, layer, offset):
+        self.subdivision = subdivision
+        self.evaluate = evaluate
+        self.screen = screen if screen.usable else None
+        self.layer = layer
+        self.offset = offset
+        self.rows = evaluate.rows[layer - 1]
+        self.columns: list[flint.fmpz_mat | None] = [None] * len(self.rows)  # each neuron's row as a column
+        self.pad = (0,) * offset
+        self.padded_values = {}  # vertex -> pad + the exact values of all the layer's neurons (read by the size guard)
+        # vertex -> the layer's exact homogeneous input (the first layer's input is the vertex itself)
+        self.inputs: Any = subdivision.vertices if layer == 1 else {}
+        self.floats = self.bounds = None
+        self.screened = 0  # vertices with float values so far (the arrays grow by doubling)
+
+    def __len__(self):
+        return len(self.subdivision.vertices)
+
+    def __getitem__(self, i):
+        if i not in self.padded_values:
+            # The size guard reads the vertices of a few hundred sampled cells, one by one: with few
+            # vertices, evaluating them all at once costs less than one call each; with many, far more.
+            vertices = self.subdivision.vertices
+            if len(vertices) <= _EVALUATE_ALL:
+                missing = [j for j in range(len(vertices)) if j not in self.padded_values]
+            else:
+                missing = [i]
+            self.padded_values.update(zip(missing, self.padded([vertices[j] for j in missing])))
+        return self.padded_values[i]
+
+    def padded(self, points):
+        """Exact values at points, every tuple indexed by neuron (earlier layers' entries are 0)."""
+        return [self.pad + v for v in self.evaluate(points, self.layer)]
+
+    def exact(self, j, indices):
+        """Exact values of the layer's neuron ``j`` at the vertices ``indices``: one dot product each, inputs kept."""
+        known, inputs = self.padded_values, self.inputs
+        if self.layer > 1:
+            missing = [i for i in indices if i not in inputs and i not in known]
+            if missing:
+                vertices = self.subdivision.vertices
+                inputs.update(zip(missing, self.evaluate.inputs([vertices[i] for i in missing], self.layer)))
+        k = self.offset + j
+        unknown = [i for i in indices if i not in known]
+        if not unknown:
+            return [known[i][k] for i in indices]
+        # the dot products with the neuron's row, all at once in flint: a wide layer's rows are long
+        if self.columns[j] is None:
+            self.columns[j] = flint.fmpz_mat([[v] for v in self.rows[j]])
+        products = iter(int(v) for v in (flint.fmpz_mat([list(inputs[i]) for i in unknown]) * self.columns[j]).entries())
+        return [known[i][k] if i in known else next(products) for i in indices]
+
+    def signs(self, j):
+        """The exact sign of the layer's neuron ``j`` at every vertex, as an ``int8`` array."""
+        vertices = self.subdivision.vertices
+        if self.screen is None:
+            return np.array([(v > 0) - (v < 0) for v in self.exact(j, range(len(vertices)))], dtype=np.int8)
+        n = len(vertices)
+        if self.screened < n:
+            z, e = self.screen(vertices[self.screened :], self.layer)
+            if self.floats is None or n > len(self.floats):
+                capacity = max(n, 2 * (0 if self.floats is None else len(self.floats)))
+                floats, bounds = np.empty((capacity, z.shape[1])), np.empty((capacity, z.shape[1]))
+                if self.floats is not None:
+                    floats[: self.screened], bounds[: self.screened] = self.floats[: self.screened], self.bounds[: self.screened]
+                self.floats, self.bounds = floats, bounds
+            self.floats[self.screened : n], self.bounds[self.screened : n] = z, e
+            self.screened = n
+        z, e = self.floats[:n, j], self.bounds[:n, j]
+        with np.errstate(invalid="ignore"):  # nan (an overflow) casts to anything: it is undecided below
+            signs = np.sign(z).astype(np.int8)
+        undecided = np.flatnonzero(~(np.abs(z) > e)).tolist()  # not decided by the floats (nan included)
+        if undecided:
+            signs[undecided] = [(v > 0) - (v < 0) for v in self.exact(j, undecided)]
+        return signs
 
 
 def _lattice_cells(net, domain, domain_rows, oracle, guard, bar):
@@ -560,7 +770,7 @@ def _lattice_cells(net, domain, domain_rows, oracle, guard, bar):
                 functools.partial(first_layer_cell_count, net, domain_rows),
             )
         subdivision, seed_signs = _polytope_seed(domain, domain_rows)
-        evaluate = _IntegerNetwork(net)
+        evaluated = net
     else:
         independent, basis, lines = _first_layer_basis(W1, n0)
         if not independent:
@@ -569,30 +779,30 @@ def _lattice_cells(net, domain, domain_rows, oracle, guard, bar):
         # before the seed, which alone has 3^r cells
         guard.check(1, 0, arrangement_cells_bound(arch.hidden_widths[0], r), functools.partial(first_layer_cell_count, net, ()))
         W1r = [tuple(sum((w * b[m] for m, w in enumerate(row)), Fraction(0)) for b in basis) for row in W1]
-        evaluate = _IntegerNetwork(ReLUNetwork((W1r,) + net.weights[1:], net.biases))
+        evaluated = ReLUNetwork((W1r,) + net.weights[1:], net.biases)
         subdivision = Subdivision.from_arrangement([primitive_integer_row((b1[i], *W1r[i])) for i in independent])
         order = independent + [k for k in order if k not in independent]
         seed_signs = 0
         bar.update(r)
-    values = evaluate(subdivision.vertices)
     first = len(independent) if domain is None else 0
     layer_of = [l for l, w in enumerate(arch.hidden_widths, start=1) for _ in range(w)]
-    current_layer = None
+    evaluate, screen = _IntegerNetwork(evaluated), _FloatScreen(evaluated)
+    current_layer = offset = 0
     for k in order[first:]:
-        if len(values) < len(subdivision.vertices):
-            values.extend(evaluate(subdivision.vertices[len(values):]))
         if layer_of[k] != current_layer:
             current_layer = layer_of[k]
+            offset = sum(arch.hidden_widths[: current_layer - 1])
+            values = _LayerValues(subdivision, evaluate, screen, current_layer, offset)
             if current_layer > 1:
                 neurons = [j for j in order if layer_of[j] == current_layer]
-                check_next_layer(guard, subdivision, values, evaluate, neurons, current_layer)
-        subdivision.cut([v[k] for v in values])
+                check_next_layer(guard, subdivision, values, values.padded, neurons, current_layer)
+                if len(subdivision.vertices) > _EVALUATE_ALL:  # the guard's values at a few vertices: not worth keeping
+                    values.padded_values.clear()
+        subdivision.cut_by_signs(values.signs(k - offset), functools.partial(values.exact, k - offset))
         bar.update(1)
     if domain is None and arch.depth and len(subdivision.finite_cells()) == 0:
         raise RuntimeError("lattice enumeration lost every cell")
-    if len(values) < len(subdivision.vertices):
-        values.extend(evaluate(subdivision.vertices[len(values):]))
-    return _records_from_subdivision(subdivision, values, order, seed_signs, basis, lines)
+    return _found_in_subdivision(subdivision, order, seed_signs, basis, lines)
 
 
 def _first_layer_basis(W1, n0):
@@ -619,37 +829,30 @@ def _polytope_seed(domain, domain_rows):
     order = sorted(range(len(lattice)), key=lambda c: (lattice.dimension(c), lattice.data(c)[0]))
     new_id = {c: i for i, c in enumerate(order)}
     faces = [(lattice.dimension(c), lattice.data(c)[0], [new_id[f] for f in lattice.facets(c)]) for c in order]
-    subdivision = Subdivision.from_polytope(vertices, faces)
-    for cid, (_, vidx, _) in enumerate(faces):
-        subdivision.cells[cid].signs = [
-            0 if all(row_value(row, vertices[i]) == 0 for i in vidx) else 1 for row in domain_rows
-        ]
-    return subdivision, len(domain_rows)
+    signs = [[0 if all(row_value(row, vertices[i]) == 0 for i in vidx) else 1 for row in domain_rows] for _, vidx, _ in faces]
+    return Subdivision.from_polytope(vertices, faces, signs), len(domain_rows)
 
 
 def _constant_network_cells(net, n0, lines):
     """``W1 = 0``: every neuron is constant, the whole space is one cell."""
     vrep = (((Fraction(0),) * n0,), (), lines)
-    return [_CellRecord(n0, net.signs((0,) * n0), facets=[], generators=lambda: vrep)]
+    signs = net.signs((0,) * n0)
+    return _Found([n0], _sign_matrix([signs], len(signs)), facets=[()], generators=lambda *_: vrep)
 
 
-def _records_from_subdivision(subdivision, values, order, n_seed, basis, lines):
+def _found_in_subdivision(subdivision, order, n_seed, basis, lines):
     """The finite cells of a finished subdivision, with signs in network order.
 
-    Their V-representations are left to :class:`_LatticeGenerators`, on demand.
+    Their V-representations are left to :class:`_LatticeGenerators`, on demand,
+    which keeps what it needs: the subdivision itself can go.
     """
-    position = [n_seed + order.index(k) for k in range(len(order))]
-    identity = order == sorted(order)
-    finite = subdivision.finite_cells()
-    index = {c: i for i, c in enumerate(finite)}
-    generators = _LatticeGenerators(subdivision, values, position, basis, lines)
-    records = []
-    for c in finite:
-        cell = subdivision.cells[c]
-        signs = tuple(cell.signs) if identity else tuple(cell.signs[:n_seed]) + tuple(cell.signs[p] for p in position)
-        facets = [index[f] for f in cell.facets if f in index]
-        records.append(_CellRecord(cell.dim + len(lines), signs, facets=facets, generators=functools.partial(generators, c)))
-    return records
+    _, dimensions, facets, vertex_sets, signs = subdivision.finite_complex()
+    network_order = list(range(n_seed)) + [n_seed + order.index(k) for k in range(len(order))]
+    if order != sorted(order):
+        signs = signs[:, network_order]
+    vertex_signs = subdivision.sign_matrix(subdivision.vertex_cell)[:, network_order]
+    generators = _LatticeGenerators(subdivision.vertices, vertex_sets, vertex_signs, basis, lines)
+    return _Found([d + len(lines) for d in dimensions], signs, facets=facets, generators=generators)
 
 
 class _LatticeGenerators:
@@ -659,57 +862,132 @@ class _LatticeGenerators:
     face of ``cl σ`` containing ``v`` is where every constraint of ``σ`` that
     vanishes at ``v`` vanishes; ``v`` is a vertex (an extreme ray) exactly when
     no other generator (other ideal generator) of ``σ`` lies on that face: a
-    test on bitmasks of the vertices where each constraint vanishes.
+    test on bitmasks of the constraints that vanish at each vertex (a vertex
+    is a cell of its own: they are its zero signs).
     """
 
-    def __init__(self, subdivision, values, position, basis, lines):
-        self.subdivision = subdivision
-        self.values = values
-        self.position = position
+    def __init__(self, vertices, vertex_sets, vertex_signs, basis, lines):
+        self.vertices = vertices  # homogeneous integer coordinates
+        self.vertex_sets = vertex_sets  # by cell: the vertices of its closure
+        self.vertex_signs = vertex_signs  # by vertex: the signs of the constraints there, in network order
         self.basis = basis
         self.lines = lines
-        self.zero_masks = None
+        self.zero_sets = None
         self.points = {}
-
-    def _prepare(self):
-        sub = self.subdivision
-        n_constraints = len(sub.cells[0].signs)
-        self.zero_masks = [0] * n_constraints
-        self.zeros = []
-        n_seed = n_constraints - len(self.position)
-        for i, (vals, cid) in enumerate(zip(self.values, sub.vertex_cell)):
-            here = [j for j, sgn in enumerate(sub.cells[cid].signs[:n_seed]) if sgn == 0]
-            here += [self.position[k] for k, v in enumerate(vals) if v == 0]
-            for j in here:
-                self.zero_masks[j] |= 1 << i
-            self.zeros.append(here)
-        self.ideal_bits = sum(1 << i for i, v in enumerate(sub.vertices) if not v[0])
-
-    def _lift(self, vec):
-        if self.basis is None:
-            return tuple(vec)
-        return tuple(sum((v * b[i] for v, b in zip(vec, self.basis)), Fraction(0)) for i in range(len(self.basis[0])))
+        self.texts = self.ranks = self.flint_points = self.lines_text = self.integer_basis = None
 
     def _point(self, i):
+        """Vertex ``i`` in ``Q^n0``: a point (Fractions), or a ray (a primitive integer row) if ideal."""
         if i not in self.points:
-            D, *X = self.subdivision.vertices[i]
-            self.points[i] = self._lift([Fraction(x, D) for x in X]) if D else primitive_integer_row(self._lift(X))
+            D, *X = self.vertices[i]
+            if self.basis is not None:  # lift from the row space's coordinates: X·B, B = basis / denominator
+                if self.integer_basis is None:
+                    self.integer_basis = integer_vector([v for b in self.basis for v in b])
+                entries, denominator = self.integer_basis
+                n = len(self.basis[0])
+                X = [sum([x * entries[m * n + j] for m, x in enumerate(X)]) for j in range(n)]
+                D *= denominator
+            self.points[i] = tuple([Fraction(x, D) for x in X]) if D else primitive_integer_row(X)
         return self.points[i]
 
-    def __call__(self, cid):
-        if self.zero_masks is None:
-            self._prepare()
-        cell = self.subdivision.cells[cid]
-        vertices, rays = [], []
-        for i in self.subdivision.cell_vertices(cid):
-            finite = self.subdivision.vertices[i][0] > 0
-            face = cell.vmask if finite else cell.vmask & self.ideal_bits
-            for j in self.zeros[i]:
-                if cell.signs[j] != 0:
-                    face &= self.zero_masks[j]
-            if face == 1 << i:
-                (vertices if finite else rays).append(self._point(i))
-        return tuple(sorted(vertices)), tuple(sorted(rays)), self.lines
+    def extreme(self, index, signs):
+        """``(finite, ideal)``: the vertices of cell ``index`` that are extreme generators of its closure."""
+        if self.zero_sets is None:
+            bits = np.packbits(self.vertex_signs == 0, axis=1, bitorder="little")
+            self.zero_sets = [int.from_bytes(row.tobytes(), "little") for row in bits]
+            self.vertex_signs = None
+        live = 0  # the constraints that do not vanish on the cell
+        for j, s in enumerate(signs):
+            if s:
+                live |= 1 << j
+        zero_sets, vertices, cell = self.zero_sets, self.vertices, self.vertex_sets[index]
+        if len(cell) == 1:
+            return (list(cell), []) if vertices[cell[0]][0] else ([], list(cell))
+        # on which of the cell's constraints each generator lies; a generator is extreme when no other one
+        # (no other ideal one, for a ray) lies on all of its own: each test is one mask, the count in C
+        faces = [zero_sets[i] & live for i in cell]
+        ideal_faces = [f for i, f in zip(cell, faces) if not vertices[i][0]]
+        finite, ideal = [], []
+        for i, face in zip(cell, faces):
+            if vertices[i][0]:
+                if [f & face for f in faces].count(face) == 1:
+                    finite.append(i)
+            elif [f & face for f in ideal_faces].count(face) == 1:
+                ideal.append(i)
+        return finite, ideal
+
+    def __call__(self, index, signs):
+        """The V-representation of cell ``index``, whose constraints have the signs ``signs``."""
+        finite, ideal = self.extreme(index, signs)
+        return tuple(sorted(map(self._point, finite))), tuple(sorted(map(self._point, ideal))), self.lines
+
+    def json_texts(self, index, signs):
+        """The JSON texts of cell ``index``'s relative interior point, vertices, rays and lines.
+
+        Exactly as :class:`_LatticeCell` and the JSON writer's general path
+        would write them, but every vertex formatted once for the whole
+        complex, its place in the sorted order known once, and the interior
+        point (the mean of the vertices plus the sum of the rays) summed in
+        flint rationals: its coordinates are long (the vertices' denominators
+        multiply), and normalising and printing them is most of the work.
+        """
+        if self.texts is None:
+            self._prepare_texts()
+        finite, ideal = self.extreme(index, signs)
+        finite.sort(key=self.ranks.__getitem__)
+        ideal.sort(key=self.ranks.__getitem__)
+        texts, flint_points = self.texts, self.flint_points
+        total = flint_points[finite[0]]
+        for i in finite[1:]:
+            total = [a + b for a, b in zip(total, flint_points[i])]
+        total = [a / len(finite) for a in total]
+        for i in ideal:
+            total = [a + b for a, b in zip(total, flint_points[i])]
+        point = '["' + '", "'.join(map(str, total)) + '"]'
+        vertices = "[" + ", ".join([texts[i] for i in finite]) + "]"
+        rays = "[" + ", ".join([texts[i] for i in ideal]) + "]"
+        return point, vertices, rays, self.lines_text
+
+    def _prepare_texts(self):
+        """Every vertex's JSON text, its rank in the sorted order, and (finite) its point over a common denominator."""
+        points = [self._point(i) for i in range(len(self.vertices))]
+        finite = [i for i in range(len(points)) if self.vertices[i][0] > 0]
+        ideal = [i for i in range(len(points)) if not self.vertices[i][0]]
+        self.ranks = [0] * len(points)
+        for group in (finite, ideal):
+            for rank, i in enumerate(sorted(group, key=points.__getitem__)):
+                self.ranks[i] = rank
+        self.texts = [_row_text(p) for p in points]
+        self.flint_points = [[flint.fmpq(x.numerator, x.denominator) if type(x) is Fraction else flint.fmpq(x) for x in p] for p in points]
+        self.lines_text = "[" + ", ".join(map(_row_text, self.lines)) + "]"
+
+
+def _number_text(value):
+    """The JSON text of an exact number (an int or a Fraction) as the complex format writes it: a string."""
+    if type(value) is int or value.denominator == 1:
+        return f'"{int_text(int(value))}"'
+    return f'"{int_text(value.numerator)}/{int_text(value.denominator)}"'
+
+
+def _row_text(row):
+    """The JSON text of a row of exact numbers (ints or Fractions), as :func:`json.dumps` writes their strings."""
+    return "[" + ", ".join([_number_text(v) for v in row]) + "]"
+
+
+class _CellGenerators:
+    """A construction's V-representations by cell id (``order[id]`` is the cell's index in the construction)."""
+
+    def __init__(self, generators, order):
+        self.generators = generators
+        self.order = order
+
+    def __call__(self, cid, signs):
+        return self.generators(self.order[cid], signs)
+
+    def json_texts(self, cid, signs):
+        """The generators' JSON texts (see :meth:`_LatticeGenerators.json_texts`), or None if they cannot tell."""
+        texts = getattr(self.generators, "json_texts", None)
+        return None if texts is None else texts(self.order[cid], signs)
 
 
 def check_complex_of(complex_, network, domain, caller):
@@ -735,6 +1013,117 @@ def check_complex_of(complex_, network, domain, caller):
         if rows != complex_._domain_rows:
             raise UsageError(f"{caller}: complex_ was computed on another domain than domain; pass one of them only")
     return complex_
+
+
+class PatternMaps:
+    """Exact affine maps of a network on activation patterns, in integers (internal API).
+
+    For the computations that need them on every cell of a complex (tropical
+    weights, the JSON writer). Through the network's integer layers
+    ``c_l [b_l | W_l]`` (:meth:`ReLUNetwork.integer_layers`) every map comes
+    out multiplied by a positive constant, and the maps of the output by the
+    same one for every pattern, :attr:`scale`. A hidden layer's rows depend
+    on the earlier layers' signs only: they are computed once per such prefix
+    (python-flint matrices, kept), and a cell's output map is combined from
+    its last hidden layer's rows.
+
+    Attributes
+    ----------
+    scale : int
+        The product of the layers' ``c_l``: the output map on a pattern is
+        ``(A, c) = (A_num, c_num) / scale``.
+    """
+
+    def __init__(self, net: ReLUNetwork) -> None:
+        layers = net.integer_layers()
+        self.hidden = layers[:-1]
+        output, c_out = layers[-1]
+        self.output = [tuple(int(v) for v in row) for row in output.tolist()]
+        self.widths = net.architecture.hidden_widths
+        self.starts = [sum(self.widths[:l]) for l in range(len(self.widths) + 1)]  # of each layer's signs
+        self.scale = math.prod(c for _, c in layers)
+        self.constant = self.scale // c_out  # the constant 1 at the scale of the last hidden layer's outputs
+        n = self.n = net.architecture.input_dim + 1
+        self._maps: dict[tuple[bool, ...], flint.fmpz_mat] = {(): flint.fmpz_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])}
+        self._rows: dict[tuple[bool, ...], list[list[flint.fmpz]]] = {}  # a layer's rows by the earlier layers' flags
+        self._by_signs: dict[tuple[int, ...], list[list[flint.fmpz]]] = {}  # the same, by the earlier layers' signs
+        self._recent: list[tuple[Sequence[int], int, list[list[flint.fmpz]]]] = []  # the last two (kept: identity is safe)
+
+    def _map(self, flags: tuple[bool, ...], layer: int) -> flint.fmpz_mat:
+        """The homogeneous map of the output of layers 1 to ``layer``, whose flags these are."""
+        M = self._maps.get(flags)
+        if M is None:
+            start = self.starts[layer - 1]
+            previous = self._map(flags[:start], layer - 1)
+            Wb, c = self.hidden[layer - 1]
+            entries = (Wb * previous).entries()
+            n = previous.ncols()
+            zero = flint.fmpz(0)
+            kept = [previous[0, j] * c for j in range(n)]  # the constant 1, at the scale of this layer's rows
+            for i, on in enumerate(flags[start:]):
+                kept.extend(entries[i * n : (i + 1) * n] if on else [zero] * n)
+            M = self._maps[flags] = flint.fmpz_mat(1 + len(flags) - start, n, kept)
+        return M
+
+    def _layer(self, signs: Sequence[int], layer: int) -> list[list[flint.fmpz]]:
+        """The rows of :meth:`layer_rows`, as flint integers (converting them to ``int`` costs more than computing them)."""
+        for seen, at, remembered in self._recent:  # the callers ask about one cell several times in a row
+            if seen is signs and at == layer:
+                return remembered
+        prefix = tuple(signs[: self.starts[layer - 1]])  # the signs themselves: a cheaper key than the flags
+        rows = self._by_signs.get(prefix)
+        if rows is None:
+            flags = tuple(map((0).__lt__, prefix))
+            rows = self._rows.get(flags)
+            if rows is None:
+                rows = self._rows[flags] = (self.hidden[layer - 1][0] * self._map(flags, layer - 1)).tolist()
+            self._by_signs[prefix] = rows
+        self._recent = [(signs, layer, rows), self._recent[0]] if self._recent else [(signs, layer, rows)]
+        return rows
+
+    def layer_rows(self, signs: Sequence[int], layer: int) -> list[IntegerRow]:
+        """Rows ``(g, G_1, ..., G_n0)`` of the pre-activations of hidden layer ``layer`` (from 1) on a sign vector.
+
+        Row ``k`` is a positive multiple of ``z_k(x) = g + G·x`` on the closure
+        of the cell of ``signs`` (only the earlier layers' signs matter).
+        """
+        return [tuple([int(v) for v in row]) for row in self._layer(signs, layer)]
+
+    def gradient(self, signs: Sequence[int], layer: int, index: int) -> IntegerRow:
+        """``G`` of row ``index`` of :meth:`layer_rows`: a positive multiple of that neuron's gradient there."""
+        return tuple([int(v) for v in self._layer(signs, layer)[index][1:]])
+
+    def affine_map(self, signs: Sequence[int]) -> tuple[tuple[IntegerRow, ...], IntegerRow]:
+        """``(A_num, c_num)``: ``scale`` times the output's affine map ``f(x) = A x + c`` on a sign vector."""
+        if not self.widths:  # an affine network
+            return tuple(row[1:] for row in self.output), tuple(row[0] for row in self.output)
+        last = len(self.widths)
+        rows = self._layer(signs, last)
+        active = [i for i, s in enumerate(signs[self.starts[last - 1] :]) if s > 0]
+        A, c = [], []
+        for w in self.output:  # the last layer's active outputs, combined by the output layer
+            combined = [int(sum([w[i + 1] * rows[i][j] for i in active])) for j in range(self.n)]
+            c.append(w[0] * self.constant + combined[0])
+            A.append(tuple(combined[1:]))
+        return tuple(A), tuple(c)
+
+    def jacobian_jump(self, before: Sequence[int], after: Sequence[int], changed: Sequence[int]) -> tuple[IntegerRow, ...] | None:
+        """``A_num(after) - A_num(before)`` when the two sign vectors differ in the last hidden layer only.
+
+        ``changed`` holds (at least) the neurons whose activity differs, as
+        indices into the sign vectors. The jump is the changed neurons' rows
+        times their output weights, signed: no cell's whole map is needed.
+        None when the earlier layers' signs differ (then compare whole maps).
+        """
+        start = self.starts[-2] if self.widths else 0
+        if not self.widths or before[:start] != after[:start]:
+            return None
+        recent = any(seen is after for seen, _, _ in self._recent)
+        rows = self._layer(after if recent else before, len(self.widths))  # the same rows: their prefix is one
+        terms = [(k - start, 1 if after[k] > 0 else -1) for k in changed if (before[k] > 0) != (after[k] > 0)]
+        return tuple(
+            tuple([int(sum([s * w[i + 1] * rows[i][j] for i, s in terms])) for j in range(1, self.n)]) for w in self.output
+        )
 
 
 def _layer_rows(net, layer, prefix):
@@ -819,6 +1208,173 @@ class _LatticeCell:
         return (tuple(sorted(facet_rows)), hull.equations)
 
 
+_CHUNK = 1 << 20  # characters of cells the JSON writer writes at a time
+_SIGN_TEXT = {1: "+", -1: "-", 0: "0"}
+_DOMAIN_SIGN_TEXT = {1: "+", 0: "0"}
+
+
+class _DocumentWriter:
+    """The complex JSON document (docs/formats.md) as text, cell by cell: :meth:`CanonicalComplex.to_json` streamed.
+
+    The text is exactly what :func:`json.dump` writes for the document. A
+    lattice-built cell is written from the face lattice: its generators and
+    interior point by :meth:`_LatticeGenerators.json_texts`, its minimal
+    H-representation as :class:`_LatticeCell` finds it (the constraints that
+    vanish on a lattice facet, reduced modulo the affine hull) in integer
+    arithmetic, with the constraint rows, the hulls and the rows' texts kept
+    for the cells that share them. Any other cell (built by LP, read from a
+    file) is written from its polyhedron, where everything is known already.
+    """
+
+    def __init__(self, K):
+        self.K = K
+        net = K.network
+        self.n0 = net.architecture.input_dim
+        self.n_domain = len(K._domain_rows)
+        self.neurons = net.architecture.hidden_neurons()
+        self.maps = PatternMaps(net)
+        self.rows: dict[tuple[int, tuple[bool, ...]], list[IntegerRow]] = {}  # (layer, earlier flags) -> primitive rows
+        # the hull of a set of zero rows: its equations, their pivots, their text, and rows reduced modulo it
+        self.hulls: dict[tuple[IntegerRow, ...], tuple[tuple[IntegerRow, ...], list[int], str, dict]] = {}
+        self.zero_columns: np.ndarray | None = None
+        self.zero_starts: list[int] = []
+
+    def chunks(self, extra: str = "") -> Iterator[str]:
+        """The document's text in pieces; ``extra`` (``', "key": value, ...'``) goes before the closing brace."""
+        K, net = self.K, self.K.network
+        domain = "null" if K.domain is None else '{"ieqs": [' + ", ".join(map(_row_text, K._domain_rows)) + "]}"
+        yield (
+            f'{{"format": {json.dumps(COMPLEX_FORMAT)}, "version": {json.dumps(COMPLEX_VERSION)}, '
+            f'"network": {json.dumps(network_to_dict(net), allow_nan=False)}, "ambient_dim": {self.n0}, '
+            f'"domain": {domain}, "neurons": {json.dumps([list(n) for n in self.neurons])}, "cells": ['
+        )
+        batch: list[str] = []
+        size, separator = 0, ""
+        for c in K._cells:  # a megabyte of text at a time: few writes, little memory
+            text = self.cell_text(c)
+            batch.append(text)
+            size += len(text)
+            if size > _CHUNK:
+                yield separator + ", ".join(batch)
+                batch.clear()
+                size, separator = 0, ", "
+        if batch:
+            yield separator + ", ".join(batch)
+        yield '], "covering": [' + ", ".join(map("[%d, %d]".__mod__, K.lattice.covering_relation())) + "], "
+        yield f'"f_vector": {json.dumps(list(K.f_vector()))}, "euler_characteristic": {K.euler_characteristic()}{extra}}}'
+
+    def cell_text(self, c: Cell) -> str:
+        K = self.K
+        signs = c.domain_signs + c.signs
+        texts = K._generators.json_texts(c.id, signs) if c._polyhedron is None and K._generators is not None else None
+        if texts is not None:
+            point, vertices, rays, lines = texts
+            ieqs, eqns = self._minimal_h_texts(c, signs)
+        else:
+            P = c.polyhedron
+            hrep, vrep = P.minimal_h_representation(), P.vertices_rays_lines()
+            point = _row_text(c.relative_interior_point())
+            vertices, rays, lines, ieqs, eqns = ("[" + ", ".join(map(_row_text, rows)) + "]" for rows in (*vrep, *hrep))
+        text = (
+            f'{{"id": {c.id}, "dim": {c.dimension}, "signs": "{"".join(map(_SIGN_TEXT.__getitem__, c.signs))}", '
+            f'"domain_signs": "{"".join(map(_DOMAIN_SIGN_TEXT.__getitem__, c.domain_signs))}", '
+            f'"relative_interior_point": {point}, "vertices": {vertices}, "rays": {rays}, "lines": {lines}, '
+            f'"ieqs": {ieqs}, "eqns": {eqns}'
+        )
+        if c.dimension == self.n0:
+            A, b = self.maps.affine_map(c.signs)
+            scale = self.maps.scale
+            A_text = ", ".join(_row_text([Fraction(v, scale) for v in row]) for row in A)
+            text += f', "affine_map": {{"A": [{A_text}], "b": {_row_text([Fraction(v, scale) for v in b])}}}'
+        return text + "}"
+
+    def _zeros(self, cid):
+        """The constraints (domain facets, then neurons) that vanish on cell ``cid``."""
+        if self.zero_columns is None:  # for all cells at once: their zero signs' positions, cell by cell
+            signs = np.array([c.domain_signs + c.signs for c in self.K._cells], dtype=np.int8).reshape(len(self.K), -1)
+            cells, self.zero_columns = np.nonzero(signs == 0)
+            self.zero_starts = np.searchsorted(cells, np.arange(len(self.K) + 1)).tolist()
+        return self.zero_columns[self.zero_starts[cid] : self.zero_starts[cid + 1]].tolist()
+
+    def _rows_of(self, signs):
+        """A function giving the primitive row of constraint ``j`` (domain facets, then neurons) on the cell of ``signs``."""
+        by_layer: dict[int, list[IntegerRow]] = {}
+        n_domain, domain_rows, neurons = self.n_domain, self.K._domain_rows, self.neurons
+
+        def row(j):
+            if j < n_domain:
+                return domain_rows[j]
+            layer, index = neurons[j - n_domain]
+            rows = by_layer.get(layer)
+            if rows is None:
+                key = (layer, tuple(map((0).__lt__, signs[n_domain : n_domain + self.maps.starts[layer - 1]])))
+                rows = self.rows.get(key)
+                if rows is None:
+                    rows = self.rows[key] = [primitive_integer_row(r) for r in self.maps.layer_rows(signs[n_domain:], layer)]
+                by_layer[layer] = rows
+            return rows[index]
+
+        return row
+
+    def _minimal_h_texts(self, c, signs):
+        """The texts of the cell's minimal H-representation: as :meth:`_LatticeCell.minimal_h_representation` finds it."""
+        row_of = self._rows_of(signs)
+        zeros = self._zeros(c.id)
+        on = tuple([row for row in map(row_of, zeros) if any(row)])
+        hull = None if c.dimension == 0 else self.hulls.get(on)  # a vertex is the only cell of its hull
+        if hull is None:
+            if c.dimension == 0:  # x_i = p_i / q_i: the echelon rows at once
+                (point,), _, _ = self.K._generators(c.id, signs)
+                equations = tuple((-x.numerator, *(x.denominator if j == i else 0 for j in range(self.n0))) for i, x in enumerate(point))
+            else:
+                equations = echelon_equations(on, self.n0)
+            assert equations is not None  # a cell's equations have the cell as solutions
+            pivots = [next(i for i in range(1, len(e)) if e[i]) for e in equations]
+            hull = (equations, pivots, "[" + ", ".join(map(_row_text, equations)) + "]", {})
+            if c.dimension:
+                self.hulls[on] = hull
+        equations, pivots, eqns_text, reduced = hull
+        facet_rows = set()
+        zero_set = set(zeros)
+        for f in self.K.lattice.facets(c.id):
+            for j in self._zeros(f):
+                if j in zero_set:
+                    continue
+                row = row_of(j)
+                if signs[j] < 0:
+                    row = tuple([-v for v in row])
+                if equations:  # reduce modulo the hull, as reduce_modulo (times eq[p] > 0); cells of one hull share rows
+                    result = reduced.get(row, False)
+                    if result is False:
+                        result = row
+                        for eq, p in zip(equations, pivots):
+                            if result[p]:
+                                a, b = eq[p], result[p]
+                                result = [a * x - b * e for x, e in zip(result, eq)]
+                        if any(result[1:]):
+                            g = math.gcd(*result)
+                            result = tuple([x // g for x in result]) if g > 1 else tuple(result)
+                        else:
+                            result = None
+                        reduced[row] = result
+                    row = result
+                elif not any(row[1:]):
+                    row = None  # constant: no facet
+                if row is not None:
+                    facet_rows.add(row)
+        return "[" + ", ".join(map(_row_text, sorted(facet_rows))) + "]", eqns_text
+
+
+def _positions(values, value):
+    """The indices of ``value`` in the tuple ``values`` (found by ``tuple.index``, in C)."""
+    found, k = [], -1
+    with contextlib.suppress(ValueError):
+        while True:
+            k = values.index(value, k + 1)
+            found.append(k)
+    return found
+
+
 class CanonicalComplex:
     """The canonical polyhedral complex of a network: cells, face lattice, queries, export.
 
@@ -840,32 +1396,43 @@ class CanonicalComplex:
         self._cells = tuple(cells)
         self.lattice = lattice
         self.elapsed = elapsed
-        self._index = {(c.domain_signs, c.signs): c for c in self._cells}
-        self._generators: dict[int, Callable[[], Any]] = {}
+        self._index: dict[tuple[tuple[int, ...], tuple[int, ...]], Cell] | None = None  # by signs: built by locate
+        # lattice-built cells: (cell id, constraint signs) -> (vertices, rays, lines)
+        self._generators: _CellGenerators | None = None
         self._oracle = default_oracle
 
     @classmethod
-    def _assemble(cls, net, domain, domain_rows, records, oracle, elapsed):
+    def _assemble(cls, net, domain, domain_rows, found, oracle, elapsed):
+        """The complex of the cells a construction found: ids by dimension, then sign vector."""
         n_domain = len(domain_rows)
-        order = sorted(range(len(records)), key=lambda i: (records[i].dimension, records[i].signs))
-        new_id = {old: new for new, old in enumerate(order)}
+        signs = found.signs
+        keys = tuple(signs[:, j] for j in range(signs.shape[1] - 1, -1, -1)) + (np.asarray(found.dimensions),)
+        order = np.lexsort(keys)  # the last key first: by dimension, then sign vector
+        ids = list(range(len(order)))  # one int object per id, for the cells and the facets that name them
         K = cls.__new__(cls)
+        polyhedra = found.polyhedra
         cells = [
-            Cell(i, records[old].dimension, records[old].signs[n_domain:], records[old].signs[:n_domain], K, records[old].polyhedron)
-            for i, old in enumerate(order)
+            Cell(i, found.dimensions[old], row[n_domain:], row[:n_domain], K, polyhedra[old] if polyhedra else None)
+            for i, old, row in zip(ids, order.tolist(), signs[order].tolist())
         ]
-        if all(r.facets is not None for r in records):
-            covers = [(new_id[f], new_id[old]) for old in order for f in records[old].facets]
+        dimensions = [c.dimension for c in cells]
+        if found.facets is not None:
+            new_id = [0] * len(order)
+            for new, old in zip(ids, order.tolist()):
+                new_id[old] = new
+            lattice = FaceLattice.from_trusted(dimensions, [[new_id[f] for f in found.facets[old]] for old in order.tolist()])
         else:
-            covers = covering_from_signs([c.domain_signs + c.signs for c in cells], [c.dimension for c in cells])
-        K.__init__(net, domain, domain_rows, cells, FaceLattice([c.dimension for c in cells], covers), elapsed)
-        K._generators = {new_id[i]: r.generators for i, r in enumerate(records) if r.generators is not None}
+            lattice = FaceLattice(dimensions, covering_from_signs([c.domain_signs + c.signs for c in cells], dimensions))
+        K.__init__(net, domain, domain_rows, cells, lattice, elapsed)
+        if found.generators is not None:
+            K._generators = _CellGenerators(found.generators, array("l", order.tolist()))
         K._oracle = oracle
         return K
 
     def _cell_polyhedron(self, cell):
         """The closed cell of a lattice-built complex (see :class:`_LatticeCell`)."""
-        return _LatticeCell(self, cell, self._generators[cell.id]()).polyhedron()
+        assert self._generators is not None  # only lattice-built cells come without a polyhedron
+        return _LatticeCell(self, cell, self._generators(cell.id, cell.domain_signs + cell.signs)).polyhedron()
 
     # -- queries ---------------------------------------------------------------------
     def __len__(self):
@@ -1008,6 +1575,8 @@ class CanonicalComplex:
             if v < 0:
                 raise GeometryError(f"x = {tuple(map(str, x))} lies outside the domain (facet {j})")
             domain_signs.append(_sign(v))
+        if self._index is None:
+            self._index = {(c.domain_signs, c.signs): c for c in self._cells}
         return self._index[(tuple(domain_signs), self.network.signs(x))]
 
     def bent_hypersurface(self, layer: int, index: int) -> tuple[Cell, ...]:
@@ -1048,52 +1617,36 @@ class CanonicalComplex:
         """The complex as a JSON-ready dict; exact numbers are strings.
 
         Every cell carries its minimal H-representation and its V-representation
-        (computed here with ``cdd.gmp`` if not yet cached). The format is
-        described in ``docs/formats.md``; its JSON Schema ships with the package
-        (:func:`polyrelu.schemas.schema` ``("complex")``).
+        (from the face lattice for a complex built by :func:`canonical_complex`).
+        The format is described in ``docs/formats.md``; its JSON Schema ships
+        with the package (:func:`polyrelu.schemas.schema` ``("complex")``).
+        The dict is the document :meth:`write_json` writes, read back.
         """
-        def q(v):
-            return str(fraction_to_json(v))
-
-        def rows(rs):
-            return [[q(v) for v in r] for r in rs]
-
-        cells = []
-        for c in self._cells:
-            ieqs, eqns = c.polyhedron.minimal_h_representation()
-            vertices, rays, lines = c.polyhedron.vertices_rays_lines()
-            entry = {
-                "id": c.id,
-                "dim": c.dimension,
-                "signs": c.sign_string,
-                "domain_signs": "".join("+" if s else "0" for s in c.domain_signs),
-                "relative_interior_point": [q(v) for v in c.relative_interior_point()],
-                "vertices": rows(vertices),
-                "rays": rows(rays),
-                "lines": rows(lines),
-                "ieqs": rows(ieqs),
-                "eqns": rows(eqns),
-            }
-            if c.dimension == self.network.architecture.input_dim:
-                A, b = self.affine_map(c)
-                entry["affine_map"] = {"A": rows(A), "b": [q(v) for v in b]}
-            cells.append(entry)
-        return {
-            "format": COMPLEX_FORMAT,
-            "version": COMPLEX_VERSION,
-            "network": network_to_dict(self.network),
-            "ambient_dim": self.network.architecture.input_dim,
-            "domain": None if self.domain is None else {"ieqs": rows(self._domain_rows)},
-            "neurons": [list(n) for n in self.network.architecture.hidden_neurons()],
-            "cells": cells,
-            "covering": [list(p) for p in self.lattice.covering_relation()],
-            "f_vector": list(self.f_vector()),
-            "euler_characteristic": self.euler_characteristic(),
-        }
+        with paused_gc():
+            return json.loads("".join(_DocumentWriter(self).chunks()))
 
     def write_json(self, path: os.PathLike | str) -> None:
-        """Write :meth:`to_json` to ``path`` (atomically: a failure leaves any previous file as it was)."""
-        write_json(require_path(path, "path", "CanonicalComplex.write_json"), self.to_json)
+        """Write the JSON document of :meth:`to_json` to ``path``, streamed and atomically.
+
+        The text goes to the file cell by cell, without the document in
+        memory, and is exactly what :func:`json.dump` writes for
+        :meth:`to_json` (and a final newline). A failure leaves any previous
+        file as it was.
+
+        Raises
+        ------
+        OutputPathError
+            ``path`` cannot be written.
+        """
+        self._write_chunks(require_path(path, "path", "CanonicalComplex.write_json"), "")
+
+    def _write_chunks(self, path, extra):
+        """Write the document with ``extra`` keys (text, see :meth:`_DocumentWriter.chunks`) to ``path``."""
+        check_output_path(path)
+        with paused_gc(), atomic_write(path) as fh:
+            for chunk in _DocumentWriter(self).chunks(extra):
+                fh.write(chunk)
+            fh.write("\n")
 
     @classmethod
     def from_json(

@@ -17,15 +17,18 @@ regions joined across facets of weight zero, docs/design.md §5).
 
 from __future__ import annotations
 
+import contextlib
+import json
 import math
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from .checks import describe, require_index, require_instance
-from .complex import CanonicalComplex, Cell
+from .checks import describe, require_index, require_instance, require_path
+from .complex import CanonicalComplex, Cell, PatternMaps, paused_gc
 from .errors import GeometryError, InvalidArgumentError, UsageError
 from .geometry import FaceLattice, Polyhedron
 from .geometry.rational import (
@@ -47,7 +50,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FacetWeight:
     """The weight of one facet of the canonical complex.
 
@@ -131,13 +134,36 @@ class WeightedComplex:
 
         Valid under the same schema, ``complex`` (:func:`polyrelu.schemas.validate`).
         """
+        items = self._json_items(require_hypersurfaces(hypersurfaces, self.complex, "hypersurfaces", "WeightedComplex.to_json"))
+        data = self.complex.to_json()
+        data.update(items)
+        return data
+
+    def write_json(self, path: os.PathLike | str, hypersurfaces: Mapping[tuple[int, int], BentHypersurface] | None = None) -> None:
+        """Write the document of :meth:`to_json` to ``path``, streamed and atomically.
+
+        Exactly the text :func:`json.dump` writes for :meth:`to_json` (and a
+        final newline), the complex's part written cell by cell
+        (:meth:`CanonicalComplex.write_json`).
+
+        Raises
+        ------
+        OutputPathError
+            ``path`` cannot be written.
+        """
+        caller = "WeightedComplex.write_json"
+        path = require_path(path, "path", caller)
+        items = self._json_items(require_hypersurfaces(hypersurfaces, self.complex, "hypersurfaces", caller))
+        extra = "".join(f", {json.dumps(key)}: {json.dumps(value, allow_nan=False)}" for key, value in items)
+        self.complex._write_chunks(path, extra)
+
+    def _json_items(self, hypersurfaces):
+        """The keys :meth:`to_json` adds to the complex's document, with their values."""
 
         def q(v):
             return str(fraction_to_json(v))
 
-        B = require_hypersurfaces(hypersurfaces, self.complex, "hypersurfaces", "WeightedComplex.to_json")
-        data = self.complex.to_json()
-        data["facet_weights"] = [
+        facet_weights = [
             {
                 "facet": w.facet,
                 "weight": [q(v) for v in w.weight],
@@ -148,8 +174,8 @@ class WeightedComplex:
             }
             for _, w in sorted(self._weights.items())
         ]
-        B = B if B is not None else bent_hypersurfaces(self.complex, self)
-        data["bent_hypersurfaces"] = [
+        B = hypersurfaces if hypersurfaces is not None else bent_hypersurfaces(self.complex, self)
+        bent = [
             {
                 "neuron": list(b.neuron),
                 "facets": list(b.facets),
@@ -159,7 +185,7 @@ class WeightedComplex:
             for b in B.values()
         ]
         breakpoints = breakpoint_complex(self)
-        data["breakpoint_complex"] = {
+        breakpoint_data = {
             "cells": [
                 {"id": i, "dim": breakpoints.lattice.dimension(i), "members": list(breakpoints.members(i))}
                 for i in range(len(breakpoints))
@@ -168,7 +194,7 @@ class WeightedComplex:
             "f_vector": list(breakpoints.f_vector()),
             "euler_characteristic": breakpoints.euler_characteristic(),
         }
-        return data
+        return [("facet_weights", facet_weights), ("bent_hypersurfaces", bent), ("breakpoint_complex", breakpoint_data)]
 
     def weights(self) -> Mapping[int, FacetWeight]:
         """All facet weights, by facet id (facets on a domain's boundary have none), read-only."""
@@ -259,61 +285,73 @@ def tropical_weights(complex_: CanonicalComplex) -> WeightedComplex:
     (Fraction(0, 1),)
     """
     K = require_instance(complex_, CanonicalComplex, "complex_", "tropical_weights")
+    with paused_gc():
+        return WeightedComplex(K, _facet_weights(K))
+
+
+def _facet_weights(K):
+    """The weight of every interior facet, in integer arithmetic from the cells' signs alone.
+
+    The Jacobians come from :class:`~polyrelu.complex.PatternMaps` (scaled by
+    one common constant, which the weights divide out). The facet's hyperplane
+    is the zero set of a neuron ``k`` that separates its two regions: on a
+    region ``R`` where ``z_k`` has sign ``σ ≠ 0``, its formula ``g + G·x``
+    vanishes on the facet and has sign ``σ`` on ``R``, so ``G`` is normal to
+    the facet and ``R`` lies on the side of ``σG``. No polyhedron is needed.
+    """
     net = K.network
     n0 = net.architecture.input_dim
     neurons = net.architecture.hidden_neurons()
-    jacobians = {}
+    position = [(l, i) for l, w in enumerate(net.architecture.hidden_widths, start=1) for i in range(w)]
+    maps = PatternMaps(net)
+    cells, cofacets = K.cells(), K.lattice.cofacets
+    jacobians: dict[int, tuple[IntegerRow, ...]] = {}
     weights = {}
     for facet in K.cells(n0 - 1):
-        regions = K.lattice.cofacets(facet.id)
+        regions = cofacets(facet.id)
         if len(regions) != 2:
             continue  # on the boundary of a polytope domain
-        for r in regions:
-            if r not in jacobians:
-                jacobians[r] = K.affine_map(r)[0]
         first, second = regions
-        jump = [[a - b for a, b in zip(ra, rb)] for ra, rb in zip(jacobians[second], jacobians[first])]
-        # Continuity makes every row of the jump a multiple of the facet's normal, so a non-zero row
-        # gives the primitive normal without the facet's H-representation (checked on its generators).
+        # The neurons vanishing on the facet (few: found by index, in C) include every neuron whose sign
+        # differs between the regions; on a region where such a neuron does not vanish, its gradient is
+        # normal to the facet and points to that region's side when multiplied by its sign there.
+        s1, s2, zeros, k = cells[first].signs, cells[second].signs, [], -1
+        with contextlib.suppress(ValueError):
+            while True:
+                k = facet.signs.index(0, k + 1)
+                zeros.append(k)
+        k = next((k for k in zeros if s1[k] != s2[k]), None)
+        if k is None:
+            raise GeometryError(f"facet {facet.id}: its regions have signs that differ where it does not vanish (not a complex of f?)")
+        region, sign = (second, s2[k]) if s2[k] else (first, s1[k])
+        gradient = maps.gradient(cells[region].signs, *position[k])
+        jump = maps.jacobian_jump(s1, s2, zeros)  # across a facet of the last layer: from its own neurons
+        if jump is None:
+            for r in regions:
+                if r not in jacobians:
+                    jacobians[r] = maps.affine_map(cells[r].signs)[0]
+            jump = [[a - b for a, b in zip(ra, rb)] for ra, rb in zip(jacobians[second], jacobians[first])]
+        jump = [list(r) for r in jump]
+        # Continuity makes every row of the jump a multiple of the facet's normal: a non-zero row gives
+        # it (and its orientation); with no jump, the normal of the hyperplane, first non-zero entry positive.
         row = next((r for r in jump if any(r)), None)
-        normal = list(primitive_integer_row(row)) if row is not None else _primitive_normal(facet)
-        _check_normal(facet, normal)
+        normal = primitive_integer_row(row if row is not None else gradient)
+        j = next(i for i, v in enumerate(normal) if v)
+        if row is None and normal[j] < 0:
+            normal = tuple([-v for v in normal])
+        if any(g * normal[j] != v * gradient[j] for g, v in zip(gradient, normal)):
+            raise GeometryError(f"the Jacobian jump across facet {facet.id} is not normal to it (f is not continuous?)")
+        side = sign * gradient[j] * normal[j]  # > 0: the region lies on the side the normal points to
         minus, plus = first, second
-        if _side(K[second], normal, facet) < 0:
+        if (side > 0) != (region == second):
             minus, plus = second, first
             jump = [[-v for v in r] for r in jump]
-        j = next(i for i, v in enumerate(normal) if v)
-        weight = tuple(r[j] / normal[j] for r in jump)
-        if any(r[i] != w * normal[i] for r, w in zip(jump, weight) for i in range(n0)):
+        if any(r[i] * normal[j] != r[j] * normal[i] for r in jump for i in range(n0)):
             raise GeometryError(f"the Jacobian jump across facet {facet.id} is not rank one: {jump}")
-        changing = tuple(
-            neurons[k]
-            for k, s in enumerate(facet.signs)
-            if s == 0 and {K[minus].signs[k], K[plus].signs[k]} == {1, -1}
-        )
-        weights[facet.id] = FacetWeight(facet.id, weight, tuple(normal), minus, plus, changing)
-    return WeightedComplex(K, weights)
-
-
-def _side(region, normal, facet):
-    """The side of the facet's hyperplane ``{ν·x = ν·q}`` the region lies on: +1 or -1.
-
-    The region is the convex hull of its generators and touches the hyperplane
-    only in the facet, so its first vertex off the hyperplane (or, if all its
-    vertices are on it, its first ray off the hyperplane's direction) decides.
-    """
-    q = facet.polyhedron.vertices_rays_lines()[0][0]
-    level = sum(n * x for n, x in zip(normal, q))
-    vertices, rays, _ = region.polyhedron.vertices_rays_lines()
-    for v in vertices:
-        value = sum(n * x for n, x in zip(normal, v)) - level
-        if value:
-            return 1 if value > 0 else -1
-    for r in rays:
-        value = sum(n * x for n, x in zip(normal, r))
-        if value:
-            return 1 if value > 0 else -1
-    raise GeometryError(f"region {region.id} has no generator off the hyperplane of facet {facet.id}")
+        weight = tuple([Fraction(r[j], maps.scale * normal[j]) for r in jump])
+        changing = tuple([neurons[k] for k in zeros if s1[k] * s2[k] == -1])
+        weights[facet.id] = FacetWeight(facet.id, weight, normal, minus, plus, changing)
+    return weights
 
 
 @dataclass(frozen=True)
@@ -437,15 +475,6 @@ def require_hypersurfaces(value, complex_, name, caller):
     if odd:
         raise InvalidArgumentError(f"{caller}: {name} must map neurons to BentHypersurface, got {describe(odd[0])}")
     return value
-
-
-def _check_normal(facet, normal):
-    """Raise unless ``normal`` is orthogonal to the facet's directions (its generators, exactly)."""
-    vertices, rays, lines = facet.polyhedron.vertices_rays_lines()
-    base = vertices[0]
-    directions = [tuple(a - b for a, b in zip(v, base)) for v in vertices[1:]] + list(rays) + list(lines)
-    if any(sum(n * d for n, d in zip(normal, u)) for u in directions):
-        raise GeometryError(f"the Jacobian jump across facet {facet.id} is not normal to it (f is not continuous?)")
 
 
 def _primitive_normal(facet):

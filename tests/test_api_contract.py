@@ -501,6 +501,10 @@ API = {
         fx.W.to_json,
         dict(hypersurfaces=(None, (object(), 3, [], {"a": 1}, {}))),
     ),
+    "polyrelu.tropical.WeightedComplex.write_json": lambda fx: (
+        fx.W.write_json,
+        dict(path=(fx.tmp / "weighted.json", PATH), hypersurfaces=(None, (object(), 3, [], {"a": 1}, {}))),
+    ),
     "polyrelu.tropical.WeightedComplex.weight": lambda fx: (fx.W.weight, dict(facet=(fx.facet, (*CELL, Fx("cell"))))),
     "polyrelu.tropical.WeightedComplex.balancing_defect": lambda fx: (
         fx.W.balancing_defect,
@@ -819,6 +823,13 @@ API = {
     },
     "polyrelu.geometry.lattice.FaceLattice.dimension": lambda fx: (fx.lattice.dimension, dict(cell=(1, LATTICE_CELL[1:]))),
     "polyrelu.geometry.lattice.FaceLattice.cells": lambda fx: (fx.lattice.cells, dict(dim=(1, ("1", 1.5, True, object(), [], -1)))),
+    "polyrelu.geometry.lattice.FaceLattice.from_trusted": lambda fx: (
+        FaceLattice.from_trusted,
+        dict(
+            dimensions=([0, 0, 1], (None, object(), 3, "012", [0, 0])),
+            facets=([(), (), (0, 1)], (None, object(), 3, "facets", [(), ()])),
+        ),
+    ),
     "polyrelu.geometry.subdivision.Subdivision": lambda fx: (Subdivision, dict(d=(2, COUNT))),
     "polyrelu.geometry.subdivision.Subdivision.from_arrangement": lambda fx: (
         Subdivision.from_arrangement,
@@ -833,11 +844,26 @@ API = {
                 (None, object(), 3, "faces", {}, [1, 2], [(0, [0], [])], [(0, [0], []), (0, [1], []), ("1", [0, 1], [0, 1])],
                  [(0, [0], []), (0, [1], []), (1, [0, 7], [0, 1])], [(0, [0], []), (0, [1], []), (1, [0, 1], [0, 9])]),
             ),
+            signs=([[0], [0], [1]], (object(), 3, "signs", {}, [[0], [0]], [[0], [0], [1, 1]], [[0], [0], [2]], [[0], [0], ["1"]])),
         ),
     ),
     "polyrelu.geometry.subdivision.Subdivision.cut": lambda fx: (
         arrangement().cut,
         dict(values=([sum(X) - D for D, *X in arrangement().vertices], (None, object(), 3, "1", {}, [1], [[1]] * 5, [0.5] * 5))),
+    ),
+    "polyrelu.geometry.subdivision.Subdivision.cut_by_signs": lambda fx: (
+        arrangement().cut_by_signs,
+        dict(
+            signs=([(v > 0) - (v < 0) for v in (sum(X) - D for D, *X in arrangement().vertices)],
+                   (None, object(), 3, "1", {}, [1], [2] * 5, [0.5] * 5, [True] * 5)),
+            exact_values=(lambda ends: [sum(arrangement().vertices[i][1:]) - arrangement().vertices[i][0] for i in ends],
+                          (None, object(), 3, "f", lambda ends: [1] * len(ends), lambda ends: [0.5] * len(ends), lambda ends: [])),
+        ),
+    ),
+    "polyrelu.geometry.subdivision.Subdivision.cell_signs": lambda fx: (arrangement().cell_signs, dict(cid=(0, CELL))),
+    "polyrelu.geometry.subdivision.Subdivision.sign_matrix": lambda fx: (
+        arrangement().sign_matrix,
+        dict(cids=([0, 1], (None, object(), 3, "01", {}, [10**6], [-1], [[0], [1, 2]]))),
     ),
     "polyrelu.geometry.subdivision.Subdivision.closure": lambda fx: (arrangement().closure, dict(cid=(0, CELL))),
     "polyrelu.geometry.subdivision.Subdivision.cell_vertices": lambda fx: (arrangement().cell_vertices, dict(cid=(0, CELL))),

@@ -1000,3 +1000,113 @@ def test_the_guard_refuses_a_layer_just_past_the_limit():
     true = len(canonical_complex(net))
     with pytest.raises(ComplexTooLargeError):
         canonical_complex(net, max_cells=true // 3)
+
+
+# -----------------------------------------------------------------------------------------
+# Exact signs from floats, and exact maps from integers
+# -----------------------------------------------------------------------------------------
+def homogeneous_points(net, rng, count):
+    """Integer homogeneous points ``(D, X)``: random ones at every scale, ideal ones, and the complex's vertices."""
+    n0 = net.architecture.input_dim
+    points = []
+    for _ in range(count):
+        scale = F(10) ** rng.randint(-30, 30)
+        x = [F(rng.randint(-1000, 1000), 1000) * scale for _ in range(n0)]
+        den = math.lcm(*(v.denominator for v in x))
+        points.append((den, *(int(v * den) for v in x)))
+        points.append((0, *(rng.randint(-5, 5) or 1 for _ in range(n0))))
+    for c in canonical_complex(net).cells(0):
+        (v,) = c.polyhedron.vertices()
+        den = math.lcm(*(x.denominator for x in v))
+        points.append((den, *(int(x * den) for x in v)))  # on the zero sets of n0 neurons: values that are 0
+    return points
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("kind", ["gaussian", "integer"])
+def test_float_screen_decides_only_signs_it_certifies(kind, seed):
+    """Where the float value clears its error bound, its sign is the exact one; zeros are never decided."""
+    from polyrelu.complex import _FloatScreen, _IntegerNetwork
+
+    net = ReLUNetwork.random((2, 4, 3, 1), seed=seed, kind=kind)
+    rng = random.Random(seed)
+    points = homogeneous_points(net, rng, 60)
+    screen, exact = _FloatScreen(net), _IntegerNetwork(net)
+    assert screen.usable
+    decided = undecided = zeros = 0
+    for layer in (1, 2):
+        z, e = screen(points, layer)
+        for point, floats, bounds, values in zip(points, z.tolist(), e.tolist(), exact(points, layer)):
+            for f, b, v in zip(floats, bounds, values):
+                if v == 0:
+                    zeros += 1
+                    assert not abs(f) > b, (point, f, b)
+                elif abs(f) > b:
+                    decided += 1
+                    assert (f > 0) - (f < 0) == (v > 0) - (v < 0), (point, f, b, v)
+                else:
+                    undecided += 1
+    assert zeros and decided > 10 * undecided  # the floats decide nearly every non-zero value
+
+
+def test_float_screen_leaves_a_tiny_value_to_exact_arithmetic():
+    """A point 10^-40 off a zero set: the float value is within its bound, so exact arithmetic decides."""
+    from polyrelu.complex import _FloatScreen
+
+    net = ReLUNetwork([[[1, F(1, 3)]], [[1]]], [[F(-1, 7)], [0]])
+    # on x + y/3 = 1/7 with x = 0, moved by 10^-40 in x: the exact value is 10^-40
+    x = F(1, 10**40)
+    y = 3 * (F(1, 7) - x) + 3 * x  # so that x + y/3 - 1/7 = x
+    den = math.lcm(x.denominator, y.denominator)
+    z, e = _FloatScreen(net)([(den, int(x * den), int(y * den))], 1)
+    assert not abs(z[0, 0]) > e[0, 0]
+
+
+def test_complexes_agree_with_and_without_the_float_screen():
+    """Weights beyond the float screen's range turn it off: every sign is then exact, and the complex the same."""
+    from polyrelu.complex import _FloatScreen
+
+    base = ReLUNetwork.random((2, 3, 3, 1), seed=2)
+    huge = F(2) ** 950
+    # the same zero sets, the first neuron's row scaled by 2^950 and the next layer's column by 2^-950
+    W1 = [[v * huge for v in base.weights[0][0]], *base.weights[0][1:]]
+    b1 = [base.biases[0][0] * huge, *base.biases[0][1:]]
+    W2 = [[row[0] / huge, *row[1:]] for row in base.weights[1]]
+    scaled = ReLUNetwork([W1, W2, base.weights[2]], [b1, base.biases[1], base.biases[2]])
+    assert _FloatScreen(base).usable and not _FloatScreen(scaled).usable
+    K, L = canonical_complex(base), canonical_complex(scaled)
+    assert [(c.signs, c.dimension) for c in K] == [(c.signs, c.dimension) for c in L]
+    assert K.lattice.covering_relation() == L.lattice.covering_relation()
+    assert L == canonical_complex(scaled, method="lp")
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 1), (3, 4, 3, 2), (2, 3, 2, 3, 1), (2, 1)])
+def test_pattern_maps_are_the_networks_maps_in_integers(shape):
+    from polyrelu.complex import PatternMaps
+    from polyrelu.geometry import primitive_integer_row
+
+    net = ReLUNetwork.random(shape, seed=7, kind="gaussian")
+    maps = PatternMaps(net)
+    widths = net.architecture.hidden_widths
+    for c in canonical_complex(net):
+        A, b = net.affine_map(c.signs)
+        A_num, b_num = maps.affine_map(c.signs)
+        assert [[F(v, maps.scale) for v in row] for row in A_num] == [list(row) for row in A]
+        assert [F(v, maps.scale) for v in b_num] == list(b)
+        rows = [row for layer in range(1, len(widths) + 1) for row in maps.layer_rows(c.signs, layer)]
+        assert [primitive_integer_row(r) for r in rows] == list(net.pre_activation_rows(c.signs))
+        for layer in range(1, len(widths) + 1):
+            for index, row in enumerate(maps.layer_rows(c.signs, layer)):
+                assert maps.gradient(c.signs, layer, index) == row[1:]
+    K = canonical_complex(net)
+    across = 0
+    for facet in K.cells(net.architecture.input_dim - 1):
+        if len(K.lattice.cofacets(facet.id)) != 2:
+            continue
+        a, b = (K[r].signs for r in K.lattice.cofacets(facet.id))
+        zeros = [k for k, s in enumerate(facet.signs) if s == 0]
+        jump = maps.jacobian_jump(a, b, zeros)
+        if jump is not None:  # the regions differ in the last hidden layer only
+            across += 1
+            assert jump == tuple(tuple(y - x for x, y in zip(ra, rb)) for ra, rb in zip(maps.affine_map(a)[0], maps.affine_map(b)[0]))
+    assert across or not widths

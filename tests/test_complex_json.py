@@ -7,8 +7,10 @@ checks, and then ``==`` (geometry, not ids) must see the change instead.
 """
 
 import copy
+import gzip
 import json
 import random
+import tempfile
 from fractions import Fraction as F
 from pathlib import Path
 
@@ -30,9 +32,16 @@ from polyrelu import (
     UsageError,
     canonical_complex,
 )
-from polyrelu.examples import bent_line_network
-from polyrelu.io import Limits
+from polyrelu.examples import (
+    bent_line_network,
+    free_weight_network,
+    seeded_gaussian_network,
+    with_dead_neuron,
+)
+from polyrelu.geometry.rational import fraction_to_json
+from polyrelu.io import Limits, network_to_dict
 from polyrelu.schemas import SCHEMA_NAMES, schema, validate, validator
+from polyrelu.tropical import tropical_weights
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -559,3 +568,141 @@ def test_schemas_are_package_data_and_jsonschema_a_dependency():
     shipped = sorted(p.name for p in (ROOT / "polyrelu" / "schemas").glob("*.schema.json"))
     assert shipped == sorted(f"{name}.schema.json" for name in SCHEMA_NAMES)
     assert not (ROOT / "docs" / "schema").exists()
+
+
+# -----------------------------------------------------------------------------------------
+# The streamed export: the document of before, byte for byte
+# -----------------------------------------------------------------------------------------
+# Exports written by polyrelu before write_json was streamed (tests/data/complex_exports, the complex's and
+# the weighted complex's document of each): the networks, on R^n0 or a box, with rays, lines, boxes,
+# integer and float weights, a dead neuron.
+STORED = ROOT / "tests" / "data" / "complex_exports"
+STORED_NETWORKS = {
+    "bent_line_plane": lambda: (bent_line_network(), None),
+    "bent_line_box": lambda: (bent_line_network(), Box(-2, 2)),
+    "identity_3d": lambda: (NETWORKS["3-D R^3"][0], None),
+    "two_neurons_3d_box": lambda: NETWORKS["3-D box"],
+    "lines_3d": lambda: NETWORKS["lines R^3"],
+    "integer_4_2_3_1_seed1": lambda: (ReLUNetwork.random((4, 2, 3, 1), seed=1), None),
+    "integer_2_4_4_1_seed0_box": lambda: (ReLUNetwork.random((2, 4, 4, 1), seed=0), Box(-2, 3)),
+    "integer_3_3_3_1_seed0_box": lambda: (ReLUNetwork.random((3, 3, 3, 1), seed=0), Box(-1, 2)),
+    "integer_4_3_3_1_seed1": lambda: (ReLUNetwork.random((4, 3, 3, 1), seed=1), None),
+    "integer_2_5_5_1_seed0": lambda: (ReLUNetwork.random((2, 5, 5, 1), seed=0), None),
+    "free_weight": lambda: (free_weight_network(), None),
+    "gaussian_2_4_1": lambda: (seeded_gaussian_network((2, 4, 1)), None),
+    "gaussian_2_4_4_1_dead": lambda: (with_dead_neuron(seeded_gaussian_network((2, 4, 4, 1)), 1), None),
+}
+
+
+def polyhedra_export(K):
+    """The document as the writer built it before it was streamed: from every cell's polyhedron, as a dict.
+
+    Kept as the reference the streamed writer is checked against: it asks each cell's polyhedron for its
+    representations (for a lattice-built cell, through its own code: facets reduced with Fractions, hulls
+    solved by flint, generators as Fractions), where the writer works in integers and text.
+    """
+
+    def q(v):
+        return str(fraction_to_json(v))
+
+    def rows(rs):
+        return [[q(v) for v in r] for r in rs]
+
+    cells = []
+    for c in K:
+        ieqs, eqns = c.polyhedron.minimal_h_representation()
+        vertices, rays, lines = c.polyhedron.vertices_rays_lines()
+        entry = {
+            "id": c.id,
+            "dim": c.dimension,
+            "signs": c.sign_string,
+            "domain_signs": "".join("+" if s else "0" for s in c.domain_signs),
+            "relative_interior_point": [q(v) for v in c.relative_interior_point()],
+            "vertices": rows(vertices),
+            "rays": rows(rays),
+            "lines": rows(lines),
+            "ieqs": rows(ieqs),
+            "eqns": rows(eqns),
+        }
+        if c.dimension == K.network.architecture.input_dim:
+            A, b = K.affine_map(c)
+            entry["affine_map"] = {"A": rows(A), "b": [q(v) for v in b]}
+        cells.append(entry)
+    return {
+        "format": "polyrelu.complex",
+        "version": 1,
+        "network": network_to_dict(K.network),
+        "ambient_dim": K.network.architecture.input_dim,
+        "domain": None if K.domain is None else {"ieqs": rows(K.domain.minimal_h_representation()[0])},
+        "neurons": [list(n) for n in K.network.architecture.hidden_neurons()],
+        "cells": cells,
+        "covering": [list(p) for p in K.lattice.covering_relation()],
+        "f_vector": list(K.f_vector()),
+        "euler_characteristic": K.euler_characteristic(),
+    }
+
+
+def dumped(document):
+    """The text write_json writes for a document (json.dump's, and a newline)."""
+    return json.dumps(document, allow_nan=False) + "\n"
+
+
+@pytest.mark.parametrize("name", sorted(STORED_NETWORKS))
+def test_streamed_exports_equal_the_exports_of_before_byte_for_byte(name, tmp_path):
+    net, domain = STORED_NETWORKS[name]()
+    K = canonical_complex(net, domain)
+    W = tropical_weights(K)
+    K.write_json(tmp_path / "complex.json")
+    W.write_json(tmp_path / "weighted.json")
+    written = {}
+    for kind in ("complex", "weighted"):
+        with gzip.open(STORED / f"{name}.{kind}.json.gz", "rt", encoding="utf-8") as fh:
+            before = fh.read()
+        written[kind] = (tmp_path / f"{kind}.json").read_text(encoding="utf-8")
+        assert written[kind] == before, f"{name}: the {kind} export differs from the one before streaming"
+    validate(json.loads(written["weighted"]), "complex")
+    assert K.to_json() == json.loads(written["complex"])
+    assert dumped(W.to_json()) == written["weighted"]
+
+
+@pytest.mark.parametrize("chunk", [0, 3000, 1 << 20])
+def test_the_export_is_the_same_however_it_is_cut_into_writes(chunk, tmp_path, monkeypatch):
+    import polyrelu.complex
+
+    monkeypatch.setattr(polyrelu.complex, "_CHUNK", chunk)  # a write per cell, per few cells, all at once
+    net, domain = STORED_NETWORKS["integer_2_5_5_1_seed0"]()
+    canonical_complex(net, domain).write_json(tmp_path / "K.json")
+    with gzip.open(STORED / "integer_2_5_5_1_seed0.complex.json.gz", "rt", encoding="utf-8") as fh:
+        assert (tmp_path / "K.json").read_text(encoding="utf-8") == fh.read()
+
+
+@pytest.mark.parametrize("method", ["lattice", "lp"])
+@pytest.mark.parametrize("name", ALL)
+def test_streamed_export_equals_the_export_from_the_polyhedra(name, method, tmp_path):
+    net, domain = NETWORKS[name]
+    K = canonical_complex(net, domain, method=method)
+    K.write_json(tmp_path / "K.json")
+    assert (tmp_path / "K.json").read_text(encoding="utf-8") == dumped(polyhedra_export(K))
+
+
+@st.composite
+def small_networks(draw):
+    n0 = draw(st.integers(2, 3))
+    widths = draw(st.lists(st.integers(1, 3), min_size=1, max_size=2))
+    net = ReLUNetwork.random((n0, *widths, 1), seed=draw(st.integers(0, 10_000)), kind=draw(st.sampled_from(["integer", "gaussian"])))
+    return net, draw(st.sampled_from([None, Box(-1, 2)]))
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_networks())
+def test_streamed_export_equals_the_export_from_the_polyhedra_on_random_networks(case):
+    net, domain = case
+    K = canonical_complex(net, domain)
+    W = tropical_weights(K)
+    reference = polyhedra_export(K)
+    weighted = dict(reference, **{k: v for k, v in W.to_json().items() if k not in reference})
+    with tempfile.TemporaryDirectory() as tmp:
+        K.write_json(Path(tmp) / "K.json")
+        W.write_json(Path(tmp) / "W.json")
+        assert (Path(tmp) / "K.json").read_text(encoding="utf-8") == dumped(reference)
+        assert (Path(tmp) / "W.json").read_text(encoding="utf-8") == dumped(weighted)

@@ -162,3 +162,14 @@ def test_networkx_keys_that_are_not_indices_become_names():
     assert g.vs["name"] == ["x", "y"] and g.vs["dim"] == [0, 1]
     assert "_nx_name" not in g.vs.attributes()
     assert g.get_edgelist() == [(0, 1)]
+
+
+def test_from_trusted_is_the_checked_lattice():
+    down = [[i for i, j in COVERS if j == k] for k in range(len(DIMS))]
+    trusted = FaceLattice.from_trusted(DIMS, [list(reversed(d)) for d in down])  # any order of facets
+    checked = FaceLattice(DIMS, COVERS)
+    assert trusted == checked
+    assert all(trusted.cofacets(c) == checked.cofacets(c) for c in range(len(DIMS)))
+    assert trusted.covering_relation() == checked.covering_relation()
+    with pytest.raises(GeometryError, match="facets has 2 entries"):
+        FaceLattice.from_trusted([0, 0, 1], [(), ()])

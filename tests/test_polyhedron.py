@@ -523,3 +523,21 @@ def test_from_trusted_believes_contradicting_representations_as_documented():
     )
     assert liar.vertices() == triangle.vertices() and liar.contains([1, 1])
     assert liar == square and liar != triangle
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    d=st.integers(1, 5),
+    rows=st.lists(st.lists(st.integers(-4, 4), min_size=6, max_size=6), max_size=6),
+    repeat=st.booleans(),
+)
+def test_echelon_equations_are_the_affine_hulls_equations(d, rows, repeat):
+    """The fraction-free echelon rows are those of AffineSubspace (flint's rref), inconsistency included."""
+    from polyrelu.geometry import AffineSubspace
+    from polyrelu.geometry.polyhedron import echelon_equations
+
+    rows = [tuple(r[: d + 1]) for r in rows]
+    if repeat and rows:
+        rows.append(tuple(-3 * v for v in rows[0]))  # a dependent row
+    hull = AffineSubspace.from_equations(rows, d)
+    assert echelon_equations(rows, d) == (None if hull is None else hull.equations)

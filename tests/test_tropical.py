@@ -336,3 +336,57 @@ def test_euclidean_weight_is_accurate_and_never_overflows(weight, normal):
         assert value == expected
     else:
         assert math.isclose(value, expected, rel_tol=4e-16, abs_tol=1e-300)
+
+
+def weights_from_polyhedra(K):
+    """Every interior facet's (weight, normal, minus, plus, neurons) as tropical_weights found them from polyhedra.
+
+    The reference for the integer computation: Fraction Jacobians from ``affine_map``; the normal from the
+    first non-zero row of the jump, or with no jump from the facet's affine hull (its echelon equation);
+    the plus region on the side the normal points to, read off the region's generators.
+    """
+    n0 = K.network.architecture.input_dim
+    neurons = K.network.architecture.hidden_neurons()
+    out = {}
+    for facet in K.cells(n0 - 1):
+        regions = K.lattice.cofacets(facet.id)
+        if len(regions) != 2:
+            continue
+        first, second = regions
+        jacobian = {r: K.affine_map(r)[0] for r in regions}
+        jump = [[a - b for a, b in zip(ra, rb)] for ra, rb in zip(jacobian[second], jacobian[first])]
+        row = next((r for r in jump if any(r)), None)
+        if row is None:
+            ((_, *row),) = facet.polyhedron.affine_hull().equations
+        scale = math.lcm(*(F(v).denominator for v in row))
+        integers = [int(F(v) * scale) for v in row]
+        normal = tuple(v // math.gcd(*integers) for v in integers)
+        q = facet.polyhedron.vertices()[0]
+        vertices, rays, _ = K[second].polyhedron.vertices_rays_lines()
+        offsets = [sum(n * (a - b) for n, a, b in zip(normal, v, q)) for v in vertices]
+        offsets += [sum(n * a for n, a in zip(normal, r)) for r in rays]
+        minus, plus = (first, second) if next(v for v in offsets if v) > 0 else (second, first)
+        if minus == second:
+            jump = [[-v for v in r] for r in jump]
+        j = next(i for i, v in enumerate(normal) if v)
+        changing = tuple(neurons[k] for k, s in enumerate(facet.signs) if s == 0 and {K[minus].signs[k], K[plus].signs[k]} == {1, -1})
+        out[facet.id] = (tuple(r[j] / normal[j] for r in jump), normal, minus, plus, changing)
+    return out
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(
+    n0=st.integers(2, 4),
+    depth=st.integers(1, 3),
+    m=st.integers(1, 2),
+    kind=st.sampled_from(["integer", "gaussian"]),
+    box=st.booleans(),
+    seed=st.integers(0, 10_000),
+)
+def test_weights_are_those_found_from_polyhedra(n0, depth, m, kind, box, seed):
+    """Exactly the weights, normals (and their orientation) and regions of the computation from polyhedra."""
+    width = 3 if n0 < 4 else 2
+    net = ReLUNetwork.random((n0,) + (width,) * depth + (m,), seed=seed, kind=kind)
+    K = canonical_complex(net, Box(-2, 2) if box else None)
+    found = {f: (w.weight, w.normal, w.minus_region, w.plus_region, w.neurons) for f, w in tropical_weights(K).weights().items()}
+    assert found == weights_from_polyhedra(K)

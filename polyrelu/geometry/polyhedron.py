@@ -19,6 +19,7 @@ representative on their hull).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -124,6 +125,50 @@ def _affine_subspace(equations, d):
     # the echelon rows of [e | -c] are those of c + e·x = 0
     eqs = tuple(primitive_integer_row([-row[d], *row[:d]]) for row in space.echelon)
     return AffineSubspace(space.point, space.basis, eqs)
+
+
+def echelon_equations(equations: Sequence[Sequence[int]], ambient_dim: int) -> tuple[IntegerRow, ...] | None:
+    """The equations of :meth:`AffineSubspace.from_equations` alone, in integer arithmetic (internal API).
+
+    For the many hulls a complex writer needs: the same rows, the reduced row
+    echelon form of ``[e | -c]`` with every row made a primitive integer row
+    ``(c', e')``, found by fraction-free elimination (every row scaled to
+    coprime entries on the way); ``None`` if the equations are inconsistent.
+    A row so found is non-zero at its pivot and zero at the other pivots,
+    hence a multiple of the echelon row: scaled to a positive pivot and to
+    coprime entries, it is that row's primitive form.
+
+    Examples
+    --------
+    >>> echelon_equations([(1, 2, 2, 0), (0, 0, 1, 1)], 3)      # 1 + 2x + 2y = 0, y + z = 0
+    ((1, 2, 0, -2), (0, 0, 1, 1))
+    >>> echelon_equations([(1, 2, 2, 0), (0, 0, 1, 1)], 3) == AffineSubspace.from_equations([(1, 2, 2, 0), (0, 0, 1, 1)], 3).equations
+    True
+    """
+    d = ambient_dim
+    table = [[*e[1:], -e[0]] for e in equations]
+    pivots: list[int] = []
+    for col in range(d + 1):
+        r = len(pivots)
+        found = next((i for i in range(r, len(table)) if table[i][col]), None)
+        if found is None:
+            continue
+        if col == d:
+            return None  # 0 = a non-zero constant
+        table[r], table[found] = table[found], table[r]
+        pivot = table[r]
+        for i, row in enumerate(table):
+            if i != r and row[col]:
+                a, b = pivot[col], row[col]
+                row = [a * x - b * y for x, y in zip(row, pivot)]
+                g = math.gcd(*row)
+                table[i] = [x // g for x in row] if g > 1 else row
+        pivots.append(col)
+    out = []
+    for row, col in zip(table, pivots):
+        sign = 1 if row[col] > 0 else -1
+        out.append(primitive_integer_row((-sign * row[d], *(sign * x for x in row[:d]))))
+    return tuple(out)
 
 
 def _restrict(row, hull):
