@@ -114,9 +114,11 @@ EXEMPT = {
 
 # -- enumerating the public callables ---------------------------------------------------------
 def qualified_name(target):
-    """``module.qualname`` of a function, class or bound method."""
+    """``module.qualname`` of a function, class or bound method (a method is named after its class's module)."""
+    owner = getattr(target, "__self__", None)
     target = getattr(target, "__func__", target)
-    return f"{target.__module__}.{target.__qualname__}"
+    module = target.__module__ if owner is None else (owner if isinstance(owner, type) else type(owner)).__module__
+    return f"{module}.{target.__qualname__}"
 
 
 def parameters(target):

@@ -1026,7 +1026,8 @@ def homogeneous_points(net, rng, count):
 @pytest.mark.parametrize("kind", ["gaussian", "integer"])
 def test_float_screen_decides_only_signs_it_certifies(kind, seed):
     """Where the float value clears its error bound, its sign is the exact one; zeros are never decided."""
-    from polyrelu.complex import _FloatScreen, _IntegerNetwork
+    from polyrelu.complex._screen import FloatScreen as _FloatScreen
+    from polyrelu.complex._screen import IntegerNetwork as _IntegerNetwork
 
     net = ReLUNetwork.random((2, 4, 3, 1), seed=seed, kind=kind)
     rng = random.Random(seed)
@@ -1051,7 +1052,7 @@ def test_float_screen_decides_only_signs_it_certifies(kind, seed):
 
 def test_float_screen_leaves_a_tiny_value_to_exact_arithmetic():
     """A point 10^-40 off a zero set: the float value is within its bound, so exact arithmetic decides."""
-    from polyrelu.complex import _FloatScreen
+    from polyrelu.complex._screen import FloatScreen as _FloatScreen
 
     net = ReLUNetwork([[[1, F(1, 3)]], [[1]]], [[F(-1, 7)], [0]])
     # on x + y/3 = 1/7 with x = 0, moved by 10^-40 in x: the exact value is 10^-40
@@ -1064,7 +1065,7 @@ def test_float_screen_leaves_a_tiny_value_to_exact_arithmetic():
 
 def test_complexes_agree_with_and_without_the_float_screen():
     """Weights beyond the float screen's range turn it off: every sign is then exact, and the complex the same."""
-    from polyrelu.complex import _FloatScreen
+    from polyrelu.complex._screen import FloatScreen as _FloatScreen
 
     base = ReLUNetwork.random((2, 3, 3, 1), seed=2)
     huge = F(2) ** 950

@@ -1,0 +1,693 @@
+"""The :class:`CanonicalComplex` and its :class:`Cell` objects: queries, and the JSON document streamed cell by cell (internal module).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import math
+import os
+from array import array
+from collections.abc import Iterator, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..atomic import atomic_write, check_output_path
+from ..checks import (
+    describe,
+    require_bool,
+    require_index,
+    require_instance,
+    require_int,
+    require_path,
+    require_str,
+)
+from ..complex_validation import (
+    check_document,
+    covering_from_signs,
+    lineality_basis,
+    read_document,
+)
+from ..domain import domain_polyhedron
+from ..errors import (
+    ComplexFormatError,
+    GeometryError,
+    InvalidArgumentError,
+    ShapeError,
+    UsageError,
+)
+from ..geometry import (
+    FaceLattice,
+    Polyhedron,
+    default_oracle,
+)
+from ..geometry.polyhedron import echelon_equations
+from ..geometry.rational import (
+    FractionMatrix,
+    FractionVector,
+    IntegerRow,
+    VectorLike,
+    primitive_integer_row,
+    row_value,
+    to_fraction_vector,
+)
+from ..graphs import igraph_to_networkx
+from ..io import DEFAULT_LIMITS, Limits, network_to_dict
+from ..network import ReLUNetwork
+from ._patterns import PatternMaps
+from ._representations import CellGenerators, LatticeCell, row_text, sign
+
+# igraph loads matplotlib.pyplot when it is imported (half a second): it and networkx are imported where a
+# graph is made or converted, so that `import polyrelu` does not pay for them
+if TYPE_CHECKING:
+    import igraph
+    import networkx as nx
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Suspend Python's cyclic garbage collector for the duration of a ``with`` block (internal API).
+
+    A complex of a few hundred thousand cells is millions of small objects,
+    allocated in one go and kept: every collection the allocations trigger
+    walks all of them to find no garbage, which took about half of a large
+    construction. The constructions make no reference cycles worth
+    collecting early; the collector is back on (if it was on) when the block
+    exits, normally or by an exception.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+class Cell:
+    """One cell of the canonical complex: the closure of a sign class.
+
+    Attributes
+    ----------
+    id : int
+        Index in the complex (cells are ordered by dimension, then sign vector).
+    dimension : int
+    signs : tuple of int
+        The sign vector ``s ∈ {-1, 0, 1}^H``, one entry per hidden neuron.
+    domain_signs : tuple of int
+        For a polytope domain, ``1`` (inside) or ``0`` (on) per domain facet; else ``()``.
+    """
+
+    __slots__ = ("id", "dimension", "signs", "domain_signs", "_complex", "_polyhedron")
+
+    def __init__(
+        self,
+        id: int,
+        dimension: int,
+        signs: Sequence[int],
+        domain_signs: Sequence[int],
+        complex_: CanonicalComplex | None = None,
+        polyhedron: Polyhedron | None = None,
+    ) -> None:
+        self.id = id
+        self.dimension = dimension
+        self.signs = tuple(signs)
+        self.domain_signs = tuple(domain_signs)
+        self._complex = complex_
+        self._polyhedron = polyhedron
+
+    @property
+    def polyhedron(self) -> Polyhedron:
+        """The closed cell as a :class:`~polyrelu.geometry.Polyhedron` (built on first use).
+
+        Its inequalities are the signed pre-activation formulas valid on the
+        cell, its equations those of the neurons that vanish on it; the
+        minimal H- and the V-representation are computed on demand and cached.
+        """
+        if self._polyhedron is None:
+            assert self._complex is not None  # only cells built with their complex come without a polyhedron
+            self._polyhedron = self._complex._cell_polyhedron(self)
+        return self._polyhedron
+
+    @property
+    def sign_string(self) -> str:
+        """The sign vector as a string such as ``"+-0+"``."""
+        return "".join("+" if s > 0 else "-" if s < 0 else "0" for s in self.signs)
+
+    def relative_interior_point(self) -> FractionVector:
+        """An exact point of the sign class itself."""
+        point = self.polyhedron.relative_interior_point()
+        assert point is not None  # a cell is never empty
+        return point
+
+    def __repr__(self):
+        domain = f" domain {''.join('+' if s else '0' for s in self.domain_signs)}" if self.domain_signs else ""
+        return f"<Cell {self.id}: dim {self.dimension}, signs {self.sign_string!r}{domain}>"
+
+
+def check_complex_of(complex_, network, domain, caller):
+    """``complex_`` if it is the canonical complex of ``network`` on ``domain`` (None passes).
+
+    For functions that take a network with its domain and, optionally, its
+    complex already computed: a complex of another network, or on another
+    domain, would silently give answers about something else.
+
+    Raises
+    ------
+    InvalidArgumentError
+        Not a :class:`CanonicalComplex`.
+    UsageError
+        The complex of another network, or on another domain.
+    """
+    if require_instance(complex_, CanonicalComplex, "complex_", caller, optional=True) is None:
+        return None
+    if complex_.network != network:
+        raise UsageError(f"{caller}: complex_ is the complex of another network; compute it with canonical_complex(network)")
+    if domain is not None:
+        rows = domain_polyhedron(domain, network.architecture.input_dim, caller).minimal_h_representation()[0]
+        if rows != complex_._domain_rows:
+            raise UsageError(f"{caller}: complex_ was computed on another domain than domain; pass one of them only")
+    return complex_
+
+
+COMPLEX_FORMAT = "polyrelu.complex"
+
+
+COMPLEX_VERSION = 1
+
+
+_CHUNK = 1 << 20  # characters of cells the JSON writer writes at a time
+
+
+_SIGN_TEXT = {1: "+", -1: "-", 0: "0"}
+
+
+_DOMAIN_SIGN_TEXT = {1: "+", 0: "0"}
+
+
+class _DocumentWriter:
+    """The complex JSON document (docs/formats.md) as text, cell by cell: :meth:`CanonicalComplex.to_json` streamed.
+
+    The text is exactly what :func:`json.dump` writes for the document. A
+    lattice-built cell is written from the face lattice: its generators and
+    interior point by :meth:`LatticeGenerators.json_texts`, its minimal
+    H-representation as :class:`LatticeCell` finds it (the constraints that
+    vanish on a lattice facet, reduced modulo the affine hull) in integer
+    arithmetic, with the constraint rows, the hulls and the rows' texts kept
+    for the cells that share them. Any other cell (built by LP, read from a
+    file) is written from its polyhedron, where everything is known already.
+    """
+
+    def __init__(self, K):
+        self.K = K
+        net = K.network
+        self.n0 = net.architecture.input_dim
+        self.n_domain = len(K._domain_rows)
+        self.neurons = net.architecture.hidden_neurons()
+        self.maps = PatternMaps(net)
+        self.rows: dict[tuple[int, tuple[bool, ...]], list[IntegerRow]] = {}  # (layer, earlier flags) -> primitive rows
+        # the hull of a set of zero rows: its equations, their pivots, their text, and rows reduced modulo it
+        self.hulls: dict[tuple[IntegerRow, ...], tuple[tuple[IntegerRow, ...], list[int], str, dict]] = {}
+        self.zero_columns: np.ndarray | None = None
+        self.zero_starts: list[int] = []
+
+    def chunks(self, extra: str = "") -> Iterator[str]:
+        """The document's text in pieces; ``extra`` (``', "key": value, ...'``) goes before the closing brace."""
+        K, net = self.K, self.K.network
+        domain = "null" if K.domain is None else '{"ieqs": [' + ", ".join(map(row_text, K._domain_rows)) + "]}"
+        yield (
+            f'{{"format": {json.dumps(COMPLEX_FORMAT)}, "version": {json.dumps(COMPLEX_VERSION)}, '
+            f'"network": {json.dumps(network_to_dict(net), allow_nan=False)}, "ambient_dim": {self.n0}, '
+            f'"domain": {domain}, "neurons": {json.dumps([list(n) for n in self.neurons])}, "cells": ['
+        )
+        batch: list[str] = []
+        size, separator = 0, ""
+        for c in K._cells:  # a megabyte of text at a time: few writes, little memory
+            text = self.cell_text(c)
+            batch.append(text)
+            size += len(text)
+            if size > _CHUNK:
+                yield separator + ", ".join(batch)
+                batch.clear()
+                size, separator = 0, ", "
+        if batch:
+            yield separator + ", ".join(batch)
+        yield '], "covering": [' + ", ".join(map("[%d, %d]".__mod__, K.lattice.covering_relation())) + "], "
+        yield f'"f_vector": {json.dumps(list(K.f_vector()))}, "euler_characteristic": {K.euler_characteristic()}{extra}}}'
+
+    def cell_text(self, c: Cell) -> str:
+        K = self.K
+        signs = c.domain_signs + c.signs
+        texts = K._generators.json_texts(c.id, signs) if c._polyhedron is None and K._generators is not None else None
+        if texts is not None:
+            point, vertices, rays, lines = texts
+            ieqs, eqns = self._minimal_h_texts(c, signs)
+        else:
+            P = c.polyhedron
+            hrep, vrep = P.minimal_h_representation(), P.vertices_rays_lines()
+            point = row_text(c.relative_interior_point())
+            vertices, rays, lines, ieqs, eqns = ("[" + ", ".join(map(row_text, rows)) + "]" for rows in (*vrep, *hrep))
+        text = (
+            f'{{"id": {c.id}, "dim": {c.dimension}, "signs": "{"".join(map(_SIGN_TEXT.__getitem__, c.signs))}", '
+            f'"domain_signs": "{"".join(map(_DOMAIN_SIGN_TEXT.__getitem__, c.domain_signs))}", '
+            f'"relative_interior_point": {point}, "vertices": {vertices}, "rays": {rays}, "lines": {lines}, '
+            f'"ieqs": {ieqs}, "eqns": {eqns}'
+        )
+        if c.dimension == self.n0:
+            A, b = self.maps.affine_map(c.signs)
+            scale = self.maps.scale
+            A_text = ", ".join(row_text([Fraction(v, scale) for v in row]) for row in A)
+            text += f', "affine_map": {{"A": [{A_text}], "b": {row_text([Fraction(v, scale) for v in b])}}}'
+        return text + "}"
+
+    def _zeros(self, cid):
+        """The constraints (domain facets, then neurons) that vanish on cell ``cid``."""
+        if self.zero_columns is None:  # for all cells at once: their zero signs' positions, cell by cell
+            signs = np.array([c.domain_signs + c.signs for c in self.K._cells], dtype=np.int8).reshape(len(self.K), -1)
+            cells, self.zero_columns = np.nonzero(signs == 0)
+            self.zero_starts = np.searchsorted(cells, np.arange(len(self.K) + 1)).tolist()
+        return self.zero_columns[self.zero_starts[cid] : self.zero_starts[cid + 1]].tolist()
+
+    def _rows_of(self, signs):
+        """A function giving the primitive row of constraint ``j`` (domain facets, then neurons) on the cell of ``signs``."""
+        by_layer: dict[int, list[IntegerRow]] = {}
+        n_domain, domain_rows, neurons = self.n_domain, self.K._domain_rows, self.neurons
+
+        def row(j):
+            if j < n_domain:
+                return domain_rows[j]
+            layer, index = neurons[j - n_domain]
+            rows = by_layer.get(layer)
+            if rows is None:
+                key = (layer, tuple(map((0).__lt__, signs[n_domain : n_domain + self.maps.starts[layer - 1]])))
+                rows = self.rows.get(key)
+                if rows is None:
+                    rows = self.rows[key] = [primitive_integer_row(r) for r in self.maps.layer_rows(signs[n_domain:], layer)]
+                by_layer[layer] = rows
+            return rows[index]
+
+        return row
+
+    def _minimal_h_texts(self, c, signs):
+        """The texts of the cell's minimal H-representation: as :meth:`LatticeCell.minimal_h_representation` finds it."""
+        row_of = self._rows_of(signs)
+        zeros = self._zeros(c.id)
+        on = tuple([row for row in map(row_of, zeros) if any(row)])
+        hull = None if c.dimension == 0 else self.hulls.get(on)  # a vertex is the only cell of its hull
+        if hull is None:
+            if c.dimension == 0:  # x_i = p_i / q_i: the echelon rows at once
+                (point,), _, _ = self.K._generators(c.id, signs)
+                equations = tuple((-x.numerator, *(x.denominator if j == i else 0 for j in range(self.n0))) for i, x in enumerate(point))
+            else:
+                equations = echelon_equations(on, self.n0)
+            assert equations is not None  # a cell's equations have the cell as solutions
+            pivots = [next(i for i in range(1, len(e)) if e[i]) for e in equations]
+            hull = (equations, pivots, "[" + ", ".join(map(row_text, equations)) + "]", {})
+            if c.dimension:
+                self.hulls[on] = hull
+        equations, pivots, eqns_text, reduced = hull
+        facet_rows = set()
+        zero_set = set(zeros)
+        for f in self.K.lattice.facets(c.id):
+            for j in self._zeros(f):
+                if j in zero_set:
+                    continue
+                row = row_of(j)
+                if signs[j] < 0:
+                    row = tuple([-v for v in row])
+                if equations:  # reduce modulo the hull, as reduce_modulo (times eq[p] > 0); cells of one hull share rows
+                    result = reduced.get(row, False)
+                    if result is False:
+                        result = row
+                        for eq, p in zip(equations, pivots):
+                            if result[p]:
+                                a, b = eq[p], result[p]
+                                result = [a * x - b * e for x, e in zip(result, eq)]
+                        if any(result[1:]):
+                            g = math.gcd(*result)
+                            result = tuple([x // g for x in result]) if g > 1 else tuple(result)
+                        else:
+                            result = None
+                        reduced[row] = result
+                    row = result
+                elif not any(row[1:]):
+                    row = None  # constant: no facet
+                if row is not None:
+                    facet_rows.add(row)
+        return "[" + ", ".join(map(row_text, sorted(facet_rows))) + "]", eqns_text
+
+
+class CanonicalComplex:
+    """The canonical polyhedral complex of a network: cells, face lattice, queries, export.
+
+    Build it with :func:`canonical_complex`; read it back with :meth:`from_json`.
+    """
+
+    def __init__(
+        self,
+        network: ReLUNetwork,
+        domain: Polyhedron | None,
+        domain_rows: Sequence[IntegerRow],
+        cells: Sequence[Cell],
+        lattice: FaceLattice,
+        elapsed: float | None = None,
+    ) -> None:
+        self.network = network
+        self.domain = domain
+        self._domain_rows = tuple(domain_rows)
+        self._cells = tuple(cells)
+        self.lattice = lattice
+        self.elapsed = elapsed
+        self._index: dict[tuple[tuple[int, ...], tuple[int, ...]], Cell] | None = None  # by signs: built by locate
+        # lattice-built cells: (cell id, constraint signs) -> (vertices, rays, lines)
+        self._generators: CellGenerators | None = None
+        self._oracle = default_oracle
+
+    @classmethod
+    def _assemble(cls, net, domain, domain_rows, found, oracle, elapsed):
+        """The complex of the cells a construction found: ids by dimension, then sign vector."""
+        n_domain = len(domain_rows)
+        signs = found.signs
+        keys = tuple(signs[:, j] for j in range(signs.shape[1] - 1, -1, -1)) + (np.asarray(found.dimensions),)
+        order = np.lexsort(keys)  # the last key first: by dimension, then sign vector
+        ids = list(range(len(order)))  # one int object per id, for the cells and the facets that name them
+        K = cls.__new__(cls)
+        polyhedra = found.polyhedra
+        cells = [
+            Cell(i, found.dimensions[old], row[n_domain:], row[:n_domain], K, polyhedra[old] if polyhedra else None)
+            for i, old, row in zip(ids, order.tolist(), signs[order].tolist())
+        ]
+        dimensions = [c.dimension for c in cells]
+        if found.facets is not None:
+            new_id = [0] * len(order)
+            for new, old in zip(ids, order.tolist()):
+                new_id[old] = new
+            lattice = FaceLattice.from_trusted(dimensions, [[new_id[f] for f in found.facets[old]] for old in order.tolist()])
+        else:
+            lattice = FaceLattice(dimensions, covering_from_signs([c.domain_signs + c.signs for c in cells], dimensions))
+        K.__init__(net, domain, domain_rows, cells, lattice, elapsed)
+        if found.generators is not None:
+            K._generators = CellGenerators(found.generators, array("l", order.tolist()))
+        K._oracle = oracle
+        return K
+
+    def _cell_polyhedron(self, cell):
+        """The closed cell of a lattice-built complex (see :class:`LatticeCell`)."""
+        assert self._generators is not None  # only lattice-built cells come without a polyhedron
+        return LatticeCell(self, cell, self._generators(cell.id, cell.domain_signs + cell.signs)).polyhedron()
+
+    # -- queries ---------------------------------------------------------------------
+    def __len__(self):
+        return len(self._cells)
+
+    def __iter__(self):
+        return iter(self._cells)
+
+    def __getitem__(self, i):
+        return self._cells[i]
+
+    def __repr__(self):
+        where = "R^%d" % self.network.architecture.input_dim if self.domain is None else "a polytope"
+        return f"<CanonicalComplex of {self.network.architecture} on {where}: f-vector {self.f_vector()}>"
+
+    def __eq__(self, other):
+        """Geometric equality: the same network, domain, cells and covering relation, whatever the ids.
+
+        Two complexes are equal when their networks are equal, their domains
+        are the same set (compared by canonical minimal H-representations),
+        their cells are the same as a set of (sign vector, domain signs,
+        dimension, exact polyhedron) and the covering relation joins the same
+        cells. A polyhedron is compared by its minimal H-representation and
+        its V-representation (vertices, rays, the span of the lines), so a
+        complex read without checks from a file whose two representations
+        disagree equals nothing built by polyrelu. Relative interior points
+        are not compared: any point of a cell is one.
+
+        Examples
+        --------
+        >>> from polyrelu.examples import bent_line_network
+        >>> K = canonical_complex(bent_line_network())
+        >>> K == canonical_complex(bent_line_network(), method="lp")
+        True
+        >>> K == canonical_complex(bent_line_network(), Box(-2, 2))
+        False
+        """
+        if not isinstance(other, CanonicalComplex):
+            return NotImplemented
+        if self is other:
+            return True
+        if self.network != other.network or self.f_vector() != other.f_vector():
+            return False
+        if (self.domain is None) != (other.domain is None):
+            return False
+        if self.domain is not None and self.domain.minimal_h_representation() != other.domain.minimal_h_representation():
+            return False
+        return self._combinatorics() == other._combinatorics() and self._geometry() == other._geometry()
+
+    # Equality is geometric and costly, and the cells cache representations: not hashable.
+    __hash__ = None  # type: ignore[assignment]  # the standard way to make a class unhashable
+
+    def _combinatorics(self):
+        """The cells by (domain signs, signs, dimension), and the covering relation between them, sorted."""
+        keys = [(c.domain_signs, c.signs, c.dimension) for c in self._cells]
+        return sorted(keys), sorted((keys[i], keys[j]) for i, j in self.lattice.covering_relation())
+
+    def _geometry(self):
+        """:meth:`_combinatorics` with each cell's exact polyhedron in canonical form."""
+        keys = []
+        for c in self._cells:
+            vertices, rays, lines = c.polyhedron.vertices_rays_lines()
+            generators = (tuple(sorted(vertices)), tuple(sorted(rays)), lineality_basis(lines))
+            keys.append((c.domain_signs, c.signs, c.dimension, c.polyhedron.minimal_h_representation(), generators))
+        return sorted(keys), sorted((keys[i], keys[j]) for i, j in self.lattice.covering_relation())
+
+    def f_vector(self) -> tuple[int, ...]:
+        """``(f_0, ..., f_n0)``: the number of cells of each dimension."""
+        return self.lattice.f_vector()
+
+    def euler_characteristic(self) -> int:
+        """``sum_k (-1)^k f_k``: ``(-1)^n0`` on ``R^n0`` and ``1`` on a polytope domain."""
+        return self.lattice.euler_characteristic()
+
+    def cells(self, dim: int | None = None) -> tuple[Cell, ...]:
+        """All cells, or those of dimension ``dim``."""
+        require_int(dim, "dim", "CanonicalComplex.cells", minimum=0, optional=True)
+        return tuple(c for c in self._cells if dim is None or c.dimension == dim)
+
+    def regions(self) -> tuple[Cell, ...]:
+        """The top-dimensional cells; ``f`` is affine on each."""
+        return self.cells(self.network.architecture.input_dim)
+
+    def cell(self, cell: Cell | int, *, name: str = "cell", caller: str = "CanonicalComplex.cell") -> Cell:
+        """The :class:`Cell` given as a cell of this complex or as its id, checked.
+
+        Parameters
+        ----------
+        cell : Cell or int
+        name, caller : str
+            The argument and the function that took it, for messages (functions
+            that take a cell of a complex check it here).
+
+        Raises
+        ------
+        InvalidArgumentError
+            Neither a :class:`Cell` nor an integer.
+        UsageError
+            An id out of range, or a cell of another complex (different signs at that id).
+        """
+        require_str(name, "name", "CanonicalComplex.cell")
+        require_str(caller, "caller", "CanonicalComplex.cell")
+        if isinstance(cell, Cell):
+            mine = self._cells[cell.id] if isinstance(cell.id, int) and 0 <= cell.id < len(self._cells) else None
+            if mine is None or (mine.signs, mine.domain_signs) != (cell.signs, cell.domain_signs):
+                raise UsageError(f"{caller}: {name} {cell!r} is not a cell of this complex")
+            return mine
+        if not isinstance(cell, (int, np.integer)) or isinstance(cell, bool):
+            raise InvalidArgumentError(f"{caller}: {name} must be a Cell of this complex or its id, got {describe(cell)}")
+        return self._cells[require_index(cell, len(self._cells), name, caller)]
+
+    def faces(self, cell: Cell | int) -> tuple[Cell, ...]:
+        """Every cell ``τ ≤ cell`` (including ``cell``)."""
+        return tuple(self._cells[i] for i in self.lattice.faces(self.cell(cell, caller="CanonicalComplex.faces").id))
+
+    def cofaces(self, cell: Cell | int) -> tuple[Cell, ...]:
+        """Every cell ``σ ≥ cell`` (including ``cell``)."""
+        return tuple(self._cells[i] for i in self.lattice.cofaces(self.cell(cell, caller="CanonicalComplex.cofaces").id))
+
+    def star(self, cell: Cell | int) -> tuple[Cell, ...]:
+        """The closed star of ``cell``: all faces of all its cofaces."""
+        return tuple(self._cells[i] for i in self.lattice.star(self.cell(cell, caller="CanonicalComplex.star").id))
+
+    def affine_map(self, cell: Cell | int) -> tuple[FractionMatrix, FractionVector]:
+        """The exact affine map ``(A, c)`` of ``f`` on the closure of ``cell``."""
+        return self.network.affine_map(self.cell(cell, caller="CanonicalComplex.affine_map").signs)
+
+    def locate(self, x: VectorLike) -> Cell:
+        """The cell whose relative interior contains ``x`` (exact).
+
+        Raises
+        ------
+        GeometryError
+            ``x`` lies outside the domain.
+        """
+        x = to_fraction_vector(x, "x", self.network.architecture.input_dim)
+        domain_signs = []
+        for j, row in enumerate(self._domain_rows):
+            v = row_value(row, x)
+            if v < 0:
+                raise GeometryError(f"x = {tuple(map(str, x))} lies outside the domain (facet {j})")
+            domain_signs.append(sign(v))
+        if self._index is None:
+            self._index = {(c.domain_signs, c.signs): c for c in self._cells}
+        return self._index[(tuple(domain_signs), self.network.signs(x))]
+
+    def bent_hypersurface(self, layer: int, index: int) -> tuple[Cell, ...]:
+        """The cells of the bent hypersurface ``B_{layer,index}`` (docs/design.md §2).
+
+        The facets whose sign at the neuron is ``0`` and whose two regions have
+        ``+`` and ``-`` there, with all their faces. Empty for a neuron that
+        never changes sign.
+        """
+        widths = self.network.architecture.hidden_widths
+        caller = "CanonicalComplex.bent_hypersurface"
+        layer, index = require_int(layer, "layer", caller), require_int(index, "index", caller)
+        if not (1 <= layer <= len(widths)) or not (0 <= index < widths[layer - 1]):
+            raise ShapeError(f"{caller}: no hidden neuron (layer, index) = ({layer}, {index}); the hidden widths are {widths}")
+        k = sum(widths[: layer - 1]) + index
+        n0 = self.network.architecture.input_dim
+        members: set[int] = set()
+        for facet in self.cells(n0 - 1):
+            if facet.signs[k] != 0:
+                continue
+            sides = {self._cells[r].signs[k] for r in self.lattice.cofacets(facet.id)}
+            if sides == {1, -1}:
+                members.update(self.lattice.faces(facet.id))
+        return tuple(self._cells[i] for i in sorted(members))
+
+    def to_igraph(self) -> igraph.Graph:
+        """The Hasse diagram as an igraph DAG with vertex attributes ``dim`` and ``signs``."""
+        g = self.lattice.hasse_diagram()
+        g.vs["signs"] = [c.sign_string for c in self._cells]
+        return g
+
+    def to_networkx(self) -> nx.DiGraph:
+        """The Hasse diagram as a networkx DiGraph with node attributes ``dim`` and ``signs``."""
+        return igraph_to_networkx(self.to_igraph())
+
+    # -- interchange ---------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        """The complex as a JSON-ready dict; exact numbers are strings.
+
+        Every cell carries its minimal H-representation and its V-representation
+        (from the face lattice for a complex built by :func:`canonical_complex`).
+        The format is described in ``docs/formats.md``; its JSON Schema ships
+        with the package (:func:`polyrelu.schemas.schema` ``("complex")``).
+        The dict is the document :meth:`write_json` writes, read back.
+        """
+        with paused_gc():
+            return json.loads("".join(_DocumentWriter(self).chunks()))
+
+    def write_json(self, path: os.PathLike | str) -> None:
+        """Write the JSON document of :meth:`to_json` to ``path``, streamed and atomically.
+
+        The text goes to the file cell by cell, without the document in
+        memory, and is exactly what :func:`json.dump` writes for
+        :meth:`to_json` (and a final newline). A failure leaves any previous
+        file as it was.
+
+        Raises
+        ------
+        OutputPathError
+            ``path`` cannot be written.
+        """
+        self._write_chunks(require_path(path, "path", "CanonicalComplex.write_json"), "")
+
+    def _write_chunks(self, path, extra):
+        """Write the document with ``extra`` keys (text, see :meth:`_DocumentWriter.chunks`) to ``path``."""
+        check_output_path(path)
+        with paused_gc(), atomic_write(path) as fh:
+            for chunk in _DocumentWriter(self).chunks(extra):
+                fh.write(chunk)
+            fh.write("\n")
+
+    @classmethod
+    def from_json(
+        cls, data: dict[str, Any] | str | os.PathLike, *, trusted: bool = False, limits: Limits = DEFAULT_LIMITS
+    ) -> CanonicalComplex:
+        """Read a complex written by :meth:`to_json`, checking first that it is one.
+
+        Parameters
+        ----------
+        data : dict, str or path-like
+            The document, JSON text (starting with ``{``) or a file, read with
+            its size and nesting bounded by ``limits``.
+        trusted : bool
+            Skip the geometric checks (for files you wrote yourself with
+            polyrelu). The schema and the bookkeeping are checked either way.
+        limits : Limits
+            See :mod:`polyrelu.io.limits`.
+
+        Returns
+        -------
+        CanonicalComplex
+            Its cells keep the stored representations; nothing is recomputed.
+
+        Raises
+        ------
+        ComplexFormatError
+            Not valid JSON; fails the JSON Schema (the message gives the JSON
+            path of the first error); lengths, ids ``0 .. n-1`` in order, the
+            covering relation's grading, the f-vector or the Euler
+            characteristic do not match the cells. Unless ``trusted``: any
+            cell that is not exactly the closure of its sign class for the
+            stored network (relative interior point, equations, inequalities,
+            generators, dimension), a repeated sign vector, a covering
+            relation other than the one the sign vectors give, a missing
+            cell, an affine map that is not the network's, a domain that is
+            not the irredundant description of a bounded full-dimensional
+            polytope. The message names the cell and what is wrong.
+        LimitExceededError
+            A file, nesting or number beyond ``limits``.
+
+        Notes
+        -----
+        The checks are exact and take time linear in the file (see
+        :mod:`polyrelu.complex_validation` for what they prove): a file that
+        passes is the canonical complex of its network on its domain, up to
+        the numbering of the cells and the choice of relative interior points.
+
+        Examples
+        --------
+        >>> from polyrelu.examples import bent_line_network
+        >>> K = canonical_complex(bent_line_network())
+        >>> data = K.to_json()
+        >>> CanonicalComplex.from_json(data) == K
+        True
+        >>> data["cells"][3]["eqns"] = [["1", "1", "0"]]
+        >>> CanonicalComplex.from_json(data)
+        Traceback (most recent call last):
+        ...
+        polyrelu.errors.ComplexFormatError: complex JSON: cell 3: its eqns are not the reduced row echelon form ...
+        >>> CanonicalComplex.from_json(data, trusted=True) == K
+        False
+        """
+        caller = "CanonicalComplex.from_json"
+        require_instance(data, (dict, str, os.PathLike), "data", caller)
+        require_bool(trusted, "trusted", caller)
+        require_instance(limits, Limits, "limits", caller)
+        if isinstance(data, (str, os.PathLike)) and not str(data).lstrip().startswith(("{", "[")) and not os.path.isfile(data):
+            raise ComplexFormatError(
+                f"{caller}: data: no such file {str(data)[:200]!r}; pass the document, its JSON text or the path of a file"
+            )
+        document = read_document(data, limits)
+        if not trusted:
+            check_document(document)
+        n0 = document.network.architecture.input_dim
+        domain = None if document.domain_rows is None else Polyhedron(ieqs=document.domain_rows, ambient_dim=n0)
+        cells = [
+            Cell(c.id, c.dimension, c.signs, c.domain_signs, polyhedron=c.polyhedron()) for c in document.cells
+        ]
+        return cls(document.network, domain, document.domain_rows or (), cells, document.lattice)
