@@ -105,6 +105,7 @@ from .topology import (
     closure,
     decision_complex,
     homology,
+    homology_document,
     level_set,
     sublevel_set,
 )
@@ -206,6 +207,7 @@ __all__ = [
     "betti_numbers",
     "homology",
     "Homology",
+    "homology_document",
     "restrict",
     "slice_through",
     "Slice",

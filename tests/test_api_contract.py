@@ -550,6 +550,17 @@ API = {
         fx.D.write_json,
         dict(path=(fx.tmp / "decision.json", PATH)),
     ),
+    "polyrelu.topology.decision.DecisionComplex.from_json": lambda fx: (
+        topology.DecisionComplex.from_json,
+        dict(data=(fx.D.to_json(), JSON_DATA), trusted=(False, FLAG), limits=(io.DEFAULT_LIMITS, LIMITS)),
+    ),
+    "polyrelu.topology.subcomplex.homology_document": lambda fx: (
+        topology.homology_document,
+        dict(
+            subcomplexes=({"boundary": fx.X}, (None, object(), 3, "X", {}, [fx.X], {"": fx.X}, {1: fx.X}, {"X": object()}, {"X": fx.X, "Y": fx.net})),
+            primes=((2, 3), (None, object(), "2", 2, [4], [1], [1.5], [True], ["2"])),
+        ),
+    ),
     "polyrelu.topology.subcomplex.Subcomplex": lambda fx: (
         topology.Subcomplex,
         dict(

@@ -3,7 +3,7 @@
 - :mod:`~polyrelu.topology.subcomplex`: :class:`Subcomplex` (cells closed under
   faces), :func:`closure`, and the exact homology of any subcomplex
   (:func:`betti_numbers` over ``Z``, ``Q`` or ``GF(p)``, :func:`homology` with
-  torsion, :class:`Homology`).
+  torsion, :class:`Homology`, and :func:`homology_document`, their JSON).
 - :mod:`~polyrelu.topology.decision`: the decision complex of a classifier
   (:func:`decision_complex`, :class:`DecisionComplex`: class regions and the
   boundaries between classes as subcomplexes), and the level and sublevel
@@ -16,7 +16,7 @@ docs/topology.md explains the constructions.
 """
 
 from .decision import DecisionComplex, decision_complex, level_set, sublevel_set
-from .subcomplex import Homology, Subcomplex, betti_numbers, closure, homology
+from .subcomplex import Homology, Subcomplex, betti_numbers, closure, homology, homology_document
 
 __all__ = [
     "DecisionComplex",
@@ -28,4 +28,5 @@ __all__ = [
     "betti_numbers",
     "homology",
     "Homology",
+    "homology_document",
 ]
