@@ -107,6 +107,8 @@ from .topology import (
     homology,
     homology_document,
     level_set,
+    level_sets,
+    LevelSets,
     sublevel_set,
 )
 from .tropical import (
@@ -202,6 +204,8 @@ __all__ = [
     "DecisionComplex",
     "level_set",
     "sublevel_set",
+    "level_sets",
+    "LevelSets",
     "Subcomplex",
     "closure",
     "betti_numbers",

@@ -109,6 +109,7 @@ EXEMPT = {
     "polyrelu.geometry.polyhedron.AffineSubspace": "returned by Polyhedron.affine_hull and AffineSubspace.from_equations",
     "polyrelu.topology.decision.DecisionComplex": "built by decision_complex",
     "polyrelu.topology.subcomplex.Homology": _RESULT,
+    "polyrelu.topology.decision.LevelSets": _RESULT,
 }
 
 
@@ -535,7 +536,7 @@ API = {
                 ),
             )
         )
-        for name in ("level_set", "sublevel_set")
+        for name in ("level_set", "sublevel_set", "level_sets")
     },
     "polyrelu.topology.decision.DecisionComplex.label": lambda fx: (fx.D.label, dict(cell=(0, CELL))),
     "polyrelu.topology.decision.DecisionComplex.class_region": lambda fx: (

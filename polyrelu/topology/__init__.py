@@ -7,7 +7,8 @@
 - :mod:`~polyrelu.topology.decision`: the decision complex of a classifier
   (:func:`decision_complex`, :class:`DecisionComplex`: class regions and the
   boundaries between classes as subcomplexes), and the level and sublevel
-  sets of a network with one output (:func:`level_set`, :func:`sublevel_set`).
+  sets of a network with one output (:func:`level_set`, :func:`sublevel_set`,
+  and all three sets at once, :func:`level_sets`).
 
 Internal stages, each importing only the ones after it: ``_bounded`` (the
 bounded model of a complex on ``R^n0``), ``_chains`` (orientations and
@@ -15,7 +16,7 @@ incidence numbers) and ``_elimination`` (exact ranks and Smith normal forms).
 docs/topology.md explains the constructions.
 """
 
-from .decision import DecisionComplex, decision_complex, level_set, sublevel_set
+from .decision import DecisionComplex, LevelSets, decision_complex, level_set, level_sets, sublevel_set
 from .subcomplex import Homology, Subcomplex, betti_numbers, closure, homology, homology_document
 
 __all__ = [
@@ -23,6 +24,8 @@ __all__ = [
     "decision_complex",
     "level_set",
     "sublevel_set",
+    "level_sets",
+    "LevelSets",
     "Subcomplex",
     "closure",
     "betti_numbers",

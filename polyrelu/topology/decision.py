@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..atomic import write_json
 from ..checks import (
@@ -55,7 +55,7 @@ from ..network import ReLUNetwork
 from ..schemas import validate
 from .subcomplex import Subcomplex
 
-__all__ = ["DecisionComplex", "decision_complex", "level_set", "sublevel_set"]
+__all__ = ["DecisionComplex", "decision_complex", "level_set", "sublevel_set", "LevelSets", "level_sets"]
 
 DECISION_FORMAT = "polyrelu.decision_complex"
 DECISION_VERSION = 1
@@ -473,8 +473,7 @@ def level_set(
     >>> level_set(f, 0).betti_numbers(), level_set(f, -1).betti_numbers()
     ((1, 0, 0), (0, 0, 0))
     """
-    K = _threshold_complex(source, c, domain, max_cells, progress, "level_set")
-    return Subcomplex(K, [cell.id for cell in K if cell.signs[-1] == 0])
+    return _level_sets(_threshold_complex(source, c, domain, max_cells, progress, "level_set")).level
 
 
 def sublevel_set(
@@ -489,7 +488,7 @@ def sublevel_set(
 
     Parameters and errors as for :func:`level_set`; the cells are those where
     the neuron ``f - c`` is ``-`` or ``0``. (For ``f >= c`` take the sublevel
-    set of ``-f``.)
+    set of ``-f``, or :func:`level_sets`, which gives all three sets.)
 
     Examples
     --------
@@ -501,5 +500,65 @@ def sublevel_set(
     >>> sublevel_set(minus_f, -1).betti_numbers()   # f >= 1: the plane minus an open diamond, a circle
     (1, 1, 0)
     """
-    K = _threshold_complex(source, c, domain, max_cells, progress, "sublevel_set")
-    return Subcomplex(K, [cell.id for cell in K if cell.signs[-1] <= 0])
+    return _level_sets(_threshold_complex(source, c, domain, max_cells, progress, "sublevel_set")).sublevel
+
+
+class LevelSets(NamedTuple):
+    """The level, sublevel and superlevel sets of a network with one output at one level, in one complex.
+
+    Attributes
+    ----------
+    level, sublevel, superlevel : Subcomplex
+        ``f = c``, ``f <= c`` and ``f >= c``: the cells of :attr:`complex`
+        where the neuron ``f - c`` (the last sign) is ``0``, ``-`` or ``0``,
+        ``+`` or ``0``.
+    complex : CanonicalComplex
+        The canonical complex of the network extended by the neuron ``f - c``.
+    """
+
+    level: Subcomplex
+    sublevel: Subcomplex
+    superlevel: Subcomplex
+    complex: CanonicalComplex
+
+
+def _level_sets(K: CanonicalComplex) -> LevelSets:
+    """The three sets, read off the last sign of the cells of the extended network's complex."""
+    side = [cell.signs[-1] for cell in K]
+    return LevelSets(
+        *(Subcomplex._trusted(K, [i for i, s in enumerate(side) if s in signs]) for signs in ((0,), (-1, 0), (0, 1))), K
+    )
+
+
+def level_sets(
+    source: ReLUNetwork | CanonicalComplex,
+    c: RationalLike,
+    domain: DomainLike = None,
+    *,
+    max_cells: int = 1_000_000,
+    progress: bool | None = None,
+) -> LevelSets:
+    """The level set ``f = c``, the sublevel set ``f <= c`` and the superlevel set ``f >= c``, from one complex.
+
+    Parameters and errors as for :func:`level_set`, which builds the same
+    complex for one of the sets. Each set is closed under faces (a face's
+    sign of ``f - c`` is its cell's or ``0``).
+
+    Returns
+    -------
+    LevelSets
+
+    Examples
+    --------
+    ``f = |x| + |y|``, level 1: a circle, the closed diamond and the plane
+    outside the open diamond; the two sets meet in the circle.
+
+    >>> from polyrelu import ReLUNetwork
+    >>> f = ReLUNetwork([[[1, 0], [-1, 0], [0, 1], [0, -1]], [[1, 1, 1, 1]]], [[0, 0, 0, 0], [0]])
+    >>> L = level_sets(f, 1)
+    >>> [X.betti_numbers() for X in (L.level, L.sublevel, L.superlevel)]
+    [(1, 1, 0), (1, 0, 0), (1, 1, 0)]
+    >>> L.sublevel & L.superlevel == L.level
+    True
+    """
+    return _level_sets(_threshold_complex(source, c, domain, max_cells, progress, "level_sets"))
