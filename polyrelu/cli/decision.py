@@ -64,7 +64,7 @@ def _classes(net, domain, args):
     D = decision_complex(net, domain, max_cells=args.max_cells)
     K = D.complex
     print(f"decision complex    f-vector {K.f_vector()}  ({len(K)} cells, {len(K.regions())} regions; "
-          f"{D.classes} classes, {len(D.pairs)} tie neurons f_i - f_j)\n")
+          f"{D.classes} classes, {len(D.pairs)} tie neuron{'s' if len(D.pairs) > 1 else ''} f_i - f_j)\n")
     regions = [D.class_region(c) for c in range(D.classes)]
     rows = [("class", "regions", "cells", "f-vector", *_HOMOLOGY_HEADER)]
     for c, X in enumerate(regions):
