@@ -525,9 +525,10 @@ class LevelSets(NamedTuple):
 def _level_sets(K: CanonicalComplex) -> LevelSets:
     """The three sets, read off the last sign of the cells of the extended network's complex."""
     side = [cell.signs[-1] for cell in K]
-    return LevelSets(
-        *(Subcomplex._trusted(K, [i for i, s in enumerate(side) if s in signs]) for signs in ((0,), (-1, 0), (0, 1))), K
+    level, sublevel, superlevel = (
+        Subcomplex._trusted(K, [i for i, s in enumerate(side) if s in signs]) for signs in ((0,), (-1, 0), (0, 1))
     )
+    return LevelSets(level, sublevel, superlevel, K)
 
 
 def level_sets(

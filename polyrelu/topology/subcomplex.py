@@ -466,9 +466,9 @@ def homology_document(
     return {"format": HOMOLOGY_FORMAT, "version": HOMOLOGY_VERSION, "ambient_dim": dimensions.pop(), "subcomplexes": entries}
 
 
-def _prime(p: object, caller: str) -> int:
-    """``p``, checked to be a prime (a field for :func:`betti_numbers`)."""
-    p = require_int(p, "primes", caller, minimum=2)
+def _prime(value: object, caller: str) -> int:
+    """``value``, checked to be a prime (a field for :func:`betti_numbers`)."""
+    p: int = require_int(value, "primes", caller, minimum=2)
     if not flint.fmpz(p).is_prime():
         raise UsageError(f"{caller}: primes: {p} is not prime; give primes p for the fields GF(p), such as 2 or 3")
     return p
