@@ -109,6 +109,7 @@ EXEMPT = {
     "polyrelu.geometry.polyhedron.AffineSubspace": "returned by Polyhedron.affine_hull and AffineSubspace.from_equations",
     "polyrelu.topology.decision.DecisionComplex": "built by decision_complex",
     "polyrelu.topology.subcomplex.Homology": _RESULT,
+    "polyrelu.topology.decision.LevelSets": _RESULT,
 }
 
 
@@ -541,7 +542,7 @@ API = {
                 ),
             )
         )
-        for name in ("level_set", "sublevel_set")
+        for name in ("level_set", "sublevel_set", "level_sets")
     },
     "polyrelu.topology.decision.DecisionComplex.label": lambda fx: (fx.D.label, dict(cell=(0, CELL))),
     "polyrelu.topology.decision.DecisionComplex.class_region": lambda fx: (
@@ -555,6 +556,17 @@ API = {
     "polyrelu.topology.decision.DecisionComplex.write_json": lambda fx: (
         fx.D.write_json,
         dict(path=(fx.tmp / "decision.json", PATH)),
+    ),
+    "polyrelu.topology.decision.DecisionComplex.from_json": lambda fx: (
+        topology.DecisionComplex.from_json,
+        dict(data=(fx.D.to_json(), JSON_DATA), trusted=(False, FLAG), limits=(io.DEFAULT_LIMITS, LIMITS)),
+    ),
+    "polyrelu.topology.subcomplex.homology_document": lambda fx: (
+        topology.homology_document,
+        dict(
+            subcomplexes=({"boundary": fx.X}, (None, object(), 3, "X", {}, [fx.X], {"": fx.X}, {1: fx.X}, {"X": object()}, {"X": fx.X, "Y": fx.net})),
+            primes=((2, 3), (None, object(), "2", 2, [4], [1], [1.5], [True], ["2"])),
+        ),
     ),
     "polyrelu.topology.subcomplex.Subcomplex": lambda fx: (
         topology.Subcomplex,

@@ -383,7 +383,7 @@ def subcommands():
 
 
 def test_the_commands_are_the_documented_ones():
-    assert list(subcommands()) == ["demo", "builtins", "info", "complex", "slice", "weights", "graph", "analyze", "recover", "survey"]
+    assert list(subcommands()) == ["demo", "builtins", "info", "complex", "slice", "decision", "weights", "graph", "analyze", "recover", "survey"]
 
 
 @pytest.mark.parametrize("command", [[], *([name] for name in subcommands())])
@@ -426,6 +426,7 @@ def command_lines(tmp_path):
         "analyze": (["analyze", net, "--no-inradius"], "analysis.json"),
         "recover": (["recover", net], "recovered.json"),
         "survey": (["survey", "--depths", "1", "--widths", "2", "--samples", "1"], "survey.json"),
+        "decision": (["decision", "builtin:randn-2-3-3", "--domain", "box:-1,1"], "decision.json"),
     }
 
 
@@ -445,11 +446,8 @@ def test_every_command_writes_its_main_output_with_o(tmp_path, capsys):
             assert network == {"demo": bent_line_network(), "info": generic_network((2, 3, 2, 1), seed=1)}.get(name, network)
         else:
             data = json.loads(path.read_text())
-            kind = {"complex": "complex", "weights": "complex", "graph": "dependency_graph", "analyze": "analysis"}.get(name)
-            if kind:
-                validate(data, kind)
-            else:
-                assert data["format"] == f"polyrelu.{name}"
+            kind = {"weights": "complex", "graph": "dependency_graph", "analyze": "analysis", "decision": "decision_complex"}
+            assert validate(data) == kind.get(name, name)  # every JSON document names its kind and has a schema
     assert json.loads((tmp_path / "survey.json").read_text())["architectures"][0]["ranks"] == [7]
 
 
@@ -489,7 +487,7 @@ def test_builtins_lists_names_every_command_accepts(capsys, monkeypatch):
     monkeypatch.setattr(polyrelu.cli, "load", recording)
     monkeypatch.setattr(polyrelu.cli.slicing, "load", recording)
     takes_a_network = [name for name, p in subcommands().items() if any(a.dest == "network" for a in p._actions)]
-    assert takes_a_network == ["info", "complex", "slice", "weights", "graph", "analyze", "recover"]
+    assert takes_a_network == ["info", "complex", "slice", "decision", "weights", "graph", "analyze", "recover"]
     for command in takes_a_network:
         extra = ["--through", "points.csv"] if command == "slice" else []
         for name in names:

@@ -522,7 +522,7 @@ def test_schema_returns_a_fresh_copy_and_refuses_unknown_names():
     s = schema("complex")
     s["properties"]["format"]["const"] = "something else"
     assert schema("complex")["properties"]["format"]["const"] == "polyrelu.complex"
-    with pytest.raises(UsageError, match="schema: name must be 'analysis' or 'complex' or 'dependency_graph' or 'network', not 'graph'"):
+    with pytest.raises(UsageError, match="schema: name must be 'analysis' or 'builtins' or .* or 'survey', not 'graph'"):
         schema("graph")
     with pytest.raises(UsageError):
         validate({}, "complex.schema.json")

@@ -102,7 +102,7 @@ def test_the_wheel_ships_every_module_the_type_marker_the_schemas_and_the_licens
     assert set(MODULES) <= names
     assert "polyrelu/py.typed" in names
     assert {n for n in names if n.endswith(".schema.json")} == {f"polyrelu/schemas/{f}" for f in SCHEMA_FILES}
-    assert len(SCHEMA_FILES) == len(pr.schemas.SCHEMA_NAMES) == 4
+    assert len(SCHEMA_FILES) == len(pr.schemas.SCHEMA_NAMES) == 9
     assert license_text == [(ROOT / "LICENSE").read_text()]
     # nothing but the package and its metadata: no tests, docs or build leftovers
     assert {n.split("/", 1)[0] for n in names} == {"polyrelu", wheel.name.split("-py3")[0] + ".dist-info"}
@@ -313,6 +313,15 @@ def documents(tmp_path_factory):
     written["analysis"].append(tmp / "analysis.json")
     assert main(["recover", "--from", str(tmp / "net2.json"), "-o", str(tmp / "recovered.json")]) == 0
     written["network"].append(tmp / "recovered.json")
+    classifier = pr.ReLUNetwork([[[1, 0], [0, 1], [0, 0]]], [[0, 0, 0]])
+    pr.save_network(classifier, tmp / "classifier.json")
+    assert main(["decision", str(tmp / "classifier.json"), "-o", str(tmp / "decision.json"),
+                 "--homology", str(tmp / "homology.json")]) == 0
+    (tmp / "points.csv").write_text("0,0\n1,0\n0,1\n")
+    assert main(["slice", str(tmp / "net0.json"), "--through", str(tmp / "points.csv"), "-o", str(tmp / "slice.json")]) == 0
+    assert main(["survey", "--depths", "1", "--widths", "2", "--samples", "1", "-o", str(tmp / "survey.json")]) == 0
+    assert main(["builtins", "-o", str(tmp / "builtins.json")]) == 0
+    written.update({kind: [tmp / f"{kind.split('_')[0]}.json"] for kind in ("decision_complex", "homology", "slice", "survey", "builtins")})
     return {kind: [json.loads(path.read_text()) for path in paths] for kind, paths in written.items()}
 
 

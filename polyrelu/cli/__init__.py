@@ -1,4 +1,4 @@
-"""The ``polyrelu`` command: ``demo``, ``builtins``, ``info``, ``complex``, ``slice``, ``weights``, ``graph``, ``analyze``, ``recover``, ``survey``.
+"""The ``polyrelu`` command: ``demo``, ``builtins``, ``info``, ``complex``, ``slice``, ``decision``, ``weights``, ``graph``, ``analyze``, ``recover``, ``survey``.
 
 One grammar for every command (docs/cli.md)::
 
@@ -22,7 +22,7 @@ Before any work, every option is checked: numbers, ``--domain``, and every
 output path: its directory must exist and be writable, it must not be a
 directory or the input file, and its suffix must fit. Outputs are written
 atomically: a failure or an interrupt leaves the previous file as it was.
-Commands that build a canonical complex (``complex``, ``slice``, ``weights``,
+Commands that build a canonical complex (``complex``, ``slice``, ``decision``, ``weights``,
 ``graph``, ``analyze``) refuse one estimated to exceed ``--max-cells`` (default
 1,000,000); ``recover`` answers undecided instead.
 
@@ -81,6 +81,7 @@ from .builtins import (
     MAX_WIDTH,
     load,
 )
+from .decision import check_decision_arguments, decision_command
 from .demo import demo
 from .ending import CommandFailed, written
 from .slicing import slice_command, slice_margin
@@ -249,6 +250,36 @@ def _add_slice_parser(sub):
     _add_trust_pickle(p)
 
 
+def _add_decision_parser(sub):
+    p = _command(sub, "decision", _decision_command,
+                 "the decision complex of a classifier: class regions, boundary cells, their exact homology; "
+                 "with --level, the level sets of a network with one output")
+    _add_network(p, "the classifier (2 or more outputs), or with --level a network with one output")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--domain", metavar="BOX",
+                       help="the input region: box:LO,HI, or box:LO1,HI1;LO2,HI2;... per input (default: all of R^n0)")
+    where.add_argument("--through", metavar="FILE",
+                       help="work on the slice through 2 to 4 data points, one per row (.npy, .csv or .json), as "
+                            "polyrelu slice does (for networks of any input width)")
+    p.add_argument("--margin", metavar="M",
+                   help=f"with --through: the box reaches M times the points' extent beyond them (default {DEFAULT_MARGIN})")
+    p.add_argument("--level", metavar="C",
+                   help="for a network with one output: the level set f = C, the sublevel set f <= C and the "
+                        "superlevel set f >= C, with their homology (C a number such as 0 or 1/2)")
+    _add_output(p, "the decision complex (with --level: the complex cut by f = C) as JSON")
+    p.add_argument("--homology", metavar="FILE",
+                   help="write the Betti numbers and torsion of every class region and boundary (or level set) to "
+                        "FILE (.json)")
+    _add_max_cells(p)
+    _add_exact(p)
+    _add_trust_pickle(p)
+
+
+def _decision_command(args):
+    net = load(args.network, trust_pickle=args.trust_pickle)
+    decision_command(args, net, _domain(args, net))
+
+
 def _add_weights_parser(sub):
     p = _command(sub, "weights", _weights_command,
                  "the tropical weights of every neuron's bent hypersurface, and the four genericity conditions")
@@ -344,6 +375,7 @@ _PARSERS = (
     _add_info_parser,
     _add_complex_parser,
     _add_slice_parser,
+    _add_decision_parser,
     _add_weights_parser,
     _add_graph_parser,
     _add_analyze_parser,
@@ -671,6 +703,8 @@ def _check_arguments(args):
             raise UsageError(f"--{dest.replace('_', '-')} {value}: must be {wanted}")
     if args.command == "survey":
         check_survey_arguments(args)
+    if args.command == "decision":
+        check_decision_arguments(args, _inputs(args))
     for dest in ("tolerance", "max_seconds"):
         value = getattr(args, dest, None)
         if value is not None and not 0 < value < float("inf"):
@@ -683,15 +717,20 @@ def _check_arguments(args):
         parse_domain(args.domain)
     elif getattr(args, "float", False):
         raise UsageError("--float needs a bounded domain: add --domain box:LO,HI (e.g. box:-8,8)")
-    network = getattr(args, "network", None)
-    inputs = [network] if network and not network.startswith("builtin:") else []
-    inputs += [args.through] if getattr(args, "through", None) else []
+    inputs = _inputs(args)
     if getattr(args, "output", None) is not None:
         check_output_path(args.output, suffixes=args.output_suffixes, inputs=inputs)
     if getattr(args, "graphml", None) is not None:
         check_output_path(args.graphml, suffixes=(".graphml",), inputs=inputs)
     if getattr(args, "plot", None) is not None:
         check_figure_path(args.plot, inputs=inputs)
+
+
+def _inputs(args):
+    """The files the command reads (its network file, its points): no output may overwrite them."""
+    network = getattr(args, "network", None)
+    inputs = [network] if network and not network.startswith("builtin:") else []
+    return inputs + ([args.through] if getattr(args, "through", None) else [])
 
 
 # -- how a command ends ------------------------------------------------------------------------------------

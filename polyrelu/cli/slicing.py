@@ -14,33 +14,26 @@ from ..errors import (
 from ..geometry.rational import parse_number
 from ..io import read_points
 from ..plot import plot_complex, save_figure
-from ..slices import MAX_SLICE_DIMENSION, slice_through
+from ..slices import DEFAULT_MARGIN, MAX_SLICE_DIMENSION, slice_through
 from ..text import number_text
 from .builtins import load
 
-__all__ = ["slice_command", "slice_margin"]
+__all__ = ["slice_command", "slice_margin", "slice_of", "print_slice"]
 
 
 def slice_command(args):
     """Run ``polyrelu slice``: summary on stdout, ``-o`` the slice and its complex as JSON, ``--plot`` a 2-D slice."""
     net = load(args.network, trust_pickle=args.trust_pickle)
-    n0, H = net.architecture.input_dim, net.architecture.num_hidden
-    points = read_points(args.through, width=n0, max_rows=MAX_SLICE_DIMENSION + 1)
-    try:
-        S = slice_through(net, points, margin=slice_margin(args.margin))
-    except (ShapeError, GeometryError) as exc:  # about the points: say which file they came from
-        raise type(exc)(f"{args.through}: {exc}") from None
+    H = net.architecture.num_hidden
+    S = slice_of(net, args)
     k = S.dimension
     if args.plot and k != 2:
         raise UsageError(
-            f"--plot draws 2-D slices, through 3 points; {args.through} has {len(points)} "
+            f"--plot draws 2-D slices, through 3 points; {args.through} has {k + 1} "
             f"(a {k}-dimensional slice): leave out --plot or give 3 points"
         )
     print(f"network             {args.network}  ({net.architecture})")
-    placed = "the second at 1" if k == 1 else "the others at the unit vectors"
-    print(f"points              {len(points)} from {args.through}: a {k}-dimensional slice, the first point at the origin, {placed}")
-    print(f"domain              [{number_text(S.domain.lower)}, {number_text(S.domain.upper)}]^{k} in slice coordinates "
-          f"(margin {number_text(slice_margin(args.margin))})", flush=True)
+    print_slice(S, args)
     K = S.complex(max_cells=args.max_cells, progress=None)
     regions = K.regions()
     active = [sum(1 for v in r.signs if v > 0) for r in regions]
@@ -57,6 +50,29 @@ def slice_command(args):
     if args.plot:
         _plot_slice(S, K, args.plot, f"{net.name or os.path.basename(args.network)}: slice through {os.path.basename(args.through)}")
         print(f"written             {args.plot}")
+
+
+def slice_of(net, args):
+    """The slice of ``net`` through the points of ``args.through`` with ``args.margin``; errors name the file."""
+    points = read_points(args.through, width=net.architecture.input_dim, max_rows=MAX_SLICE_DIMENSION + 1)
+    try:
+        return slice_through(net, points, margin=_margin(args))
+    except (ShapeError, GeometryError) as exc:  # about the points: say which file they came from
+        raise type(exc)(f"{args.through}: {exc}") from None
+
+
+def print_slice(S, args):
+    """The lines that say which slice a command works on: its points and its box (flushed: work follows)."""
+    k = S.dimension
+    placed = "the second at 1" if k == 1 else "the others at the unit vectors"
+    print(f"points              {k + 1} from {args.through}: a {k}-dimensional slice, the first point at the origin, {placed}")
+    print(f"domain              [{number_text(S.domain.lower)}, {number_text(S.domain.upper)}]^{k} in slice coordinates "
+          f"(margin {number_text(_margin(args))})", flush=True)
+
+
+def _margin(args):
+    """``--margin``, or the default margin when the command's parser leaves it None."""
+    return DEFAULT_MARGIN if args.margin is None else slice_margin(args.margin)
 
 
 def slice_margin(text):

@@ -1,7 +1,8 @@
 """The JSON Schemas of polyrelu's documents, shipped inside the package, and a validator.
 
-Four documents have a schema (JSON Schema draft 2020-12), one file each in
-this directory, and a polyrelu error for documents that fail it:
+Every JSON document polyrelu writes has a schema (JSON Schema draft
+2020-12), one file each in this directory, and a polyrelu error for
+documents that fail it:
 
 - ``network``: ``save_network`` / ``network_to_dict`` (and ``polyrelu recover -o``);
   refused with ``NetworkFormatError``.
@@ -9,16 +10,22 @@ this directory, and a polyrelu error for documents that fail it:
   which adds weights); refused with ``ComplexFormatError``.
 - ``dependency_graph``: ``DependencyGraph.to_json``; refused with ``GraphFormatError``.
 - ``analysis``: ``polyrelu analyze --json``; refused with ``AnalysisFormatError``.
+- ``decision_complex``: ``DecisionComplex.to_json`` (``polyrelu decision -o``) and
+  ``slice``: ``Slice.to_json`` (``polyrelu slice -o``), which hold a complex;
+  refused with ``ComplexFormatError``.
+- ``homology``: ``polyrelu.topology.homology_document`` (``polyrelu decision
+  --homology``), ``survey`` (``polyrelu survey -o``) and ``builtins``
+  (``polyrelu builtins -o``); refused with ``DocumentFormatError``.
 
 Each document names its kind in its ``format`` field (``"polyrelu.network"``
 and so on), so :func:`validate` (``polyrelu.validate``) finds the schema by
 itself; a document without such a field is refused with
-``DocumentFormatError``, the base of the four errors.
+``DocumentFormatError``, the base of all these errors.
 
 Every schema has an ``$id`` under ``https://polyrelu.invalid/schema/`` (the
 ``.invalid`` domain never resolves), and every ``$ref`` names one of these
-files (``network`` and ``analysis`` refer to the network definition of
-``complex``, ``analysis`` to ``dependency_graph`` as well). :func:`validator`
+files (``network``, ``analysis``, ``decision_complex`` and ``slice`` refer to
+definitions of ``complex``, ``analysis`` to ``dependency_graph`` as well). :func:`validator`
 registers all of them with a :class:`referencing.Registry`, so references
 resolve from the package alone: nothing is ever fetched from the network.
 """
@@ -49,18 +56,27 @@ from ..errors import (
 __all__ = ["DocumentKind", "SCHEMA_NAMES", "FORMATS", "schema", "validator", "validate"]
 
 #: The kinds of document that have a schema (the ``kind`` argument of :func:`validate`).
-DocumentKind: TypeAlias = Literal["analysis", "complex", "dependency_graph", "network"]
+DocumentKind: TypeAlias = Literal[
+    "analysis", "builtins", "complex", "decision_complex", "dependency_graph", "homology", "network", "slice", "survey"
+]
 
-SCHEMA_NAMES: tuple[DocumentKind, ...] = ("analysis", "complex", "dependency_graph", "network")
+SCHEMA_NAMES: tuple[DocumentKind, ...] = (
+    "analysis", "builtins", "complex", "decision_complex", "dependency_graph", "homology", "network", "slice", "survey"
+)
 
 #: The ``format`` field of each kind of document, as its writer sets it.
 FORMATS: dict[str, DocumentKind] = {f"polyrelu.{name}": name for name in SCHEMA_NAMES}
 
 _ERRORS: dict[str, type[DocumentFormatError]] = {
     "analysis": AnalysisFormatError,
+    "builtins": DocumentFormatError,
     "complex": ComplexFormatError,
+    "decision_complex": ComplexFormatError,
     "dependency_graph": GraphFormatError,
+    "homology": DocumentFormatError,
     "network": NetworkFormatError,
+    "slice": ComplexFormatError,
+    "survey": DocumentFormatError,
 }
 
 # Longest part of jsonschema's message kept: it quotes the offending value, which may be a whole cell.
@@ -83,7 +99,8 @@ def schema(name: DocumentKind) -> dict[str, Any]:
 
     Parameters
     ----------
-    name : {"analysis", "complex", "dependency_graph", "network"}
+    name : str
+        One of :data:`SCHEMA_NAMES`.
 
     Returns
     -------
@@ -185,8 +202,8 @@ def validate(data: Any, kind: DocumentKind | None = None, source: str | None = N
     ----------
     data : object
         The document, as :func:`json.loads` returns it.
-    kind : {"analysis", "complex", "dependency_graph", "network"}, optional
-        The schema to check against. By default, the one the document names in
+    kind : str, optional
+        The schema to check against, one of :data:`SCHEMA_NAMES`. By default, the one the document names in
         its ``format`` field (``"polyrelu.complex"`` is a ``complex``).
     source : str, optional
         Where the document came from (a file name), for the message.
@@ -199,16 +216,17 @@ def validate(data: Any, kind: DocumentKind | None = None, source: str | None = N
     Raises
     ------
     NetworkFormatError, ComplexFormatError, GraphFormatError, AnalysisFormatError
-        For ``network``, ``complex``, ``dependency_graph`` and ``analysis``
-        documents: the message gives the JSON path of the first error
-        (``$.cells[3].dim``) and what is wrong there. All four are
-        :class:`~polyrelu.errors.DocumentFormatError`.
+        For ``network``; ``complex``, ``decision_complex`` and ``slice``;
+        ``dependency_graph``; ``analysis`` documents: the message gives the
+        JSON path of the first error (``$.cells[3].dim``) and what is wrong
+        there. All are :class:`~polyrelu.errors.DocumentFormatError`, which
+        ``homology``, ``survey`` and ``builtins`` documents raise themselves.
     DocumentFormatError
         ``kind`` not given and the document names no polyrelu format: not an
         object, no ``format`` field, or a format polyrelu does not write
         (the message says ``at $.format``).
     UsageError
-        ``kind`` is not one of the four.
+        ``kind`` is not one of :data:`SCHEMA_NAMES`.
 
     See also
     --------

@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..atomic import write_json
 from ..checks import (
@@ -46,14 +46,16 @@ from ..checks import (
 )
 from ..complex import CanonicalComplex, Cell, canonical_complex
 from ..domain import DomainLike, domain_polyhedron
-from ..errors import UsageError
+from ..errors import ComplexFormatError, LimitExceededError, PolyReluError, UsageError
 from ..geometry import Polyhedron
 from ..geometry.rational import RationalLike, to_fraction
-from ..io import network_to_dict
+from ..io import network_from_dict, network_to_dict
+from ..io.limits import DEFAULT_LIMITS, Limits, parse_json, read_json
 from ..network import ReLUNetwork
+from ..schemas import validate
 from .subcomplex import Subcomplex
 
-__all__ = ["DecisionComplex", "decision_complex", "level_set", "sublevel_set"]
+__all__ = ["DecisionComplex", "decision_complex", "level_set", "sublevel_set", "LevelSets", "level_sets"]
 
 DECISION_FORMAT = "polyrelu.decision_complex"
 DECISION_VERSION = 1
@@ -66,6 +68,20 @@ def _with_output_neurons(net: ReLUNetwork, rows: Sequence[Sequence[Fraction]], b
         list(net.weights[:-1]) + [list(rows), [[0] * width]],
         list(net.biases[:-1]) + [list(biases), [0]],
         name=net.name,
+    )
+
+
+def _tie_pairs(m: int) -> list[tuple[int, int]]:
+    """The pairs ``(i, j)``, ``i < j < m``, in the order of the tie neurons."""
+    return [(i, j) for i in range(m) for j in range(i + 1, m)]
+
+
+def _tie_network(net: ReLUNetwork) -> ReLUNetwork:
+    """``net``'s hidden layers, then the neurons ``f_i - f_j`` (``i < j``), then a zero output (see the module)."""
+    W, b = net.weights[-1], net.biases[-1]
+    pairs = _tie_pairs(net.architecture.output_dim)
+    return _with_output_neurons(
+        net, [[u - v for u, v in zip(W[i], W[j])] for i, j in pairs], [b[i] - b[j] for i, j in pairs]
     )
 
 
@@ -110,7 +126,7 @@ class DecisionComplex:
         self.network = network
         self.complex = complex_
         self.classes = network.architecture.output_dim
-        self.pairs = tuple((i, j) for i in range(self.classes) for j in range(i + 1, self.classes))
+        self.pairs = tuple(_tie_pairs(self.classes))
         hidden = network.architecture.num_hidden
         self.labels = tuple(self._maximal_classes(c.signs[hidden:]) for c in complex_)
 
@@ -123,6 +139,14 @@ class DecisionComplex:
             elif s < 0:
                 beaten.add(i)
         return frozenset(range(self.classes)) - beaten
+
+    def __eq__(self, other: object) -> bool:
+        """Equal classifiers and equal complexes (geometry, not cell ids); the labels follow from the signs."""
+        if not isinstance(other, DecisionComplex):
+            return NotImplemented
+        return self.network == other.network and self.complex == other.complex
+
+    __hash__ = None  # type: ignore[assignment]  # like complexes: equality is geometric, not by identity
 
     def __repr__(self) -> str:
         return f"<DecisionComplex of {self.network.architecture}: {self.classes} classes, f-vector {self.complex.f_vector()}>"
@@ -188,6 +212,127 @@ class DecisionComplex:
     def write_json(self, path: os.PathLike | str) -> None:
         """Write :meth:`to_json` to ``path`` (atomically: a failure leaves any previous file as it was)."""
         write_json(require_path(path, "path", "DecisionComplex.write_json"), self.to_json)
+
+    @classmethod
+    def from_json(
+        cls, data: dict[str, Any] | str | os.PathLike, *, trusted: bool = False, limits: Limits = DEFAULT_LIMITS
+    ) -> DecisionComplex:
+        """Read a decision complex written by :meth:`to_json`, checking first that it is one.
+
+        Parameters
+        ----------
+        data : dict, str or path-like
+            The document, JSON text (starting with ``{``) or a file, read with
+            its size and nesting bounded by ``limits``.
+        trusted : bool
+            Skip the geometric checks of the complex (for files you wrote
+            yourself); everything else is checked either way.
+        limits : Limits
+            See :mod:`polyrelu.io.limits`; they bound the file, the network
+            and every number.
+
+        Returns
+        -------
+        DecisionComplex
+            Its complex keeps the stored exact cells; the labels are read off
+            their signs and must be the stored ones.
+
+        Raises
+        ------
+        ComplexFormatError
+            Not valid JSON; fails the schema (``decision_complex``; the
+            message gives the JSON path); ``classes`` is not the classifier's
+            number of outputs; ``pairs`` are not the pairs ``i < j`` in order;
+            the complex fails :meth:`CanonicalComplex.from_json
+            <polyrelu.complex.CanonicalComplex.from_json>` (wrong ids, a
+            covering pair naming a missing cell, a cell that is not the
+            closure of its sign class, ...), or its network is not the tie
+            network of ``network``; ``labels`` do not have one entry per cell,
+            or a label is not the set of classes maximal on its cell (a class
+            out of range, say). The message names the field or the cell.
+        LimitExceededError
+            A file, nesting, network or number beyond ``limits``.
+
+        Examples
+        --------
+        >>> D = decision_complex(ReLUNetwork([[[1, 0], [0, 1], [0, 0]]], [[0, 0, 0]]))
+        >>> data = D.to_json()
+        >>> DecisionComplex.from_json(data) == D
+        True
+        >>> data["labels"][0] = [0, 7]
+        >>> DecisionComplex.from_json(data)
+        Traceback (most recent call last):
+        ...
+        polyrelu.errors.ComplexFormatError: decision complex JSON: labels[0]: is [0, 7], but the classes maximal on cell 0 are [0, 1, 2]; the file was modified or corrupted
+        """
+        caller = "DecisionComplex.from_json"
+        require_instance(data, (dict, str, os.PathLike), "data", caller)
+        require_bool(trusted, "trusted", caller)
+        require_instance(limits, Limits, "limits", caller)
+        if isinstance(data, (str, os.PathLike)) and not str(data).lstrip().startswith(("{", "[")) and not os.path.isfile(data):
+            raise ComplexFormatError(
+                f"{caller}: data: no such file {str(data)[:200]!r}; pass the document, its JSON text or the path of a file"
+            )
+        document, source = _read_document(data, limits)
+        validate(document, "decision_complex", source)
+
+        def refuse(where: str, what: str) -> ComplexFormatError:
+            return ComplexFormatError(f"{source}: {where}: {what}; the file was modified or corrupted")
+
+        try:
+            net = network_from_dict(document["network"], source=f"{source}: network", limits=limits)
+            # sizes first: the pairs and labels are compared only once their lengths are known to fit
+            m = net.architecture.output_dim
+            if document["classes"] != m:
+                raise refuse("classes", f"is {_shown(document['classes'])}, but the network has {m} outputs")
+            if len(document["pairs"]) != m * (m - 1) // 2 or [tuple(p) for p in document["pairs"]] != _tie_pairs(m):
+                raise refuse("pairs", f"are not the {m * (m - 1) // 2} pairs [i, j] with i < j < {m}, in order")
+        except LimitExceededError as exc:
+            raise LimitExceededError(f"{source}: {exc}") from None
+        except ComplexFormatError:
+            raise
+        except PolyReluError as exc:  # a malformed network: a format error of this document
+            raise ComplexFormatError(f"{exc}; the file was modified or corrupted") from None
+        try:
+            K = CanonicalComplex.from_json(document["complex"], trusted=trusted, limits=limits)
+        except (ComplexFormatError, LimitExceededError) as exc:
+            # the complex reader names a dict "complex JSON": say which file and field it is
+            raise type(exc)(f"{source}: complex: {str(exc).removeprefix('complex JSON: ')}") from None
+        ties = _tie_network(net)
+        if (K.network.weights, K.network.biases) != (ties.weights, ties.biases):
+            raise refuse("complex.network", "is not the tie network of network (its hidden layers, then f_i - f_j for i < j)")
+        labels = document["labels"]
+        if len(labels) != len(K):
+            raise refuse("labels", f"has {len(labels)} entries, but the complex has {len(K)} cells")
+        D = cls(net, K)
+        for i, (stored, label) in enumerate(zip(labels, D.labels)):
+            if stored != sorted(label):
+                shown = _shown(stored)
+                raise refuse(f"labels[{i}]", f"is {shown}, but the classes maximal on cell {i} are {sorted(label)}")
+        return D
+
+
+def _read_document(data: object, limits: Limits) -> tuple[Any, str]:
+    """The parsed document and where it came from: a dict as given, JSON text parsed, a path read (bounded)."""
+    if isinstance(data, dict):
+        return data, "decision complex JSON"
+    text = str(data)
+    if isinstance(data, str) and text.lstrip().startswith(("{", "[")):
+        reader, source = (lambda: parse_json(text, "decision complex JSON", limits)), "decision complex JSON"
+    else:
+        reader, source = (lambda: read_json(text, limits)), text
+    try:
+        return reader(), source
+    except LimitExceededError:
+        raise
+    except PolyReluError as exc:  # not a file, not UTF-8, not JSON
+        raise ComplexFormatError(str(exc)) from None
+
+
+def _shown(value: object) -> str:
+    """A stored value for a message, cut short: a hostile file may hold a huge one."""
+    text = repr(value) if not isinstance(value, int) or value.bit_length() < 200 else f"an integer of {value.bit_length()} bits"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def decision_complex(
@@ -259,12 +404,7 @@ def decision_complex(
             f"{caller}: the network of source has one output, so there are no classes to decide; "
             "use level_set(net, c) or sublevel_set(net, c) for its level sets"
         )
-    W, b = net.weights[-1], net.biases[-1]
-    pairs = [(i, j) for i in range(m) for j in range(i + 1, m)]
-    ties = _with_output_neurons(
-        net, [[u - v for u, v in zip(W[i], W[j])] for i, j in pairs], [b[i] - b[j] for i, j in pairs]
-    )
-    return DecisionComplex(net, canonical_complex(ties, domain_, max_cells=max_cells, progress=progress))
+    return DecisionComplex(net, canonical_complex(_tie_network(net), domain_, max_cells=max_cells, progress=progress))
 
 
 def _threshold_complex(
@@ -333,8 +473,7 @@ def level_set(
     >>> level_set(f, 0).betti_numbers(), level_set(f, -1).betti_numbers()
     ((1, 0, 0), (0, 0, 0))
     """
-    K = _threshold_complex(source, c, domain, max_cells, progress, "level_set")
-    return Subcomplex(K, [cell.id for cell in K if cell.signs[-1] == 0])
+    return _level_sets(_threshold_complex(source, c, domain, max_cells, progress, "level_set")).level
 
 
 def sublevel_set(
@@ -349,7 +488,7 @@ def sublevel_set(
 
     Parameters and errors as for :func:`level_set`; the cells are those where
     the neuron ``f - c`` is ``-`` or ``0``. (For ``f >= c`` take the sublevel
-    set of ``-f``.)
+    set of ``-f``, or :func:`level_sets`, which gives all three sets.)
 
     Examples
     --------
@@ -361,5 +500,66 @@ def sublevel_set(
     >>> sublevel_set(minus_f, -1).betti_numbers()   # f >= 1: the plane minus an open diamond, a circle
     (1, 1, 0)
     """
-    K = _threshold_complex(source, c, domain, max_cells, progress, "sublevel_set")
-    return Subcomplex(K, [cell.id for cell in K if cell.signs[-1] <= 0])
+    return _level_sets(_threshold_complex(source, c, domain, max_cells, progress, "sublevel_set")).sublevel
+
+
+class LevelSets(NamedTuple):
+    """The level, sublevel and superlevel sets of a network with one output at one level, in one complex.
+
+    Attributes
+    ----------
+    level, sublevel, superlevel : Subcomplex
+        ``f = c``, ``f <= c`` and ``f >= c``: the cells of :attr:`complex`
+        where the neuron ``f - c`` (the last sign) is ``0``, ``-`` or ``0``,
+        ``+`` or ``0``.
+    complex : CanonicalComplex
+        The canonical complex of the network extended by the neuron ``f - c``.
+    """
+
+    level: Subcomplex
+    sublevel: Subcomplex
+    superlevel: Subcomplex
+    complex: CanonicalComplex
+
+
+def _level_sets(K: CanonicalComplex) -> LevelSets:
+    """The three sets, read off the last sign of the cells of the extended network's complex."""
+    side = [cell.signs[-1] for cell in K]
+    level, sublevel, superlevel = (
+        Subcomplex._trusted(K, [i for i, s in enumerate(side) if s in signs]) for signs in ((0,), (-1, 0), (0, 1))
+    )
+    return LevelSets(level, sublevel, superlevel, K)
+
+
+def level_sets(
+    source: ReLUNetwork | CanonicalComplex,
+    c: RationalLike,
+    domain: DomainLike = None,
+    *,
+    max_cells: int = 1_000_000,
+    progress: bool | None = None,
+) -> LevelSets:
+    """The level set ``f = c``, the sublevel set ``f <= c`` and the superlevel set ``f >= c``, from one complex.
+
+    Parameters and errors as for :func:`level_set`, which builds the same
+    complex for one of the sets. Each set is closed under faces (a face's
+    sign of ``f - c`` is its cell's or ``0``).
+
+    Returns
+    -------
+    LevelSets
+
+    Examples
+    --------
+    ``f = |x| + |y|``, level 1: a circle, the closed diamond and the plane
+    outside the open diamond; the two sets meet in the circle.
+
+    >>> from polyrelu import ReLUNetwork
+    >>> f = ReLUNetwork([[[1, 0], [-1, 0], [0, 1], [0, -1]], [[1, 1, 1, 1]]], [[0, 0, 0, 0], [0]])
+    >>> L = level_sets(f, 1)
+    >>> [X.betti_numbers() for X in (L.level, L.sublevel, L.superlevel)]
+    [(1, 1, 0), (1, 0, 0), (1, 1, 0)]
+    >>> L.sublevel & L.superlevel == L.level
+    True
+    """
+    return _level_sets(_threshold_complex(source, c, domain, max_cells, progress, "level_sets"))

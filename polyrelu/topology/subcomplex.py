@@ -21,18 +21,21 @@ the small remaining block (:mod:`polyrelu.topology._elimination`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence, Set
-from typing import NamedTuple, Union
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
+from typing import Any, NamedTuple, Union
 
 import flint
 
-from ..checks import describe, require_instance, require_int
+from ..checks import describe, require_instance, require_int, require_sequence
 from ..complex import CanonicalComplex, Cell
 from ..errors import InvalidArgumentError, UsageError
 from ._bounded import bounded_model
 from ._elimination import integer_reduction, modular_rank
 
-__all__ = ["Homology", "Subcomplex", "closure", "betti_numbers", "homology"]
+__all__ = ["Homology", "Subcomplex", "closure", "betti_numbers", "homology", "homology_document"]
+
+HOMOLOGY_FORMAT = "polyrelu.homology"
+HOMOLOGY_VERSION = 1
 
 # the coefficients of betti_numbers: "Z" (free ranks), "Q", or a prime p for GF(p)
 Field = Union[str, int]
@@ -278,10 +281,11 @@ def closure(complex_: CanonicalComplex, cells: Iterable[Cell | int]) -> Subcompl
     return Subcomplex._trusted(complex_, ids)
 
 
-def _subcomplex(X: object, caller: str) -> Subcomplex:
+def _subcomplex(X: object, caller: str, name: str = "X") -> Subcomplex:
+    """``X`` as a subcomplex: a complex stands for all its cells."""
     if isinstance(X, CanonicalComplex):
         return Subcomplex._trusted(X, range(len(X)))
-    return require_instance(X, (Subcomplex, CanonicalComplex), "X", caller)
+    return require_instance(X, (Subcomplex, CanonicalComplex), name, caller)
 
 
 def _field(field: object, caller: str) -> int | None:
@@ -393,3 +397,78 @@ def homology(X: Subcomplex | CanonicalComplex) -> Homology:
         tuple(c - ranks[k] - ranks[k + 1] for k, c in enumerate(chains.counts)),
         tuple(torsion),
     )
+
+
+def homology_document(
+    subcomplexes: Mapping[str, Subcomplex | CanonicalComplex], primes: Sequence[int] = (2,)
+) -> dict[str, Any]:
+    """Named subcomplexes with their exact homology, as a JSON-ready document (``"polyrelu.homology"``).
+
+    Parameters
+    ----------
+    subcomplexes : mapping of str to Subcomplex or CanonicalComplex
+        Names (``"class 0"``, ``"boundary"``, ...) and what they name, all
+        in ``R^n0`` for one ``n0``; at least one.
+    primes : sequence of int
+        The primes ``p`` whose Betti numbers over ``GF(p)`` are given too.
+
+    Returns
+    -------
+    dict
+        ``format`` ``"polyrelu.homology"``, ``version`` 1, ``ambient_dim``
+        (``n0``) and ``subcomplexes``: per name, in order, its ``name``,
+        ``cells``, ``f_vector``, ``euler_characteristic``, ``betti`` (over
+        ``Z``), ``torsion`` (per degree) and ``betti_gf`` (per prime, as a
+        string key). Its JSON Schema is ``homology``
+        (:func:`polyrelu.validate`).
+
+    Raises
+    ------
+    InvalidArgumentError
+        Not a mapping of names to subcomplexes, or ``primes`` not a sequence.
+    UsageError
+        No subcomplex, an empty name, subcomplexes in spaces of different
+        dimensions, or a number in ``primes`` that is not prime.
+
+    Examples
+    --------
+    >>> from polyrelu import Box, ReLUNetwork, canonical_complex
+    >>> K = canonical_complex(ReLUNetwork([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]]), Box(-1, 1))
+    >>> edge = Subcomplex(K, [c for c in K if 0 in c.domain_signs])
+    >>> document = homology_document({"square": K, "its boundary": edge})
+    >>> document["subcomplexes"][1]
+    {'name': 'its boundary', 'cells': 16, 'f_vector': [8, 8, 0], 'euler_characteristic': 0, 'betti': [1, 1, 0], 'torsion': [[], [], []], 'betti_gf': {'2': [1, 1, 0]}}
+    """
+    caller = "homology_document"
+    if not isinstance(subcomplexes, Mapping):
+        raise InvalidArgumentError(f"{caller}: subcomplexes must be a mapping of names to subcomplexes, got {describe(subcomplexes)}")
+    if not subcomplexes:
+        raise UsageError(f"{caller}: subcomplexes is empty; give at least one name and subcomplex")
+    primes = [_prime(p, caller) for p in require_sequence(primes, "primes", caller)]
+    entries, dimensions = [], set()
+    for name, X in subcomplexes.items():
+        if not isinstance(name, str) or not name:
+            raise UsageError(f"{caller}: subcomplexes: the name {describe(name)} is not a non-empty string; name each subcomplex")
+        X = _subcomplex(X, caller, f"subcomplexes[{name!r}]")
+        dimensions.add(X.ambient_dim)
+        H = homology(X)
+        entries.append({
+            "name": name,
+            "cells": len(X),
+            "f_vector": list(X.f_vector()),
+            "euler_characteristic": X.euler_characteristic(),
+            "betti": list(H.betti),
+            "torsion": [list(t) for t in H.torsion],
+            "betti_gf": {str(p): list(betti_numbers(X, p)) for p in primes},
+        })
+    if len(dimensions) > 1:
+        raise UsageError(f"{caller}: the subcomplexes lie in spaces of dimensions {sorted(dimensions)}; give subcomplexes of one R^n0")
+    return {"format": HOMOLOGY_FORMAT, "version": HOMOLOGY_VERSION, "ambient_dim": dimensions.pop(), "subcomplexes": entries}
+
+
+def _prime(value: object, caller: str) -> int:
+    """``value``, checked to be a prime (a field for :func:`betti_numbers`)."""
+    p: int = require_int(value, "primes", caller, minimum=2)
+    if not flint.fmpz(p).is_prime():
+        raise UsageError(f"{caller}: primes: {p} is not prime; give primes p for the fields GF(p), such as 2 or 3")
+    return p
