@@ -100,6 +100,7 @@ from .symmetry import (
 from .topology import (
     DecisionComplex,
     Homology,
+    LevelSets,
     Subcomplex,
     betti_numbers,
     closure,
@@ -108,7 +109,6 @@ from .topology import (
     homology_document,
     level_set,
     level_sets,
-    LevelSets,
     sublevel_set,
 )
 from .tropical import (

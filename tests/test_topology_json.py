@@ -19,7 +19,6 @@ from polyrelu import (
     DecisionComplex,
     ReLUNetwork,
     Subcomplex,
-    canonical_complex,
     decision_complex,
     homology_document,
     level_sets,
@@ -28,7 +27,12 @@ from polyrelu import (
     validate,
 )
 from polyrelu.cli import main
-from polyrelu.errors import ComplexFormatError, LimitExceededError, PolyReluError, UsageError
+from polyrelu.errors import (
+    ComplexFormatError,
+    LimitExceededError,
+    PolyReluError,
+    UsageError,
+)
 from polyrelu.io import Limits
 
 ABS = [[1, 0], [-1, 0], [0, 1], [0, -1]]

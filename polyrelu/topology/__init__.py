@@ -16,8 +16,22 @@ incidence numbers) and ``_elimination`` (exact ranks and Smith normal forms).
 docs/topology.md explains the constructions.
 """
 
-from .decision import DecisionComplex, LevelSets, decision_complex, level_set, level_sets, sublevel_set
-from .subcomplex import Homology, Subcomplex, betti_numbers, closure, homology, homology_document
+from .decision import (
+    DecisionComplex,
+    LevelSets,
+    decision_complex,
+    level_set,
+    level_sets,
+    sublevel_set,
+)
+from .subcomplex import (
+    Homology,
+    Subcomplex,
+    betti_numbers,
+    closure,
+    homology,
+    homology_document,
+)
 
 __all__ = [
     "DecisionComplex",
