@@ -57,6 +57,7 @@ DEGENERATE = {
     ),
     "all of Q^3": Polyhedron(ieqs=[], ambient_dim=3),
     "a ray in Q^3": Polyhedron(ieqs=[(0, 1, 0, 0)], eqns=[(0, 0, 1, 0), (0, 0, 0, 1)]),
+    "a plane in Q^3": Polyhedron(eqns=[(1, 1, 2, 3)]),
     "a segment with huge entries": Polyhedron(vertices=[(Fraction(2**100, 3), 0), (0, Fraction(-1, 3**60))]),
     "a redundant triangle": Polyhedron(
         ieqs=[(0, 1, 0), (0, 0, 1), (1, -1, -1), (5, -1, -1), ("1/2", 1, 1), (0, 2, 0)]
@@ -147,8 +148,9 @@ def check_polymake(P):
     eqns = ast.literal_eval(match.group(2)) if match.group(2) else []
     assert all(type(v) is int for row in ieqs + eqns for v in row)
     assert Polyhedron(ieqs=ieqs, eqns=eqns, ambient_dim=P.ambient_dim) == P
-    if not P.is_empty() and P.minimal_h_representation()[0]:
-        assert (tuple(map(tuple, ieqs)), tuple(map(tuple, eqns))) == P.minimal_h_representation()
+    facets, equations = P.minimal_h_representation()
+    # the rows are the minimal H-representation's, with 1 >= 0 in place of no inequality at all
+    assert (tuple(map(tuple, ieqs)), tuple(map(tuple, eqns))) == (facets or ((1,) + (0,) * P.ambient_dim,), equations)
 
 
 @pytest.mark.parametrize("name", COMPLEXES)

@@ -594,18 +594,6 @@ class Polyhedron:
         return FaceLattice(dims, covers, data=data)
 
     # -- hand-over to other systems --------------------------------------------------
-    def _rows_for_export(self):
-        """The minimal H-representation as ``(ieqs, eqns)``, with ``1 >= 0`` when it has no row at all.
-
-        A polyhedron that is all of ``Q^d`` has no row; cdd and polymake read
-        the dimension off the rows, so it gets the row ``1 >= 0``, which changes
-        nothing (cdd and polymake add it themselves).
-        """
-        ieqs, eqns = self.minimal_h_representation()
-        if not ieqs and not eqns:
-            ieqs = ((1,) + (0,) * self._d,)
-        return ieqs, eqns
-
     def to_sage(self) -> Any:
         """The polyhedron as a Sage ``Polyhedron`` over ``QQ``, exactly.
 
@@ -674,7 +662,9 @@ class Polyhedron:
         >>> sorted(map(list, cdd.gmp.copy_generators(cdd.gmp.polyhedron_from_matrix(M)).array))
         [[Fraction(1, 1), Fraction(0, 1), Fraction(1, 1)], [Fraction(1, 1), Fraction(1, 1), Fraction(0, 1)]]
         """
-        ieqs, eqns = self._rows_for_export()
+        ieqs, eqns = self.minimal_h_representation()
+        if not ieqs and not eqns:  # all of Q^d: cdd needs a row, and 1 >= 0 changes nothing
+            ieqs = ((1,) + (0,) * self._d,)
         return cdd_gmp.matrix_from_array(
             [*ieqs, *eqns], lin_set=set(range(len(ieqs), len(ieqs) + len(eqns))), rep_type=cdd.RepType.INEQUALITY
         )
@@ -684,8 +674,9 @@ class Polyhedron:
 
         The rows are :meth:`minimal_h_representation`'s, integers in the
         convention polymake shares with cdd and Sage (``b + a·x >= 0``, the
-        constant first); ``EQUATIONS`` is left out when there is none, and all
-        of ``Q^d`` gets the row ``1 >= 0``. In the polymake shell,
+        constant first); ``EQUATIONS`` is left out when there is none, and
+        ``INEQUALITIES`` holds the row ``1 >= 0`` when there is no other (all of
+        ``Q^d``, an affine subspace). In the polymake shell,
         ``$cell = <the text>;`` gives the cell (unbounded ones included:
         polymake reads the H-representation homogeneously).
 
@@ -704,8 +695,9 @@ class Polyhedron:
         >>> Polyhedron(ieqs=[], ambient_dim=2).to_polymake()      # the whole plane
         'new Polytope<Rational>(INEQUALITIES=>[[1,0,0]])'
         """
-        ieqs, eqns = self._rows_for_export()
-        properties = [f"INEQUALITIES=>{_perl_matrix(ieqs)}"]
+        ieqs, eqns = self.minimal_h_representation()
+        # polymake reads the dimension off INEQUALITIES: never leave it empty (1 >= 0 changes nothing)
+        properties = [f"INEQUALITIES=>{_perl_matrix(ieqs or ((1,) + (0,) * self._d,))}"]
         if eqns:
             properties.append(f"EQUATIONS=>{_perl_matrix(eqns)}")
         return f"new Polytope<Rational>({', '.join(properties)})"
