@@ -63,6 +63,7 @@ from ._representations import CellGenerators, LatticeCell, row_text, sign
 # igraph loads matplotlib.pyplot when it is imported (half a second): it and networkx are imported where a
 # graph is made or converted, so that `import polyrelu` does not pay for them
 if TYPE_CHECKING:
+    import cdd.gmp
     import igraph
     import networkx as nx
 
@@ -146,6 +147,37 @@ class Cell:
     def __repr__(self):
         domain = f" domain {''.join('+' if s else '0' for s in self.domain_signs)}" if self.domain_signs else ""
         return f"<Cell {self.id}: dim {self.dimension}, signs {self.sign_string!r}{domain}>"
+
+    def to_sage(self) -> Any:
+        """The closed cell as a Sage ``Polyhedron`` over ``QQ``, exactly (:meth:`Polyhedron.to_sage
+        <polyrelu.geometry.Polyhedron.to_sage>`; needs ``passagemath-polyhedra`` or Sage).
+
+        Examples
+        --------
+        >>> from polyrelu import ReLUNetwork, canonical_complex
+        >>> K = canonical_complex(ReLUNetwork([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]]))
+        >>> K.cell(0).to_sage().vertices_list(), sorted(K.regions()[0].to_sage().rays_list())
+        ([[0, 0]], [[-1, 0], [0, -1]])
+        """
+        return self.polyhedron.to_sage()
+
+    def to_cdd(self) -> cdd.gmp.Matrix:
+        """The closed cell's H-representation as a ``cdd.gmp`` matrix (:meth:`Polyhedron.to_cdd
+        <polyrelu.geometry.Polyhedron.to_cdd>`)."""
+        return self.polyhedron.to_cdd()
+
+    def to_polymake(self) -> str:
+        """A polymake expression that builds the closed cell (:meth:`Polyhedron.to_polymake
+        <polyrelu.geometry.Polyhedron.to_polymake>`).
+
+        Examples
+        --------
+        >>> from polyrelu import ReLUNetwork, canonical_complex
+        >>> K = canonical_complex(ReLUNetwork([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]]))
+        >>> K.regions()[0].to_polymake()
+        'new Polytope<Rational>(INEQUALITIES=>[[0,-1,0],[0,0,-1]])'
+        """
+        return self.polyhedron.to_polymake()
 
 
 def check_complex_of(complex_, network, domain, caller):

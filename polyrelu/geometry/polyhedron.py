@@ -26,7 +26,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..checks import describe, require_instance, require_int
-from ..errors import GeometryError, InvalidArgumentError, InvalidNumberError, ShapeError
+from ..errors import BackendUnavailableError, GeometryError, InvalidArgumentError, InvalidNumberError, ShapeError
 from ._cdd import cdd, cdd_gmp
 from .lattice import FaceLattice
 from .linalg import project_orthogonal_to, solution_space
@@ -638,6 +638,115 @@ class Polyhedron:
             data[i] = (tuple(sorted(g for g in face if g < nv)), tuple(sorted(g - nv for g in face if g >= nv)))
         return FaceLattice(dims, covers, data=data)
 
+    # -- hand-over to other systems --------------------------------------------------
+    def to_sage(self) -> Any:
+        """The polyhedron as a Sage ``Polyhedron`` over ``QQ``, exactly.
+
+        Built from :meth:`minimal_h_representation` (integer rows, so nothing
+        is rounded); Sage computes its own V-representation. Sage is imported
+        on first use: the modular distribution ``passagemath-polyhedra`` is
+        enough, a full Sage installation works too.
+
+        Returns
+        -------
+        sage.geometry.polyhedron.base.Polyhedron_base
+            A polyhedron in ``QQ^d`` with the same points (the empty one when
+            this polyhedron is empty).
+
+        Raises
+        ------
+        BackendUnavailableError
+            Sage cannot be imported: ``pip install passagemath-polyhedra``.
+
+        See also
+        --------
+        to_cdd, to_polymake
+
+        Examples
+        --------
+        >>> P = Polyhedron(ieqs=[(0, 1, 0), (0, 0, 1)], eqns=[(-1, 1, 1)])     # x, y >= 0 on x + y = 1
+        >>> S = P.to_sage()
+        >>> S.dim(), sorted(S.vertices_list()), S.base_ring()
+        (1, [[0, 1], [1, 0]], Rational Field)
+        >>> Polyhedron(ieqs=[(0, 2, 0)], ambient_dim=2).to_sage().lines_list()   # x >= 0: a half-plane
+        [[0, 1]]
+        """
+        sage_polyhedron, rationals = _sage_polyhedron_constructor()
+        ieqs, eqns = self.minimal_h_representation()
+        return sage_polyhedron(
+            ieqs=[list(r) for r in ieqs], eqns=[list(r) for r in eqns], base_ring=rationals, ambient_dim=self._d
+        )
+
+    def to_cdd(self) -> cdd_gmp.Matrix:
+        """The H-representation as a pycddlib ``cdd.gmp`` matrix, with exact fractions.
+
+        The rows are :meth:`minimal_h_representation`'s, inequalities first,
+        then the equations, whose indices form the matrix's ``lin_set``
+        (``rep_type`` is ``cdd.RepType.INEQUALITY``). Pass it to
+        ``cdd.gmp.polyhedron_from_matrix`` for the generators
+        (``cdd.gmp.copy_generators``), adjacencies and incidences. All of
+        ``Q^d`` gets the single row ``1 >= 0``.
+
+        Returns
+        -------
+        cdd.gmp.Matrix
+
+        See also
+        --------
+        to_sage, to_polymake
+
+        Examples
+        --------
+        >>> import cdd, cdd.gmp
+        >>> M = Polyhedron(ieqs=[(0, 1, 0), (0, 0, 1)], eqns=[(-1, 1, 1)]).to_cdd()
+        >>> M.lin_set, M.rep_type == cdd.RepType.INEQUALITY      # y >= 0, 1 - y >= 0 on x + y = 1
+        ({2}, True)
+        >>> M.array
+        [[Fraction(0, 1), Fraction(0, 1), Fraction(1, 1)], [Fraction(1, 1), Fraction(0, 1), Fraction(-1, 1)],
+         [Fraction(-1, 1), Fraction(1, 1), Fraction(1, 1)]]
+        >>> sorted(map(list, cdd.gmp.copy_generators(cdd.gmp.polyhedron_from_matrix(M)).array))
+        [[Fraction(1, 1), Fraction(0, 1), Fraction(1, 1)], [Fraction(1, 1), Fraction(1, 1), Fraction(0, 1)]]
+        """
+        ieqs, eqns = self.minimal_h_representation()
+        if not ieqs and not eqns:  # all of Q^d: cdd needs a row, and 1 >= 0 changes nothing
+            ieqs = ((1,) + (0,) * self._d,)
+        return cdd_gmp.matrix_from_array(
+            [*ieqs, *eqns], lin_set=set(range(len(ieqs), len(ieqs) + len(eqns))), rep_type=cdd.RepType.INEQUALITY
+        )
+
+    def to_polymake(self) -> str:
+        """A polymake expression that builds the polyhedron: ``new Polytope<Rational>(INEQUALITIES=>..., EQUATIONS=>...)``.
+
+        The rows are :meth:`minimal_h_representation`'s, integers in the
+        convention polymake shares with cdd and Sage (``b + a·x >= 0``, the
+        constant first); ``EQUATIONS`` is left out when there is none, and
+        ``INEQUALITIES`` holds the row ``1 >= 0`` when there is no other (all of
+        ``Q^d``, an affine subspace). In the polymake shell,
+        ``$cell = <the text>;`` gives the cell (unbounded ones included:
+        polymake reads the H-representation homogeneously).
+
+        Returns
+        -------
+        str
+
+        See also
+        --------
+        to_sage, to_cdd
+
+        Examples
+        --------
+        >>> Polyhedron(ieqs=[(0, 1, 0), (0, 0, 1)], eqns=[(-1, 1, 1)]).to_polymake()
+        'new Polytope<Rational>(INEQUALITIES=>[[0,0,1],[1,0,-1]], EQUATIONS=>[[-1,1,1]])'
+        >>> Polyhedron(ieqs=[], ambient_dim=2).to_polymake()      # the whole plane
+        'new Polytope<Rational>(INEQUALITIES=>[[1,0,0]])'
+        """
+        ieqs, eqns = self.minimal_h_representation()
+        # polymake reads the dimension off INEQUALITIES: never leave it empty (1 >= 0 changes nothing)
+        properties = [f"INEQUALITIES=>{_perl_matrix(ieqs or ((1,) + (0,) * self._d,))}"]
+        if eqns:
+            properties.append(f"EQUATIONS=>{_perl_matrix(eqns)}")
+        return f"new Polytope<Rational>({', '.join(properties)})"
+
     def __repr__(self):
         dim = self._decomposition[0].dimension if self._decomposition and self._decomposition[0] else None
         what = f"dimension {dim}" if dim is not None else "unknown dimension" if not self._decomposition else "empty"
@@ -645,6 +754,28 @@ class Polyhedron:
             f"<Polyhedron in Q^{self._d}, {what}, "
             f"{len(self._ieqs)} inequalities, {len(self._eqns)} equations>"
         )
+
+
+def _sage_polyhedron_constructor():
+    """Sage's ``Polyhedron`` constructor and ``QQ``, with a clear error when Sage is missing."""
+    # Sage is large and optional: imported on first use only. The modular passagemath distribution
+    # has its own entry module; a full Sage installation has sage.all.
+    try:
+        from sage.all__sagemath_polyhedra import QQ, Polyhedron
+    except ImportError:
+        try:
+            from sage.all import QQ, Polyhedron
+        except ImportError as exc:
+            raise BackendUnavailableError(
+                f"Polyhedron.to_sage needs Sage, which cannot be imported ({exc}): "
+                "install the modular distribution with 'pip install passagemath-polyhedra', or run in Sage"
+            ) from exc
+    return Polyhedron, QQ
+
+
+def _perl_matrix(rows):
+    """Integer rows as a Perl array of arrays, as polymake reads them: ``[[0,0,1],[1,0,-1]]``."""
+    return "[" + ",".join("[" + ",".join(map(str, r)) + "]" for r in rows) + "]"
 
 
 def _h_from_generators(vertices, rays, lines, d):
