@@ -20,12 +20,17 @@ import sys
 from fractions import Fraction
 
 import pytest
+from reference import polyhedron_dimension
 
-from polyrelu import BackendUnavailableError, Box, Polyhedron, ReLUNetwork, canonical_complex
+from polyrelu import (
+    BackendUnavailableError,
+    Box,
+    Polyhedron,
+    ReLUNetwork,
+    canonical_complex,
+)
 from polyrelu.examples import generic_network
 from polyrelu.geometry.rational import primitive_integer_row
-
-from reference import polyhedron_dimension
 
 sage = pytest.importorskip("sage.all__sagemath_polyhedra")
 cdd = pytest.importorskip("cdd")

@@ -26,7 +26,13 @@ from fractions import Fraction
 from typing import Any
 
 from ..checks import describe, require_instance, require_int
-from ..errors import BackendUnavailableError, GeometryError, InvalidArgumentError, InvalidNumberError, ShapeError
+from ..errors import (
+    BackendUnavailableError,
+    GeometryError,
+    InvalidArgumentError,
+    InvalidNumberError,
+    ShapeError,
+)
 from ._cdd import cdd, cdd_gmp
 from .lattice import FaceLattice
 from .linalg import project_orthogonal_to, solution_space
