@@ -20,7 +20,16 @@ from ..complex import CanonicalComplex
 from ..errors import GeometryError, InvalidArgumentError, UsageError
 from ..geometry.rational import RationalLike, to_fraction
 from ..tropical import WeightedComplex, require_weighted, tropical_weights
-from .regions import SPLIT, TIE, around_centre, check_window, clip_box, clipped_vertices, fill_scale, network_label
+from .regions import (
+    SPLIT,
+    TIE,
+    around_centre,
+    check_window,
+    clip_box,
+    clipped_vertices,
+    fill_scale,
+    network_label,
+)
 
 # matplotlib.pyplot is imported where a picture is drawn (its callers choose the backend first: Agg when they
 # write a file); at module level only the Axes type of the signatures is needed

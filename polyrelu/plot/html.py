@@ -21,11 +21,17 @@ import math
 import os
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import Any
 
 from ..atomic import atomic_write
 from ..checks import require_instance, require_sequence, require_str
 from ..complex import CanonicalComplex, Cell
-from ..errors import BackendUnavailableError, GeometryError, InvalidArgumentError, UsageError
+from ..errors import (
+    BackendUnavailableError,
+    GeometryError,
+    InvalidArgumentError,
+    UsageError,
+)
 from ..geometry.rational import RationalLike, to_fraction
 from ..text import vector_text
 from .files import check_html_path
@@ -43,14 +49,14 @@ from .regions import (
     network_label,
 )
 
-__all__ = ["write_complex_html"]
+__all__ = ["write_complex_html", "require_plotly", "INSTALL_PLOTLY"]
 
 # a 3-D region's mesh is translucent, so that the regions behind it show
 _MESH_OPACITY = 0.35
 INSTALL_PLOTLY = "pip install 'polyrelu[plot]'"
 
 
-def _plotly():
+def require_plotly() -> Any:
     """The ``plotly.graph_objects`` module, or an error that says how to install it."""
     try:
         # optional and heavy (a few MB of plotly.js): only an interactive page needs it
@@ -138,7 +144,7 @@ def write_complex_html(
     names = [f"x{i + 1}" for i in range(dim)] if axis_labels is None else require_sequence(axis_labels, "axis_labels", caller)
     if len(names) != dim or not all(isinstance(s, str) for s in names):
         raise InvalidArgumentError(f"{caller}: axis_labels must be {dim} strings, one per coordinate; got {names!r}")
-    go = _plotly()
+    go = require_plotly()
     box = clip_box(K, margin, box_asked)
     regions = {r.id: r for r in K.regions()}
     pieces = {i: clipped_polyhedron(r, box) for i, r in regions.items()}
