@@ -44,6 +44,7 @@ import argparse
 import contextlib
 import inspect
 import os
+import re
 import signal
 import sys
 import threading
@@ -733,7 +734,15 @@ def _check_arguments(args):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with its errors raised as :class:`UsageError` (one line, exit 2), not printed with the usage."""
+    """argparse with its errors raised as :class:`UsageError` (one line, exit 2), not printed with the usage.
+
+    A negative fraction such as ``-1/2`` is a value, like ``-1`` and ``-0.5``
+    (``--window -1/2 1/2 0 1``), not an unknown option.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-\d+(/\d+)?$|^-\d*\.\d+$")
 
     def error(self, message):
         raise UsageError(f"{message} (see {self.prog} --help)")
