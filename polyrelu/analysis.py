@@ -17,6 +17,7 @@ import math
 # drawn: every command of the CLI imports this module, and cvxpy would add to every start-up
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -42,7 +43,7 @@ from .domain import Box
 from .errors import GeometryError, ShapeError
 from .genericity import GenericityReport, genericity
 from .geometry import Polyhedron
-from .geometry.rational import MatrixLike, VectorLike, to_fraction_vector
+from .geometry.rational import MatrixLike, RationalLike, VectorLike, to_fraction_vector
 from .identifiability import (
     FunctionalDimension,
     IdentifiabilityReport,
@@ -177,7 +178,15 @@ class Analysis:
         """
         write_json(path, self.to_json, indent=1)
 
-    def plot(self, path: os.PathLike | str | None = None, ax: Axes | None = None) -> Axes:
+    def plot(
+        self,
+        path: os.PathLike | str | None = None,
+        ax: Axes | None = None,
+        *,
+        title: str | None = None,
+        window: Sequence[RationalLike] | None = None,
+        fill: str | None = "activation",
+    ) -> Axes:
         """Draw the complex (2-D inputs; 3-D inputs as the slice ``x3 = 0``), hypersurfaces coloured by layer.
 
         Parameters
@@ -186,6 +195,13 @@ class Analysis:
             Also write the figure here (see :func:`~polyrelu.plot.save_figure`;
             the path is checked before anything is drawn).
         ax : matplotlib Axes, optional
+        title : str, optional
+            Default: the network's name (its architecture when it has none).
+        window : sequence of numbers, optional
+            ``(xmin, xmax, ymin, ymax)`` or ``(lo, hi)``, as in
+            :func:`~polyrelu.plot.plot_complex` (default: around most of the vertices).
+        fill : {"activation", "output", "class"} or None
+            What a region's colour means (:func:`~polyrelu.plot.plot_complex`).
 
         Raises
         ------
@@ -204,17 +220,18 @@ class Analysis:
             check_figure_path(path)
         require_axes(ax, "ax", "Analysis.plot", optional=True)
         n0 = self.network.architecture.input_dim
+        name = title if title is not None else self.network.name or f"a {self.network.architecture} network"
         if n0 == 2:
-            K, W, title = self.complex, self.weights, f"{self.network.name or 'network'}"
+            K, W = self.complex, self.weights
         elif n0 == 3:
             flat = slice_network(self.network, [0, 0, 0], [1, 0, 0], [0, 1, 0])
             K = canonical_complex(flat)
-            W, title = tropical_weights(K), f"{self.network.name or 'network'}, slice x3 = 0"
+            W, name = tropical_weights(K), f"{name}, slice x3 = 0"
         else:
             raise ShapeError(f"pictures are drawn for 2 or 3 inputs, not {n0}")
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 6))
-        plot_complex(K, W, ax=ax, title=title, window=_window(K))
+        plot_complex(K, W, ax=ax, title=name, window=window if window is not None else _window(K), fill=fill)
         if path is not None:
             save_figure(ax, path)
         return ax

@@ -194,6 +194,8 @@ ORACLE = (object(), 3, "exact")
 TEXT = (None, 3, b"text", object(), [])
 LABEL = (None, 3, object(), [], b"label")
 OPTIONAL_TEXT = (3, object(), [], b"label")
+WINDOW = (object(), 3, "(-1, 1)", [1], [1, 2, 3], ["a", 1], [2, 1], [0, 1, 1, 1], [0, 1, 2, 1, 0, 1])
+FILL = (3, object(), "colour", [], b"class")
 WIDTHS = (None, object(), "2,3,1", 3, {}, [2.5, 1], [True, 1], [[2], [1]], [2], [2, 0, 1])
 JSON_DATA = (None, 3, "text", object(), [])
 LAYERING = (None, 3, object(), {}, [1.5, 1], "no such attribute")
@@ -695,7 +697,13 @@ API = {
     ),
     "polyrelu.analysis.Analysis.plot": lambda fx: (
         fx.analysis.plot,
-        dict(path=(None, (3, object(), "", [], b"file.png")), ax=(new_axes(), AXES)),
+        dict(
+            path=(None, (3, object(), "", [], b"file.png")),
+            ax=(new_axes(), AXES),
+            title=(None, OPTIONAL_TEXT),
+            window=(None, WINDOW),
+            fill=("activation", FILL),
+        ),
     ),
     "polyrelu.analysis.slice_network": lambda fx: (
         analysis.slice_network,
@@ -754,26 +762,44 @@ API = {
     ),
     "polyrelu.examples.free_weight_network": lambda fx: (examples.free_weight_network, dict(t=(-1, NEGATIVE))),
     # -- polyrelu.plot
-    "polyrelu.plot.plot_complex": lambda fx: (
+    "polyrelu.plot.complex.plot_complex": lambda fx: (
         plot.plot_complex,
         dict(
             complex_=(fx.K, COMPLEX),
             weights=(None, WEIGHTED),
             ax=(fx.ax, AXES),
             margin=("1/2", NUMBER),
-            window=(None, (object(), 3, "(-1, 1)", [1], [1, 2, 3], ["a", 1], [2, 1])),
+            window=(None, WINDOW),
             title=(None, OPTIONAL_TEXT),
+            fill=("activation", FILL),
+            axis_labels=(("t1", "t2"), (None, 3, object(), ["x1"], ["x1", 2], ("a", "b", "c"))),
         ),
     ),
-    "polyrelu.plot.plot_dependency_graph": lambda fx: (
+    "polyrelu.plot.html.write_complex_html": lambda fx: (
+        plot.write_complex_html,
+        dict(
+            complex_=(fx.K, COMPLEX),
+            path=(fx.tmp / "complex.html", PATH),
+            fill=("output", FILL),
+            window=(None, WINDOW),
+            margin=("1/2", NUMBER),
+            title=(None, OPTIONAL_TEXT),
+            axis_labels=(None, (3, object(), ["x1"], ["x1", 2], ("a", "b", "c"))),
+        ),
+    ),
+    "polyrelu.plot.files.check_html_path": lambda fx: (
+        plot.check_html_path,
+        dict(path=(fx.tmp / "complex.html", PATH), inputs=((), (None, 3, object(), [3]))),
+    ),
+    "polyrelu.plot.dependency.plot_dependency_graph": lambda fx: (
         plot.plot_dependency_graph,
         dict(graph=(fx.G, DEPENDENCY_GRAPH), ax=(fx.ax, AXES), highlight_chain=(True, FLAG), title=(None, OPTIONAL_TEXT)),
     ),
-    "polyrelu.plot.check_figure_path": lambda fx: (
+    "polyrelu.plot.files.check_figure_path": lambda fx: (
         plot.check_figure_path,
         dict(path=(fx.tmp / "figure.png", PATH), inputs=((), (None, 3, object(), "net.json", [3]))),
     ),
-    "polyrelu.plot.save_figure": lambda fx: (
+    "polyrelu.plot.files.save_figure": lambda fx: (
         plot.save_figure,
         dict(ax=(new_axes(), (None, *AXES)), path=(fx.tmp / "figure.png", PATH)),
     ),

@@ -682,3 +682,61 @@ def test_survey_jobs_give_the_serial_table(capsys):
     assert serial[0] == parallel[0] == 0 and serial[1] == parallel[1]
     assert run(capsys, *argv, "--jobs", "0")[0] == 2
     assert run(capsys, *argv, "--recovery", "--jobs", "2")[0] == 2
+
+
+# -- drawings: --plot, --html, --window, --fill --------------------------------------------------------------
+
+
+def test_complex_plot_and_html_with_window_title_from_the_file(tmp_path, capsys, monkeypatch):
+    import polyrelu.cli as cli
+
+    path = tmp_path / "mynet.json"
+    save_network(ReLUNetwork(bent_line_network().weights, bent_line_network().biases), path)  # no name
+    drawn = []
+    real = cli.save_figure
+    monkeypatch.setattr(cli, "save_figure", lambda ax, target: (drawn.append(ax), real(ax, target)))
+    code, out, _ = run(capsys, "complex", str(path), "--plot", str(tmp_path / "c.png"), "--html",
+                       str(tmp_path / "c.html"), "--window", "-1", "2", "-1/2", "3")
+    assert code == 0 and f"written             {tmp_path / 'c.html'}" in out
+    (ax,) = drawn
+    assert ax.get_title() == "mynet: f-vector (3, 9, 7)"
+    assert ax.get_xlim() == (-1.0, 2.0) and ax.get_ylim() == (-0.5, 3.0)
+    page = (tmp_path / "c.html").read_text()
+    assert page.count('"name":"cell ') == 7 and "mynet: f-vector (3, 9, 7)" in page
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["complex", "builtin:bent-line", "--plot", "{dir}/c.png", "--window", "1", "0", "0", "1"], "XMIN = 1 is not below XMAX = 0"),
+    (["complex", "builtin:bent-line", "--plot", "{dir}/c.png", "--window", "0", "1", "2", "x"], "the window is four numbers"),
+    (["complex", "builtin:bent-line", "--window", "0", "1", "0", "1"], "add --plot FILE or --html FILE"),
+    (["complex", "builtin:bent-line", "--html", "{dir}/c.htm"], "not one of .html"),
+    (["complex", "builtin:bent-line", "--plot", "{dir}/c.png", "--fill", "class"], "--fill class needs a network with several outputs"),
+    (["complex", "builtin:generic-2-3-2", "--html", "{dir}/c.html", "--fill", "output"], "--fill output colours by the value of a single output"),
+    (["complex", "builtin:generic-4-3-1", "--html", "{dir}/c.html"], "--html shows complexes in 2 or 3 dimensions"),
+    (["complex", "builtin:generic-3-3-1", "--plot", "{dir}/c.png"], "--plot draws networks with 2 inputs"),
+    (["analyze", "builtin:generic-3-3-1", "--html", "{dir}/a.html", "--window", "0", "1", "0", "1"], "--window zooms a drawing of the plane"),
+])
+def test_bad_drawing_options_are_refused_before_any_work(tmp_path, capsys, argv, message):
+    code, out, err = run(capsys, *[a.format(dir=tmp_path) for a in argv])
+    assert code == 2 and message in err
+    assert "f-vector" not in out and not list(tmp_path.iterdir())
+
+
+def test_slice_html_in_3d_and_plot_in_slice_coordinates(tmp_path, capsys, monkeypatch):
+    import polyrelu.cli.slicing as slicing
+
+    points = tmp_path / "points.json"
+    net = tmp_path / "net.json"
+    save_network(ReLUNetwork.random((4, 3, 2), seed=1), net)
+    points.write_text(json.dumps([[0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]))
+    code, out, _ = run(capsys, "slice", str(net), "--through", str(points), "--html", str(tmp_path / "s.html"),
+                       "--fill", "class")
+    assert code == 0 and "written             " + str(tmp_path / "s.html") in out
+    page = (tmp_path / "s.html").read_text()
+    assert '"type":"mesh3d"' in page and '"title":{"text":"t3"}' in page
+    points.write_text(json.dumps([[0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0]]))
+    drawn = []
+    real = slicing.save_figure
+    monkeypatch.setattr(slicing, "save_figure", lambda ax, target: (drawn.append(ax), real(ax, target)))
+    code, _, _ = run(capsys, "slice", str(net), "--through", str(points), "--plot", str(tmp_path / "s.png"))
+    assert code == 0 and (drawn[0].get_xlabel(), drawn[0].get_ylabel()) == ("t1", "t2")

@@ -251,7 +251,7 @@ def test_an_import_within_a_layer_is_allowed_but_a_cycle_is_not(sources, contrac
     problems = check(changed, contracts)
     assert len(problems) == 1 and problems[0].startswith("import cycle: "), problems
     assert f"polyrelu/dependency.py:{lineno + 1} polyrelu.dependency → polyrelu.plot" in problems[0]
-    assert "polyrelu.plot → polyrelu.dependency" in problems[0]
+    assert "polyrelu.plot.dependency → polyrelu.dependency" in problems[0]
 
 
 def test_a_cycle_through_several_modules_is_reported(sources, contracts):

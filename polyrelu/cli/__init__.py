@@ -44,6 +44,7 @@ import argparse
 import contextlib
 import inspect
 import os
+import re
 import signal
 import sys
 import threading
@@ -67,7 +68,15 @@ from ..examples import bent_line_network
 from ..genericity import genericity
 from ..geometry.rational import parse_number
 from ..io import save_network
-from ..plot import check_figure_path, plot_dependency_graph, save_figure
+from ..plot import (
+    check_figure_path,
+    check_html_path,
+    plot_complex,
+    plot_dependency_graph,
+    save_figure,
+    write_complex_html,
+)
+from ..plot.html import require_plotly
 from ..recovery import network_oracle, recover_network
 from ..report import network_report
 from ..slices import DEFAULT_MARGIN
@@ -83,6 +92,7 @@ from .builtins import (
 )
 from .decision import check_decision_arguments, decision_command
 from .demo import demo
+from .drawing import add_plot, check_drawing, drawing, parse_window
 from .ending import CommandFailed, written
 from .slicing import slice_command, slice_margin
 from .survey import SURVEY_MAX_SECONDS, check_survey_arguments, survey_command
@@ -232,6 +242,7 @@ def _add_complex_parser(sub):
     _add_network(p)
     _add_domain(p)
     _add_output(p, "the complex as JSON (every cell, exact H- and V-representations, the face lattice)")
+    add_plot(p, "the complex (2 inputs)", html="the complex (2 or 3 inputs)")
     _add_max_cells(p)
     _add_trust_pickle(p)
 
@@ -245,7 +256,8 @@ def _add_slice_parser(sub):
     p.add_argument("--margin", default=str(DEFAULT_MARGIN), metavar="M",
                    help=f"the box reaches M times the points' extent beyond them on each side (default {DEFAULT_MARGIN})")
     _add_output(p, "the slice (origin, directions, points) and its complex as JSON")
-    _add_plot(p, "the complex of a 2-D slice (3 points) with the data points marked")
+    add_plot(p, "the complex of a 2-D slice (3 points) with the data points marked",
+              html="the complex of a 2-D or 3-D slice (3 or 4 points)")
     _add_max_cells(p)
     _add_trust_pickle(p)
 
@@ -298,7 +310,7 @@ def _add_graph_parser(sub):
     _add_output(p, "the dependency graph as JSON")
     _add_old_json(p)
     p.add_argument("--graphml", metavar="FILE", help="write the dependency graph as GraphML (typed attributes) to FILE (.graphml)")
-    _add_plot(p, "the dependency graph, by layers")
+    add_plot(p, "the dependency graph, by layers")
     _add_max_cells(p)
     _add_trust_pickle(p)
 
@@ -311,7 +323,7 @@ def _add_analyze_parser(sub):
     _add_domain(p)
     _add_output(p, "the analysis as JSON")
     _add_old_json(p)
-    _add_plot(p, "the complex (2 inputs; 3 inputs: the slice x3 = 0)")
+    add_plot(p, "the complex (2 inputs; 3 inputs: the slice x3 = 0)", html="the complex (2 or 3 inputs)")
     p.add_argument("--no-inradius", action="store_true",
                    help="skip the conditioning diagnostic (the thinnest region's inradius, by cvxpy)")
     _add_max_cells(p)
@@ -420,11 +432,6 @@ def _add_old_json(parser):
     parser.add_argument("--json", dest="output", help=argparse.SUPPRESS)  # the old spelling of -o, still accepted
 
 
-def _add_plot(parser, what):
-    parser.add_argument("--plot", metavar="FILE",
-                        help=f"draw {what} to FILE (.png, .svg, .pdf; no suffix: a PNG)")
-
-
 def _add_exact(parser):
     parser.add_argument("--exact", action="store_true",
                         help="write every rational in full (default: longer than 12 characters, rounded to 3 "
@@ -500,6 +507,10 @@ def _complex_command(args):
     domain = _domain(args, net)
     n0 = net.architecture.input_dim
     # flushed before the work starts: the user sees what is being computed
+    if args.plot and n0 != 2:
+        raise UsageError(f"--plot draws networks with 2 inputs; this one has {n0} (polyrelu slice --plot draws a "
+                         "plane through 3 points of any network)")
+    check_drawing(args, n0, net.architecture.output_dim)
     print(f"network             {args.network}  ({net.architecture})")
     print(f"domain              {args.domain or f'R^{n0}'}", flush=True)
     K = canonical_complex(net, domain, max_cells=args.max_cells)
@@ -509,6 +520,17 @@ def _complex_command(args):
     if args.output:
         K.write_json(args.output)
         written(args.output)
+    name, window, fill = drawing(args, net)
+    title = f"{name}: f-vector {K.f_vector()}"
+    if args.plot:
+        import matplotlib  # only to draw: `import polyrelu` stays fast
+
+        matplotlib.use("Agg")
+        save_figure(plot_complex(K, window=window, title=title, fill=fill), args.plot)
+        written(args.plot)
+    if args.html:
+        write_complex_html(K, args.html, window=window, title=title, fill=fill)
+        written(args.html)
 
 
 def _weights_command(args):
@@ -590,7 +612,8 @@ def _graph_command(args):
         import matplotlib  # only to draw: `import polyrelu` stays fast
 
         matplotlib.use("Agg")
-        save_figure(plot_dependency_graph(G, title=f"dependency graph of {net.name or args.network}"), args.plot)
+        name = net.name or os.path.splitext(os.path.basename(args.network))[0]
+        save_figure(plot_dependency_graph(G, title=f"dependency graph of {name}"), args.plot)
         written(args.plot)
 
 
@@ -600,14 +623,20 @@ def _analyze_command(args):
     n0 = net.architecture.input_dim
     if args.plot and n0 not in (2, 3):
         raise UsageError(f"--plot draws networks with 2 or 3 inputs (3: the slice x3 = 0); this one has {n0}")
+    check_drawing(args, n0, net.architecture.output_dim, plotted=2)
     result = analyze(net, domain, inradius=not args.no_inradius, max_cells=args.max_cells)
     print(result)
     if args.output:
         result.write_json(args.output)
         written(args.output)
+    name, window, fill = drawing(args, net)
     if args.plot:
-        result.plot(args.plot)
+        result.plot(args.plot, title=name, window=window, fill=fill)
         written(args.plot)
+    if args.html:
+        write_complex_html(result.complex, args.html, window=window, fill=fill,
+                           title=f"{name}: f-vector {result.complex.f_vector()}")
+        written(args.html)
 
 
 def _recover_command(args):
@@ -724,6 +753,13 @@ def _check_arguments(args):
         check_output_path(args.graphml, suffixes=(".graphml",), inputs=inputs)
     if getattr(args, "plot", None) is not None:
         check_figure_path(args.plot, inputs=inputs)
+    if getattr(args, "window", None) is not None:
+        parse_window(args.window)
+        if not (args.plot or args.html):
+            raise UsageError("--window zooms a drawing: add --plot FILE or --html FILE")
+    if getattr(args, "html", None) is not None:
+        check_html_path(args.html, inputs=inputs)
+        require_plotly()
 
 
 def _inputs(args):
@@ -737,7 +773,15 @@ def _inputs(args):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with its errors raised as :class:`UsageError` (one line, exit 2), not printed with the usage."""
+    """argparse with its errors raised as :class:`UsageError` (one line, exit 2), not printed with the usage.
+
+    A negative fraction such as ``-1/2`` is a value, like ``-1`` and ``-0.5``
+    (``--window -1/2 1/2 0 1``), not an unknown option.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-\d+(/\d+)?$|^-\d*\.\d+$")
 
     def error(self, message):
         raise UsageError(f"{message} (see {self.prog} --help)")

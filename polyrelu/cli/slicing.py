@@ -13,10 +13,11 @@ from ..errors import (
 )
 from ..geometry.rational import parse_number
 from ..io import read_points
-from ..plot import plot_complex, save_figure
+from ..plot import plot_complex, save_figure, write_complex_html
 from ..slices import DEFAULT_MARGIN, MAX_SLICE_DIMENSION, slice_through
 from ..text import number_text
 from .builtins import load
+from .drawing import check_drawing, drawing
 
 __all__ = ["slice_command", "slice_margin", "slice_of", "print_slice"]
 
@@ -27,11 +28,18 @@ def slice_command(args):
     H = net.architecture.num_hidden
     S = slice_of(net, args)
     k = S.dimension
-    if args.plot and k != 2:
+    if (args.plot or args.window) and k != 2:
+        option = "--plot" if args.plot else "--window"
         raise UsageError(
-            f"--plot draws 2-D slices, through 3 points; {args.through} has {k + 1} "
-            f"(a {k}-dimensional slice): leave out --plot or give 3 points"
+            f"{option} draws 2-D slices, through 3 points; {args.through} has {k + 1} "
+            f"(a {k}-dimensional slice): leave out {option} or give 3 points"
         )
+    if args.html and k not in (2, 3):
+        raise UsageError(
+            f"--html shows 2-D and 3-D slices, through 3 or 4 points; {args.through} has {k + 1} "
+            f"(a {k}-dimensional slice): leave out --html or give 3 or 4 points"
+        )
+    check_drawing(args, k, net.architecture.output_dim)
     print(f"network             {args.network}  ({net.architecture})")
     print_slice(S, args)
     K = S.complex(max_cells=args.max_cells, progress=None)
@@ -47,9 +55,15 @@ def slice_command(args):
     if args.output:
         S.write_json(args.output, K)
         print(f"written             {args.output}")
+    name, window, fill = drawing(args, net)
+    title = f"{name}: slice through {os.path.basename(args.through)}"
+    coordinates = [f"t{i + 1}" for i in range(k)]
     if args.plot:
-        _plot_slice(S, K, args.plot, f"{net.name or os.path.basename(args.network)}: slice through {os.path.basename(args.through)}")
+        _plot_slice(S, K, args.plot, title, window, fill)
         print(f"written             {args.plot}")
+    if args.html:
+        write_complex_html(K, args.html, window=window, fill=fill, title=title, axis_labels=coordinates)
+        print(f"written             {args.html}")
 
 
 def slice_of(net, args):
@@ -86,13 +100,13 @@ def slice_margin(text):
     return margin
 
 
-def _plot_slice(S, K, path, title):
+def _plot_slice(S, K, path, title, window, fill):
     """Draw the complex of a 2-D slice with its data points marked, into ``path``."""
     # matplotlib is loaded only when a picture is drawn (half a second), with a backend that needs no display
     import matplotlib
 
     matplotlib.use("Agg")
-    ax = plot_complex(K, title=title)
+    ax = plot_complex(K, title=title, window=window, fill=fill, axis_labels=("t1", "t2"))
     xs, ys = ([float(p[i]) for p in S.points] for i in range(2))
     # red stars with a white rim and boxed labels: visible over thousands of cells
     ax.plot(xs, ys, marker="*", color="red", markeredgecolor="white", markersize=18, linestyle="none", zorder=6)
