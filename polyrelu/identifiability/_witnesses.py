@@ -7,11 +7,12 @@ This is an internal module of :mod:`polyrelu.identifiability`:
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 from ..network import ReLUNetwork
 from ..symmetry import equivalent, same_function
-from ._parameters import positive_ratio
+from ._parameters import cancelling_subset, positive_ratio
 
 __all__ = ["second_parameter"]
 
@@ -23,8 +24,13 @@ def second_parameter(network, K, kernel, domain):
     show on the complex (a neuron never active: double its outgoing weights; a
     neuron whose outgoing weights vanish: shift its bias; a neuron active on
     every region: raise its bias and take the shift off the next layer's biases;
-    twins: move outgoing weight from one to the other), then steps ``θ + t·k``
-    along the exact kernel directions beyond scaling.
+    twins: move outgoing weight from one to the other); then a weight that
+    neither a hypersurface nor the output sees (from neuron ``i`` into a neuron
+    ``j`` of the next layer that is off on every region where ``i`` is on:
+    lowering it keeps ``j`` off there and changes nothing elsewhere); then
+    neurons of one layer whose flips the next layer's biases absorb
+    (:func:`~polyrelu.identifiability._parameters.cancelling_subset`); then
+    steps ``θ + t·k`` along the exact kernel directions beyond scaling.
     """
     def attempts():
         arch = network.architecture
@@ -52,6 +58,27 @@ def second_parameter(network, K, kernel, domain):
                         row[i] += 1
                         row[j] -= ratio
                     yield f"neurons {(l, i)} and {(l, j)} are twins: outgoing weight moved between them", Ws2, bs
+        index = {neuron: k for k, neuron in enumerate(arch.hidden_neurons())}
+        for l in range(2, len(arch.hidden_widths) + 1):
+            for j, i in itertools.product(range(arch.hidden_widths[l - 1]), range(arch.hidden_widths[l - 2])):
+                on = [s for s in signs if s[index[l - 1, i]] > 0]
+                if on and all(s[index[l, j]] <= 0 for s in on):
+                    Ws = [list(map(list, W)) for W in network.weights]
+                    Ws[l - 1][j][i] -= 1
+                    yield (f"the weight from {(l - 1, i)} into {(l, j)} is seen by no hypersurface and no output "
+                           f"({(l, j)} is off wherever {(l - 1, i)} is on): lowered by 1"), Ws, network.biases
+        for l in range(1, len(arch.hidden_widths) + 1):
+            _, flipped = cancelling_subset(network, l)
+            if flipped:
+                Ws = [list(map(list, W)) for W in network.weights]
+                bs = [list(b) for b in network.biases]
+                for j in flipped:
+                    Ws[l - 1][j] = [-v for v in Ws[l - 1][j]]
+                    bs[l - 1][j] = -bs[l - 1][j]
+                bs[l] = [b + sum(row[j] * network.biases[l - 1][j] for j in flipped) for b, row in zip(bs[l], Ws[l])]
+                neurons = ", ".join(str((l, j)) for j in flipped)
+                yield (f"neurons {neurons} flipped (relu(z) = relu(-z) + z): their linear parts cancel in the next layer, "
+                       "whose biases take up the rest"), Ws, bs
         theta = network.parameters()
         for n, direction in enumerate(kernel):
             for step in (Fraction(1, 64), Fraction(-1, 64), Fraction(1, 4096)):
