@@ -30,7 +30,7 @@ from _timing import best_of
 
 from polyrelu import canonical_complex, float_functional_dimension, functional_dimension
 from polyrelu.examples import generic_network, seeded_gaussian_network
-from polyrelu.identifiability import integer_jacobian
+from polyrelu.identifiability._jacobian import integer_jacobian
 
 
 def baseline_rank(net, K):

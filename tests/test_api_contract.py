@@ -86,11 +86,11 @@ EXEMPT = {
     "polyrelu.tropical.BreakpointComplex": "built by breakpoint_complex",
     "polyrelu.genericity.GenericityReport": _RESULT,
     "polyrelu.genericity.ConditionResult": _RESULT,
-    "polyrelu.identifiability.FunctionalDimension": _RESULT,
-    "polyrelu.identifiability.IdentifiabilityReport": _RESULT,
-    "polyrelu.identifiability.MinimalityReport": _RESULT,
-    "polyrelu.identifiability.Removal": _RESULT,
-    "polyrelu.identifiability.SurveyResult": _RESULT,
+    "polyrelu.identifiability.dimension.FunctionalDimension": _RESULT,
+    "polyrelu.identifiability.verdicts.IdentifiabilityReport": _RESULT,
+    "polyrelu.identifiability.minimality.MinimalityReport": _RESULT,
+    "polyrelu.identifiability.minimality.Removal": _RESULT,
+    "polyrelu.identifiability.survey.SurveyResult": _RESULT,
     "polyrelu.dependency.CandidateHypersurfaces": "built by candidate_hypersurfaces",
     "polyrelu.dependency.CandidateHypersurface": _RESULT,
     "polyrelu.dependency.Crossing": _RESULT,
@@ -597,14 +597,14 @@ API = {
         dict(complex_=(fx.K, COMPLEX), weighted=(None, WEIGHTED), hypersurfaces=(None, (object(), 3, [], {"a": 1}, {}))),
     ),
     # -- polyrelu.identifiability
-    "polyrelu.identifiability.functional_dimension": lambda fx: (
+    "polyrelu.identifiability.dimension.functional_dimension": lambda fx: (
         identifiability.functional_dimension,
         dict(
             network=(fx.net, NETWORK), domain=(None, DOMAIN), complex_=(None, OTHER_COMPLEX), kernel=(True, FLAG),
             n_jobs=(1, JOBS), scheduler=(None, SCHEDULER),
         ),
     ),
-    "polyrelu.identifiability.batch_functional_dimension": lambda fx: (
+    "polyrelu.identifiability.dimension.batch_functional_dimension": lambda fx: (
         identifiability.batch_functional_dimension,
         dict(
             network=(fx.net, NETWORK),
@@ -612,7 +612,7 @@ API = {
             kernel=(False, FLAG),
         ),
     ),
-    "polyrelu.identifiability.float_functional_dimension": lambda fx: (
+    "polyrelu.identifiability.dimension.float_functional_dimension": lambda fx: (
         identifiability.float_functional_dimension,
         dict(
             network=(fx.net, NETWORK),
@@ -621,22 +621,22 @@ API = {
             rtol=(None, (object(), "1e-9", [], True, -1.0, NAN)),
         ),
     ),
-    "polyrelu.identifiability.scaling_directions": lambda fx: (
+    "polyrelu.identifiability.dimension.scaling_directions": lambda fx: (
         identifiability.scaling_directions,
         dict(network=(fx.net, NETWORK)),
     ),
-    "polyrelu.identifiability.minimality_report": lambda fx: (
+    "polyrelu.identifiability.minimality.minimality_report": lambda fx: (
         identifiability.minimality_report,
         dict(
             network=(fx.net, NETWORK), domain=(None, DOMAIN), max_cells=(1000, COUNT), n_jobs=(1, JOBS),
             scheduler=(None, SCHEDULER),
         ),
     ),
-    "polyrelu.identifiability.identifiability_report": lambda fx: (
+    "polyrelu.identifiability.verdicts.identifiability_report": lambda fx: (
         identifiability.identifiability_report,
         dict(network=(fx.net, NETWORK), domain=(None, DOMAIN), max_cells=(1000, COUNT)),
     ),
-    "polyrelu.identifiability.architecture_survey": lambda fx: (
+    "polyrelu.identifiability.survey.architecture_survey": lambda fx: (
         identifiability.architecture_survey,
         dict(
             architecture=((2, 1, 1), WIDTHS), samples=(1, COUNT), seed=(0, NATURAL), kind=("gaussian", CHOICE),

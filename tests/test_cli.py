@@ -278,7 +278,7 @@ def test_max_cells_reaches_every_complex_of_the_network_in_analyze(capsys, monke
 
     # every module that imported canonical_complex calls it by its own name: record the calls through each
     users = [m for name, m in sys.modules.items() if name.startswith("polyrelu") and getattr(m, "canonical_complex", None) is build]
-    assert polyrelu.analysis in users and polyrelu.identifiability in users
+    assert polyrelu.analysis in users and polyrelu.identifiability.verdicts in users
     for module in users:
         monkeypatch.setattr(module, "canonical_complex", recording)
     code, _, _ = run(capsys, "analyze", "builtin:bent-line", "--no-inradius", "--max-cells", "4321")

@@ -238,7 +238,7 @@ def test_generic_networks_are_identifiable_by_the_theorem(arch):
     report = identifiability_report(generic_network(arch, seed=2))
     assert report.verdict == "identifiable (theorem conditions hold)" and report.witness is None
     assert report.functional_dimension.attains_bound and report.genericity.holds
-    assert "the seed theorem applies" in str(report)
+    assert "the identifiability theorem of Grillo & Montúfar applies" in str(report)
 
 
 def test_full_rank_outside_the_theorem_is_local_identifiability():

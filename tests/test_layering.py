@@ -186,7 +186,7 @@ def test_the_package_follows_its_declared_layering(sources, contracts):
 
 
 def test_the_layers_are_declared_for_the_package_and_for_recovery(contracts):
-    assert [c.container for c in contracts] == ["polyrelu", "polyrelu.recovery", "polyrelu.topology"]
+    assert [c.container for c in contracts] == ["polyrelu", "polyrelu.recovery", "polyrelu.topology", "polyrelu.identifiability"]
     top = [name for layer in contracts[0].layers for name in layer]
     assert top[:4] == ["__main__", "cli", "analysis", "report"] and "errors" in contracts[0].layers[-1]
     # the stages in the order they run, each importing only those before it (more may come in between)
@@ -195,6 +195,8 @@ def test_the_layers_are_declared_for_the_package_and_for_recovery(contracts):
     assert [s for s in stages if s in order] == order
     topology = [name for layer in contracts[2].layers for name in layer]
     assert topology == ["decision", "subcomplex", "_bounded", "_chains", "_elimination"]
+    identifiability = [name for layer in contracts[3].layers for name in layer]
+    assert identifiability[:2] == ["survey", "verdicts"] and identifiability[-1] == "_parameters"
 
 
 def test_imports_are_read_everywhere_and_resolved(sources):
@@ -302,4 +304,4 @@ def test_import_linter_keeps_the_same_contracts(capsys, monkeypatch):
     code = cli.lint_imports(config_filename=str(REPOSITORY / "pyproject.toml"), no_cache=True, no_logo=True)
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "4 kept, 0 broken" in out
+    assert "5 kept, 0 broken" in out

@@ -1,0 +1,95 @@
+"""The Jacobian of a network's affine pieces with respect to its parameters.
+
+On a region ``R`` of the canonical complex, ``f(x) = A_R(θ) x + c_R(θ)`` with
+``A_R``, ``c_R`` polynomial in the parameters ``θ``; :func:`jacobian` stacks
+the derivatives of ``(c_R, A_R)`` over a list of activation patterns, in
+floats, in integers or modulo a prime. This is an internal module of
+:mod:`polyrelu.identifiability`: :func:`jacobian`, :func:`integer_layers` and
+:func:`integer_jacobian` are its named API, used by
+:mod:`polyrelu.identifiability.dimension` (and by reference computations).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..network import ReLUNetwork
+
+__all__ = ["jacobian", "integer_layers", "integer_jacobian"]
+
+
+def jacobian(network, patterns, layers, modulus=None):
+    """The Jacobian of ``θ ↦ (c_R, A_R)`` over the patterns, in homogeneous form, as a numpy array.
+
+    ``layers`` are the homogeneous layer matrices ``[[1, 0], [b, W]]`` (floats,
+    or integers scaled by ``c_l`` as numpy object arrays). With ``Q_l`` the map
+    of layer ``l``'s input and ``P_l`` the map from its pre-activation to the
+    output (both with the pattern's masks), ``∂M/∂H_l[i, j] = P_l[:, i] Q_l[j, :]``.
+    Rows: pattern, output, then the constant and the ``n0`` slopes; columns: the
+    parameters in the order of :meth:`ReLUNetwork.parameters`. With ``modulus``
+    (int64 layers already reduced), every product is reduced modulo it.
+    """
+    def reduce(a):
+        return a % modulus if modulus is not None else a
+
+    arch = network.architecture
+    widths = arch.widths
+    L = len(widths) - 1
+    n0, m = widths[0], widths[-1]
+    R = len(patterns)
+    kind = layers[0].dtype
+    signs = np.array(patterns, dtype=int).reshape(R, arch.num_hidden) > 0
+    masks, k = [], 0
+    for n in arch.hidden_widths:
+        mask = np.ones((R, n + 1), dtype=kind)
+        mask[:, 1:] = signs[:, k : k + n]
+        masks.append(mask)
+        k += n
+    Q = [np.broadcast_to(np.eye(n0 + 1, dtype=int).astype(kind), (R, n0 + 1, n0 + 1))]
+    for l in range(L - 1):
+        Q.append(reduce(np.matmul(layers[l], Q[-1])) * masks[l][:, :, None])
+    P = [None] * L
+    P[L - 1] = np.broadcast_to(np.eye(m + 1, dtype=int).astype(kind), (R, m + 1, m + 1))
+    for l in range(L - 2, -1, -1):
+        P[l] = reduce(np.matmul(P[l + 1], layers[l + 1])) * masks[l][:, None, :]
+    blocks = []
+    for l in range(L):
+        rows = P[l][:, 1:, 1:]  # (R, m, n_l): no constant row, no constant column
+        cols = np.transpose(Q[l], (0, 2, 1))  # (R, n0 + 1, n_{l-1} + 1)
+        B = reduce(rows[:, :, None, :, None] * cols[:, None, :, None, :])  # (R, m, n0 + 1, n_l, n_{l-1} + 1)
+        B = B.reshape(R * m * (n0 + 1), widths[l + 1], widths[l] + 1)
+        # column j = 0 is the bias; the parameter vector has W_l row-major, then b_l
+        blocks.append(B[:, :, 1:].reshape(len(B), -1))
+        blocks.append(B[:, :, 0])
+    return np.concatenate(blocks, axis=1) if R else np.zeros((0, arch.num_parameters), dtype=kind)
+
+
+def integer_layers(network):
+    """Homogeneous layers ``[[c_l, 0], c_l [b_l | W_l]]`` scaled to integers (object arrays), and each layer's scale ``c_l``."""
+    layers, scales = [], []
+    for M, c in network.integer_layers():
+        p = M.ncols() - 1
+        layers.append(np.array([[c] + [0] * p] + [[int(v) for v in row] for row in M.tolist()], dtype=object))
+        scales.append(c)
+    return layers, scales
+
+
+def integer_jacobian(network: ReLUNetwork, patterns: Sequence[Sequence[int]]) -> np.ndarray:
+    """The Jacobian of ``θ ↦ (c_R(θ), A_R(θ))`` over the regions with these activation patterns, in integers (internal API).
+
+    One row per entry of each region's affine map, one column per parameter;
+    column ``j`` is the true column times a positive integer (the product of
+    the other layers' integer scales), so the rank is that of the Jacobian
+    (docs/design.md §6). For reference computations, e.g. a plain ``fmpz``
+    rank to compare :func:`functional_dimension` with.
+
+    Examples
+    --------
+    >>> from polyrelu import ReLUNetwork
+    >>> integer_jacobian(ReLUNetwork([[[1]], [[1]]], [[0], [0]]), [(1,)]).tolist()
+    [[0, 1, 0, 1], [1, 0, 1, 0]]
+    """
+    layers, _ = integer_layers(network)
+    return jacobian(network, patterns, layers)

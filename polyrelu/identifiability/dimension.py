@@ -1,0 +1,460 @@
+"""The exact functional dimension of a ReLU network at its parameters (docs/design.md §6).
+
+On a region ``R`` of the canonical complex, ``f(x) = A_R(θ) x + c_R(θ)`` with
+``A_R``, ``c_R`` polynomial in the parameters ``θ``. The functional dimension at
+``θ`` is the rank of the Jacobian of ``θ ↦ (A_R(θ), c_R(θ))_R`` over all
+regions; it is at most ``D − H`` (#parameters − #hidden neurons), because
+rescaling a neuron's incoming and outgoing weights does not move ``f``.
+
+The rank is decided exactly, with a certificate both ways:
+
+- a lower bound ``r``: the rank of the integer-scaled Jacobian modulo a prime
+  (a minor that is non-zero modulo ``p`` is non-zero over the integers);
+- the matching upper bound: ``D − r`` kernel vectors, independent modulo the
+  prime (hence over Q). The ``H`` scaling directions are kernel vectors by the
+  positive homogeneity of relu (independent when no hidden neuron's incoming
+  row and bias all vanish, since each moves its own neuron's incoming row),
+  so ``r = D − H`` then needs nothing more; otherwise the
+  unit vectors of zero columns join them, and the few missing ones are solved
+  exactly from an ``r × r`` subsystem and checked against the whole Jacobian
+  in integer arithmetic.
+
+:func:`float_functional_dimension` is the float fast path (SVD rank), named as
+such and never the default.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import partial
+
+import numpy as np
+
+from ..checks import require_bool, require_instance, require_real, require_sequence
+from ..complex import CanonicalComplex, canonical_complex, check_complex_of
+from ..domain import Box
+from ..errors import GeometryError
+from ..geometry import Polyhedron
+from ..geometry.linalg import (
+    echelon_pivots,
+    modular_echelon,
+    pivot_columns,
+    residue,
+    solve_nonsingular,
+    span_complement,
+)
+from ..geometry.rational import FractionVector, MatrixLike, to_fraction_vector
+from ..network import ReLUNetwork
+from ..parallel import (
+    SERIAL_SECONDS,
+    check_parallel_arguments,
+    parallel_map,
+    worker_count,
+)
+from ._jacobian import integer_layers, jacobian
+from ._parameters import offsets
+
+__all__ = [
+    "FunctionalDimension",
+    "functional_dimension",
+    "batch_functional_dimension",
+    "float_functional_dimension",
+    "scaling_directions",
+]
+
+_PRIMES = (2**62 - 57, 2**61 - 1, 2**63 - 25)
+# entry operations per second of flint's reduced echelon form modulo a small prime (measured: a 3672 × 609
+# Jacobian of rank 444 in 1.4 s, one thread), to tell when functional_dimension is long enough for workers
+_ECHELON_RATE = 1e9
+# below 2^28, products of two residues summed over up to 127 terms stay inside int64
+_SMALL_PRIMES = (268435399, 268435367, 268435361)
+
+
+@dataclass(frozen=True)
+class FunctionalDimension:
+    """The rank of the parameter Jacobian and what it rests on.
+
+    Attributes
+    ----------
+    rank : int
+        The functional dimension (batch functional dimension for given points).
+    bound : int
+        ``D − H``.
+    num_parameters, num_hidden : int
+        ``D`` and ``H``.
+    patterns : int
+        Activation patterns (regions) whose maps were differentiated.
+    method : str
+        ``"exact"`` (certified both ways) or ``"float"`` (SVD rank, not certified).
+    prime : int or None
+        The prime of the lower-bound certificate (exact method).
+    kernel : tuple of tuple of Fraction
+        Exact directions in parameter space (in the order of
+        :meth:`~polyrelu.network.ReLUNetwork.parameters`) that do not move
+        ``f`` to first order and are not combinations of the scaling
+        directions; ``D − H − rank`` of them when the scaling directions are
+        independent. Empty when the rank attains the bound.
+    """
+
+    rank: int
+    bound: int
+    num_parameters: int
+    num_hidden: int
+    patterns: int
+    method: str
+    prime: int | None = None
+    kernel: tuple[FractionVector, ...] = ()
+
+    @property
+    def attains_bound(self) -> bool:
+        """Whether the rank equals ``D − H``."""
+        return self.rank == self.bound
+
+    def __str__(self):
+        head = (
+            f"functional dimension {self.rank} of D - H = {self.bound} "
+            f"(D = {self.num_parameters}, H = {self.num_hidden}; {self.patterns} activation patterns, {self.method})"
+        )
+        if self.attains_bound:
+            return head + ": the bound is attained"
+        return head + f": {self.bound - self.rank} short, {len(self.kernel)} kernel directions beyond scaling"
+
+
+def functional_dimension(
+    network: ReLUNetwork,
+    domain: Box | Polyhedron | MatrixLike | None = None,
+    complex_: CanonicalComplex | None = None,
+    kernel: bool = True,
+    *,
+    n_jobs: int | None = None,
+    scheduler: str | None = None,
+) -> FunctionalDimension:
+    """The exact functional dimension of a network at its parameters (docs/design.md §6).
+
+    Parameters
+    ----------
+    network : ReLUNetwork
+    domain : optional
+        As for :func:`~polyrelu.complex.canonical_complex`; regions outside it do not count.
+    complex_ : CanonicalComplex, optional
+        Reused if already computed.
+    kernel : bool
+        Also return the exact kernel directions beyond scaling when the rank falls short.
+    n_jobs : int, optional
+        Worker processes for the rank modulo a prime, as in
+        :func:`~polyrelu.parallel.parallel_map`: batches of regions are reduced
+        apart and their echelon forms together. ``None`` (the default) does so
+        only when reducing the whole Jacobian would take more than about 2 s;
+        ``1`` never. The result is the same for every choice.
+    scheduler : str, optional
+        The address of a Dask scheduler whose workers reduce the batches (docs/parallel.md).
+
+    Returns
+    -------
+    FunctionalDimension
+
+    Raises
+    ------
+    GeometryError
+        No certificate could be completed with any of the primes tried (not
+        expected to happen; the message says so rather than guessing).
+
+    Examples
+    --------
+    ``relu(x1) + relu(x2)``: 9 parameters, 2 hidden neurons, rank 7. A dead
+    neuron drops the rank: its two incoming weights, bias and outgoing weight move
+    freely, one combination of them is its rescaling, three are left:
+
+    >>> from polyrelu import ReLUNetwork
+    >>> functional_dimension(ReLUNetwork([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]])).rank
+    7
+    >>> dead = ReLUNetwork([[[1, 0], [0, 1], [0, 0]], [[1, 1, 1]]], [[0, 0, -1], [0]])
+    >>> fd = functional_dimension(dead)
+    >>> fd.rank, fd.bound, len(fd.kernel)
+    (7, 10, 3)
+    """
+    require_instance(network, ReLUNetwork, "network", "functional_dimension")
+    kernel = require_bool(kernel, "kernel", "functional_dimension")
+    n_jobs, scheduler = check_parallel_arguments(n_jobs, scheduler, "functional_dimension")
+    check_complex_of(complex_, network, domain, "functional_dimension")
+    K = complex_ if complex_ is not None else canonical_complex(network, domain)
+    patterns = [r.signs for r in K.regions()]
+    return _certified_rank(network, patterns, kernel, n_jobs, scheduler)
+
+
+def batch_functional_dimension(network: ReLUNetwork, points: MatrixLike, kernel: bool = False) -> FunctionalDimension:
+    """The exact rank of the Jacobian of ``θ ↦ (f_θ(z))_z`` on the affine pieces at the given points.
+
+    Each point must be *parametrically smooth*: no hidden pre-activation
+    vanishes there, so the activation pattern is locally constant in ``θ``.
+    The rank counts the pieces' full affine maps ``(A, c)`` at the points'
+    patterns (repeated patterns count once), which is the batch functional
+    dimension of a batch holding ``n0 + 1`` affinely independent points in
+    each of those pieces.
+
+    Raises
+    ------
+    GeometryError
+        A point where some hidden pre-activation is zero (its index is named).
+
+    Examples
+    --------
+    >>> from polyrelu import ReLUNetwork
+    >>> net = ReLUNetwork([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]])
+    >>> batch_functional_dimension(net, [[1, 1]]).rank  # one affine piece: 3 numbers
+    3
+    >>> batch_functional_dimension(net, [[1, 1], [-1, 1], [1, -1], [-1, -1]]).rank
+    7
+    """
+    caller = "batch_functional_dimension"
+    require_instance(network, ReLUNetwork, "network", caller)
+    kernel = require_bool(kernel, "kernel", caller)
+    n0 = network.architecture.input_dim
+    points = [to_fraction_vector(x, f"{caller}: points[{k}]", n0) for k, x in enumerate(require_sequence(points, "points", caller))]
+    patterns = []
+    for k, x in enumerate(points):
+        signs = network.signs(x)
+        if 0 in signs:
+            raise GeometryError(
+                f"point {k} lies on the zero set of hidden neuron {network.architecture.hidden_neurons()[signs.index(0)]}; "
+                "batch functional dimension needs points where no hidden pre-activation vanishes"
+            )
+        if signs not in patterns:
+            patterns.append(signs)
+    return _certified_rank(network, patterns, kernel)
+
+
+def float_functional_dimension(
+    network: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None = None, complex_: CanonicalComplex | None = None, rtol: float | None = None
+) -> FunctionalDimension:
+    """The functional dimension by a float SVD rank: fast, not certified (named as such).
+
+    ``rtol`` is relative to the largest singular value (numpy's default
+    ``max(shape) · eps`` when None). On well-conditioned networks it agrees
+    with :func:`functional_dimension`.
+    """
+    require_instance(network, ReLUNetwork, "network", "float_functional_dimension")
+    rtol = require_real(rtol, "rtol", "float_functional_dimension", minimum=0, optional=True)
+    check_complex_of(complex_, network, domain, "float_functional_dimension")
+    K = complex_ if complex_ is not None else canonical_complex(network, domain)
+    patterns = [r.signs for r in K.regions()]
+    layers = [np.array([[1.0] + [0.0] * len(W[0])] + [[float(bi), *map(float, row)] for row, bi in zip(W, b)])
+              for W, b in network.layers]
+    J = jacobian(network, patterns, layers)
+    if J.size == 0:
+        rank = 0
+    else:
+        sv = np.linalg.svd(J, compute_uv=False)
+        tol = (rtol if rtol is not None else max(J.shape) * np.finfo(float).eps) * sv[0]
+        rank = int(np.sum(sv > tol))
+    arch = network.architecture
+    return FunctionalDimension(rank, arch.functional_dimension_bound, arch.num_parameters, arch.num_hidden,
+                               len(patterns), "float")
+
+
+def scaling_directions(network: ReLUNetwork) -> tuple[FractionVector, ...]:
+    """The ``H`` tangent directions of the positive rescalings, one per hidden neuron, exact.
+
+    For neuron ``(l, i)``: ``+`` its incoming row and bias, ``−`` its outgoing
+    column (the derivative at ``λ = 1`` of scaling it by ``λ``). Coordinates in
+    the order of :meth:`~polyrelu.network.ReLUNetwork.parameters`.
+    """
+    arch = require_instance(network, ReLUNetwork, "network", "scaling_directions").architecture
+    positions = offsets(arch.widths)
+    out = []
+    for l, n in enumerate(arch.hidden_widths, start=1):
+        W, b = network.layers[l - 1]
+        W_next = network.layers[l][0]
+        p = arch.widths[l - 1]
+        for i in range(n):
+            vec = [Fraction(0)] * arch.num_parameters
+            w_off, b_off = positions[l - 1]
+            for j in range(p):
+                vec[w_off + i * p + j] = W[i][j]
+            vec[b_off + i] = b[i]
+            nw_off, _ = positions[l]
+            for r in range(arch.widths[l + 1]):
+                vec[nw_off + r * n + i] = -W_next[r][i]
+            out.append(tuple(vec))
+    return tuple(out)
+
+# -- the certificate ----------------------------------------------------------------------------
+
+
+def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
+    arch = network.architecture
+    D, H = arch.num_parameters, arch.num_hidden
+    layers, scales = integer_layers(network)
+    # J = J_true · diag(s): the column of a layer-l parameter carries the product of the other layers' scales
+    total = math.prod(scales)
+    column_scale = [total // scales[l] for l, (p, n) in enumerate(zip(arch.widths, arch.widths[1:])) for _ in range(n * (p + 1))]
+    scaling = scaling_directions(network)
+    # each scaling direction moves its own neuron's incoming row: independent unless such a row is zero
+    independent_scaling = all(any(row) or bias for W, b in network.layers[:-1] for row, bias in zip(W, b))
+    exact = {}
+
+    def exact_jacobian(residues=None):  # only when the kernel must be found: the generic case needs residues alone
+        if "J" not in exact:
+            J = jacobian(network, patterns, layers)
+            exact["J"] = J
+            # the parameters that move something; a column non-zero modulo a prime is non-zero
+            maybe_zero = range(D) if residues is None else [j for j in range(D) if not residues[:, j].any()]
+            zero = {j for j in maybe_zero if not (J.size and any(J[:, j]))}
+            exact["nonzero"] = [j for j in range(D) if j not in zero]
+        return exact["J"], exact["nonzero"]
+
+    small = max(arch.widths) + 1 <= 127
+    rows = len(patterns) * arch.output_dim * (arch.input_dim + 1)
+    batches = min(_echelon_batches(rows, D, n_jobs, scheduler), len(patterns)) if small else 1
+    for p in _SMALL_PRIMES if small else _PRIMES:
+        reduced = [(Lz % p).astype(np.int64) for Lz in layers] if small else None
+        if batches > 1:
+            # the row space of J is the sum of those of its batches of regions, and a reduced echelon form
+            # depends on the row space alone: the same echelon form as from J itself, without J
+            cut = np.linspace(0, len(patterns), batches + 1).astype(int).tolist()
+            parts = parallel_map(partial(_echelon_rows, network, reduced, p), [patterns[a:b] for a, b in zip(cut, cut[1:])],
+                                 n_jobs=n_jobs, scheduler=scheduler, names=[f"regions {a} to {b - 1}" for a, b in zip(cut, cut[1:])])
+            J_mod = np.concatenate(parts)
+        elif small:
+            J_mod = jacobian(network, patterns, reduced, modulus=p)
+        else:
+            J_mod = (exact_jacobian()[0] % p).astype(np.uint64)
+        columns = [j for j in range(D) if J_mod[:, j].any()]
+        # one echelon form of the non-zero columns gives the rank and, if needed, the kernel
+        echelon, rank = modular_echelon(J_mod[:, columns], p)
+        if rank == D - H and independent_scaling:
+            return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p)
+        if batches > 1:  # the certificate reads rows of J itself
+            J_mod = jacobian(network, patterns, reduced, modulus=p)
+        J, nonzero = exact_jacobian(J_mod)
+        if nonzero != columns:  # a column that vanishes modulo p only: take the echelon form of the true ones
+            echelon, rank = modular_echelon(J_mod[:, nonzero], p)
+        # the scaling directions in J's coordinates, modulo p: kernel vectors by the positive homogeneity of relu
+        known = [[residue(Fraction(v) / c, p) if v else 0 for v, c in zip(vec, column_scale)] for vec in scaling]
+        found = _exact_kernel(J, nonzero, J_mod[:, nonzero], echelon, rank, p, known)
+        if found is None:
+            continue  # an unlucky prime: the rank modulo p was below the rank over Q
+        extra = ()
+        if want_kernel:
+            # the found vectors that extend a basis of span(known), by independence modulo p
+            residues = [[residue(v, p) if v else 0 for v in vec] for vec in found]
+            beyond = [found[k] for k in span_complement(known, residues, modulus=p)]
+            extra = tuple(tuple(v * c if v else v for v, c in zip(vec, column_scale)) for vec in beyond)
+        return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p, extra)
+    raise GeometryError(f"no rank certificate for {network.name or 'the network'} with the primes tried")
+
+
+def _echelon_batches(rows, D, n_jobs, scheduler):
+    """How many batches of regions :func:`_certified_rank` reduces apart: 1 (all of ``J`` at once) when serial.
+
+    Reducing ``k`` batches of ``J``'s ``rows`` rows (``D`` columns) costs about
+    ``rows · D · r / k`` each, then ``k r · D · r`` to reduce their ``k r`` rows
+    together (``r ≤ D`` the rank): ``k ≈ √(rows / D)`` is best, at most one
+    batch per worker. Under ``n_jobs=None``, only when reducing ``J`` at once
+    would take more than :data:`~polyrelu.parallel.SERIAL_SECONDS`.
+    """
+    workers = worker_count(n_jobs, scheduler)
+    seconds = rows * D * min(rows, D) / _ECHELON_RATE
+    if workers == 1 or (n_jobs is None and scheduler is None and seconds <= SERIAL_SECONDS):
+        return 1
+    batches = max(2, round(math.sqrt(rows / D)))
+    return min(batches, workers) if workers > 0 else batches
+
+
+def _echelon_rows(network, reduced_layers, p, patterns):
+    """The non-zero rows of the reduced echelon form modulo ``p`` of the Jacobian over these patterns (a task)."""
+    J_mod = jacobian(network, patterns, reduced_layers, modulus=p)
+    echelon, rank = modular_echelon(J_mod, p)
+    D = J_mod.shape[1]
+    if not rank:
+        return np.zeros((0, D), dtype=np.int64)
+    return np.array([int(v) for v in echelon.entries()[: rank * D]], dtype=np.int64).reshape(rank, D)
+
+
+def _independent_prefix(vectors, p, D):
+    """Indices of the first maximal subsequence of ``vectors`` (residues modulo ``p``) that is independent.
+
+    Independence modulo ``p`` implies independence over Q.
+    """
+    return pivot_columns([[vec[i] for vec in vectors] for i in range(D)], modulus=p) if vectors else []
+
+
+def _exact_kernel(J, nonzero, J_mod, echelon, rank, p, known):
+    """Kernel vectors of ``J`` beyond the ``known`` ones, exact and verified, completing a kernel basis; or None.
+
+    The kernel has dimension at least ``D − rank`` over Q. Zero columns give
+    unit vectors; the ``known`` vectors (the scaling directions) are kernel
+    vectors by theory. The rest come from the echelon form modulo ``p`` of the
+    non-zero columns: free columns whose kernel vectors modulo ``p`` are
+    independent of those found so far are solved for exactly, from ``rank``
+    rows independent modulo ``p``, and accepted only if ``J k = 0`` holds for
+    every row in integers. Independence modulo ``p`` implies it over Q, so
+    ``D − rank`` independent exact kernel vectors prove the rank is at most
+    ``rank``. Returns the new vectors (unit vectors first).
+    """
+    D = J.shape[1]
+    zero, one = Fraction(0), Fraction(1)
+    units = [[one if i == j else zero for i in range(D)] for j in range(D) if j not in set(nonzero)]
+    need = D - rank
+    current = [list(vec) for vec in known] + [[int(i == j) for i in range(D)] for j in range(D) if j not in set(nonzero)]
+    have = len(_independent_prefix(current, p, D))
+    found = list(units)
+    if have < need and nonzero:
+        r = rank
+        pivot_pos = echelon_pivots(echelon, r)
+        pivots = [nonzero[j] for j in pivot_pos]
+        free_pos = [j for j in range(len(nonzero)) if j not in set(pivot_pos)]
+        # kernel vectors modulo p straight from the echelon form: e_n - sum over pivot rows of R[i, n] e_pivot
+        candidates = []
+        for j in free_pos:
+            vec = [0] * D
+            vec[nonzero[j]] = 1
+            for i, c in enumerate(pivots):
+                vec[c] = (-int(echelon[i, j])) % p
+            candidates.append(vec)
+        independent = _independent_prefix(current + candidates, p, D)
+        chosen = [nonzero[free_pos[k - len(current)]] for k in independent if k >= len(current)]
+        if have + len(chosen) < need:
+            return None
+        chosen = chosen[: need - have]
+        rows = _independent_rows(J_mod[:, pivot_pos], r, p)
+        if rows is None:
+            return None
+        # A is invertible modulo p, hence over Q
+        solution = solve_nonsingular(J[np.ix_(rows, pivots)].tolist(), (-J[np.ix_(rows, chosen)]).tolist())
+        solved = []
+        for a, n in enumerate(chosen):
+            vec = [Fraction(0)] * D
+            vec[n] = Fraction(1)
+            for b, c in enumerate(pivots):
+                vec[c] = solution[b][a]
+            solved.append(vec)
+        # the certificate: J k = 0 for every row, in integers, on the vector's support
+        for vec in solved:
+            den = math.lcm(*(v.denominator for v in vec))
+            support = [i for i, v in enumerate(vec) if v]
+            values = np.array([int(vec[i] * den) for i in support], dtype=object)
+            if any(J[:, support].dot(values)):
+                return None
+        found.extend(solved)
+    elif have < need:
+        return None
+    return found
+
+
+def _independent_rows(M, r, p):
+    """``r`` rows of ``M`` (``r`` columns, entries already reduced modulo ``p``) independent modulo ``p``.
+
+    Tried on a random sample of rows first.
+    """
+    n = M.shape[0]
+    order = np.random.default_rng(0).permutation(n)
+    for size in (min(n, 2 * r + 8), n):
+        rows = sorted(order[:size].tolist())
+        T = M[rows].T
+        echelon, rank = modular_echelon(T, p)
+        if rank == r:
+            return [rows[j] for j in echelon_pivots(echelon, r)]
+    return None

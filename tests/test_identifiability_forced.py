@@ -1,0 +1,160 @@
+"""Identifiability settled from what recovery must see: exact second parameters, and the one-hidden-layer theorem.
+
+The theorem of docs/theory.md: with one hidden layer, non-zero incoming and outgoing weights, pairwise distinct
+hyperplanes that all cross the domain's interior, and no set of neurons whose flips cancel, every parameter
+computing ``f`` is a permutation and positive scaling. The tests check it against a brute-force oracle: by the
+proof, the only other candidates are flips of a set of neurons with the output bias adjusted, and
+``same_function`` decides each of them exactly.
+"""
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from polyrelu import Box, ReLUNetwork, equivalent, identifiability_report, same_function
+from polyrelu.errors import SymmetryError
+from polyrelu.examples import free_weight_network, generic_network
+
+FORCED = "identifiable (recovery forced)"
+
+
+def flipped(net, layer, subset):
+    """``net`` with the neurons ``subset`` of hidden ``layer`` flipped, the next layer's bias adjusted (relu(z) = relu(-z) + z)."""
+    Ws = [list(map(list, W)) for W in net.weights]
+    bs = [list(b) for b in net.biases]
+    for j in subset:
+        Ws[layer - 1][j] = [-v for v in Ws[layer - 1][j]]
+        bs[layer - 1][j] = -bs[layer - 1][j]
+    bs[layer] = [b + sum(row[j] * net.biases[layer - 1][j] for j in subset) for b, row in zip(bs[layer], Ws[layer])]
+    return ReLUNetwork(Ws, bs)
+
+
+def keeps_f(net, other, domain=None):
+    """``same_function``, where its SymmetryError also means different functions.
+
+    same_function raises it when the difference's affine map on a region is non-zero but vanishes at the
+    region's chosen interior point (e.g. ``-x`` on a region of ``R`` whose interior point is 0): the functions
+    differ there all the same.
+    """
+    try:
+        return bool(same_function(net, other, domain))
+    except SymmetryError:
+        return False
+
+
+def flips_that_keep_f(net, layer=1, domain=None):
+    """Every non-empty set of neurons of ``layer`` whose flip keeps ``f`` (brute force over all subsets)."""
+    n = net.architecture.hidden_widths[layer - 1]
+    return [S for k in range(1, n + 1) for S in itertools.combinations(range(n), k)
+            if keeps_f(net, flipped(net, layer, S), domain)]
+
+
+def check_witness(net, report, domain=None):
+    assert report.verdict == "not identifiable" and report.witness is not None
+    assert report.witness.architecture == net.architecture
+    assert same_function(net, report.witness, domain) and not equivalent(net, report.witness)
+
+
+# -- identifiable (recovery forced) --------------------------------------------------------------------------
+
+
+def test_three_concurrent_lines_are_identifiable_though_supertransversality_fails():
+    net = ReLUNetwork([[[1, 0], [0, 1], [1, 1]], [[1, 2, 3]]], [[0, 0, 0], [0]])
+    report = identifiability_report(net)
+    assert not report.genericity.supertransversality.holds  # the theorem of Grillo & Montúfar does not apply
+    assert report.verdict == FORCED and report.witness is None
+    assert len(report.certificate) == 6 and "pairwise distinct" in report.certificate[4]
+    assert flips_that_keep_f(net) == []  # the oracle: no other candidate computes f
+
+
+def test_one_input_is_identifiable_when_no_flips_cancel():
+    net = ReLUNetwork([[[1], [1], [-1]], [[1, 2, 5]]], [[0, -1, 2], [0]])  # breakpoints 0, 1, 2
+    report = identifiability_report(net)
+    assert not report.width_hypothesis and report.verdict == FORCED
+    assert flips_that_keep_f(net) == []
+
+
+def test_cancelling_flips_give_an_exact_witness_and_no_certificate():
+    # v·w over all three neurons: 1 + 2 - 3 = 0, so flipping all of them leaves an affine term the bias absorbs
+    net = ReLUNetwork([[[1], [1], [-1]], [[1, 2, 3]]], [[0, -1, 2], [0]])
+    report = identifiability_report(net)
+    check_witness(net, report)
+    assert "flipped" in report.evidence[-1] and report.certificate == ()
+    assert flips_that_keep_f(net) == [(0, 1, 2)]
+
+
+def test_parallel_lines_with_cancelling_flips_are_not_identifiable_though_the_four_conditions_hold():
+    """relu(x1) + relu(1 - x1) + relu(x2) = relu(-x1) + relu(x1 - 1) + relu(x2) + 1."""
+    net = ReLUNetwork([[[1, 0], [-1, 0], [0, 1]], [[1, 1, 1]]], [[0, 1, 0], [0]])
+    report = identifiability_report(net)
+    assert report.genericity.holds and report.width_hypothesis and report.functional_dimension.attains_bound
+    check_witness(net, report)
+    assert report.witness.biases[1] == (Fraction(1),)
+
+
+def test_a_hyperplane_outside_the_domain_is_never_certified():
+    net = ReLUNetwork([[[1, 0], [0, 1], [1, 1]], [[1, 2, 3]]], [[0, 0, 5], [0]])  # x1 + x2 + 5 > 0 on the box
+    report = identifiability_report(net, Box(-1, 1))
+    assert report.verdict != FORCED
+    check_witness(net, report, Box(-1, 1))
+
+
+def test_two_hidden_layers_stay_locally_identifiable():
+    # a Gaussian 3→7→3→2 network (benchmarks/identifiability_open.py) whose rank is D - H, outside both theorems
+    rng = np.random.default_rng(744997)
+    widths = [3, 7, 3, 2]
+    net = ReLUNetwork([rng.standard_normal((b, a)) for a, b in zip(widths, widths[1:])],
+                      [rng.standard_normal(b) for b in widths[1:]])
+    report = identifiability_report(net)
+    assert report.verdict == "locally identifiable (immersion)" and report.certificate == ()
+    assert "2 hidden layers: the argument covers one" in report.evidence[-1]
+
+
+@settings(max_examples=25, deadline=None)
+@given(n0=st.integers(1, 2), width=st.integers(1, 4), data=st.data())
+def test_the_verdict_agrees_with_the_brute_force_over_flips(n0, width, data):
+    entry = st.integers(-2, 2)
+    W1 = [[data.draw(entry) for _ in range(n0)] for _ in range(width)]
+    b1 = [data.draw(entry) for _ in range(width)]
+    v = [data.draw(entry) for _ in range(width)]
+    net = ReLUNetwork([W1, [v]], [b1, [0]])
+    report = identifiability_report(net)
+    if report.verdict == "not identifiable":
+        check_witness(net, report)
+    if report.verdict == FORCED:
+        assert flips_that_keep_f(net) == []
+    elif flips_that_keep_f(net):
+        assert report.verdict == "not identifiable"
+
+
+# -- weights that no hypersurface and no output sees, flips in deeper layers -----------------------------------
+
+
+def test_a_weight_into_a_neuron_off_wherever_its_source_is_on_moves_freely():
+    net = free_weight_network(-1)
+    report = identifiability_report(net)
+    check_witness(net, report)
+    assert "seen by no hypersurface and no output" in report.evidence[-1]
+    moved = [(a, b) for a, b in zip(net.parameters(), report.witness.parameters()) if a != b]
+    assert moved == [(-1, -2)]  # the weight from (1, 2) into (2, 0), lowered by 1
+
+
+def test_flips_in_the_second_layer_are_absorbed_by_the_output_bias():
+    base = generic_network((2, 3, 2, 1), seed=6)
+    W1, W2, W3 = base.weights
+    b1, b2, b3 = base.biases
+    # the second neuron of layer 2 reads minus the first one's row; equal output weights make the flips cancel
+    net = ReLUNetwork([W1, [W2[0], [-v for v in W2[0]]], [[W3[0][0], W3[0][0]]]], [b1, [b2[0], b2[1]], b3])
+    report = identifiability_report(net)
+    check_witness(net, report)
+    assert flips_that_keep_f(net, 2) == [(0, 1)]
+
+
+def test_a_generic_network_gets_no_new_witness():
+    net = generic_network((2, 3, 2, 1), seed=2)
+    report = identifiability_report(net)
+    assert report.verdict == "identifiable (theorem conditions hold)"
+    assert all(flips_that_keep_f(net, layer) == [] for layer in (1, 2))
