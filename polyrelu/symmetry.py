@@ -429,6 +429,31 @@ class FunctionComparison:
         return self.equal
 
 
+def _where_nonzero(region, A, c, x):
+    """A relative interior point of ``region`` where ``g(y) = A y + c`` (not zero on it) is not zero.
+
+    The interior point ``x`` may be a zero of ``g`` (``-x1`` at the origin).
+    Then some vertex ``v`` has ``g(v) != 0``, or some ray or line ``d`` has
+    ``A d != 0``: otherwise ``g`` would vanish on the whole region. The
+    midpoint of ``x`` and ``v``, or ``x + d`` (or ``x - d`` for a line), is
+    in the relative interior too, and ``g`` is ``g(v) / 2`` or ``±A d`` there.
+    """
+
+    def g(y):
+        return [sum(a * t for a, t in zip(row, y)) + k for row, k in zip(A, c)]
+
+    if any(g(x)):
+        return x
+    vertices, rays, lines = region.vertices_rays_lines()
+    for v in vertices:
+        if any(g(v)):
+            return tuple((p + q) / 2 for p, q in zip(x, v))
+    for d in (*rays, *lines):
+        if any(sum(a * t for a, t in zip(row, d)) for row in A):
+            return tuple(p + q for p, q in zip(x, d))
+    raise SymmetryError("a region's difference map is not zero but vanishes at its vertices, rays and lines")
+
+
 def same_function(a: ReLUNetwork, b: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None = None) -> FunctionComparison:
     """Whether two networks compute the same function (on ``domain``, default all of ``R^n0``), exactly.
 
@@ -458,8 +483,8 @@ def same_function(a: ReLUNetwork, b: ReLUNetwork, domain: Box | Polyhedron | Mat
     for r in regions:
         A, c = K.affine_map(r)
         if any(v for row in A for v in row) or any(c):
-            x = r.relative_interior_point()
-            if a(x) == b(x):  # pragma: no cover - an affine map that is not zero is non-zero inside
+            x = _where_nonzero(r.polyhedron, A, c, r.relative_interior_point())
+            if a(x) == b(x):  # pragma: no cover - _where_nonzero's point has a non-zero difference
                 raise SymmetryError(f"region {r.id}: non-zero difference map but equal values at {x}")
             return FunctionComparison(False, x, len(regions))
     return FunctionComparison(True, None, len(regions))

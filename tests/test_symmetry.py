@@ -23,6 +23,8 @@ from polyrelu import (
     permute,
     scale,
 )
+from polyrelu.geometry import Polyhedron
+from polyrelu.symmetry import _where_nonzero
 
 SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 F = Fraction
@@ -445,3 +447,20 @@ def test_same_function_without_hidden_layers():
     relu = ReLUNetwork([[[1, 2]], [[1]]], [[3], [0]])  # relu of the same affine map: equal where it is >= 0
     answer = same_function(affine, relu)
     assert not answer and affine(answer.witness)[0] < 0
+
+
+@pytest.mark.parametrize(
+    "ieqs, eqns, d, A, c, x",
+    [
+        ([(1, 1), (1, -1)], [], 1, [[1]], [0], (0,)),  # -1 <= x <= 1, difference x, interior point 0
+        ([(0, 0, 1)], [], 2, [[1, 0]], [0], (0, 1)),  # half-plane x2 >= 0, difference x1: only a line moves off 0
+        ([(0, 1, 0)], [(0, 0, 1)], 2, [[0, 0], [1, 1]], [0, -1], (1, 0)),  # ray x1 >= 0 on x2 = 0, two outputs
+    ],
+)
+def test_a_witness_is_found_where_the_difference_is_not_zero(ieqs, eqns, d, A, c, x):
+    """The difference map may vanish at the region's interior point; the witness is moved to where it does not."""
+    P = Polyhedron(ieqs=ieqs, eqns=eqns, ambient_dim=d)
+    assert P.relative_interior_contains(x)
+    y = _where_nonzero(P, A, c, x)
+    assert P.relative_interior_contains(y)
+    assert any(sum(a * t for a, t in zip(row, y)) + k for row, k in zip(A, c))
