@@ -224,7 +224,7 @@ def _first_phase_variance(scale, known, rest, rest_total):
     return float(population**2 * (1 - 1 / scale) * values.var(ddof=1) / n)
 
 
-def check_next_layer(guard, subdivision, values, evaluate, neurons, layer):
+def check_next_layer(guard, subdivision, values, signs, evaluate, neurons, layer):
     """Ask the guard whether the layer's cuts may bring the subdivision past its limit.
 
     Every neuron of the layer is affine on every current cell, so what the
@@ -232,6 +232,9 @@ def check_next_layer(guard, subdivision, values, evaluate, neurons, layer):
     hyperplanes: the arrangement bound settles small cases at once, otherwise
     the cut is counted exactly inside a sample of cells
     (:class:`CellSample`), on a copy of each sampled cell's closure.
+    ``values[i]`` are the exact values at vertex ``i`` (indexed by neuron),
+    ``signs(i)`` their signs, which the first phase reads (cheaper when they
+    are certified from floats).
     """
     finite = subdivision.finite_cells()
     by_dim = defaultdict(list)
@@ -243,11 +246,11 @@ def check_next_layer(guard, subdivision, values, evaluate, neurons, layer):
         # hyperplanes crossing the cell: both signs at its vertices; one splits it in three
         positive = negative = 0
         for i in subdivision.cell_vertices(cid):
+            row = signs(i)
             for bit, k in enumerate(neurons):
-                v = values[i][k]
-                if v > 0:
+                if row[k] > 0:
                     positive |= 1 << bit
-                elif v < 0:
+                elif row[k] < 0:
                     negative |= 1 << bit
         crossing = bin(positive & negative).count("1")
         if crossing <= 1:

@@ -36,6 +36,7 @@ from ..geometry.rational import (
 )
 from ..geometry.subdivision import Subdivision
 from ..network import ReLUNetwork
+from ..parallel import one_blas_thread
 from ..progress import progress_bar
 from ..size_guard import (
     CellSample,
@@ -202,7 +203,7 @@ def canonical_complex(
         require_bool(progress, "progress", "canonical_complex")
     bar = progress_bar(total=net.architecture.num_hidden, desc="neurons", enabled=progress)
     start = time.perf_counter()
-    with paused_gc():
+    with paused_gc(), one_blas_thread():
         try:
             build = _lattice_cells if method == "lattice" else _lp_cells
             records = build(net, domain, domain_rows, oracle, SizeGuard(max_cells), bar)
@@ -426,7 +427,7 @@ def _lattice_cells(net, domain, domain_rows, oracle, guard, bar):
             values = LayerValues(subdivision, evaluate, screen, current_layer, offset)
             if current_layer > 1:
                 neurons = [j for j in order if layer_of[j] == current_layer]
-                check_next_layer(guard, subdivision, values, values.padded, neurons, current_layer)
+                check_next_layer(guard, subdivision, values, values.vertex_signs, values.padded, neurons, current_layer)
                 if len(subdivision.vertices) > EVALUATE_ALL:  # the guard's values at a few vertices: not worth keeping
                     values.padded_values.clear()
         subdivision.cut_by_signs(values.signs(k - offset), functools.partial(values.exact, k - offset))

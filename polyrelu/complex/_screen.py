@@ -192,11 +192,9 @@ class LayerValues:
         products = iter(int(v) for v in (flint.fmpz_mat([list(inputs[i]) for i in unknown]) * self.columns[j]).entries())
         return [known[i][k] if i in known else next(products) for i in indices]
 
-    def signs(self, j):
-        """The exact sign of the layer's neuron ``j`` at every vertex, as an ``int8`` array."""
+    def _screen_new_vertices(self):
+        """Float values and error bounds of all the layer's neurons at the vertices not screened yet."""
         vertices = self.subdivision.vertices
-        if self.screen is None:
-            return np.array([(v > 0) - (v < 0) for v in self.exact(j, range(len(vertices)))], dtype=np.int8)
         n = len(vertices)
         if self.screened < n:
             z, e = self.screen(vertices[self.screened :], self.layer)
@@ -208,6 +206,13 @@ class LayerValues:
                 self.floats, self.bounds = floats, bounds
             self.floats[self.screened : n], self.bounds[self.screened : n] = z, e
             self.screened = n
+        return n
+
+    def signs(self, j):
+        """The exact sign of the layer's neuron ``j`` at every vertex, as an ``int8`` array."""
+        if self.screen is None:
+            return np.array([(v > 0) - (v < 0) for v in self.exact(j, range(len(self.subdivision.vertices)))], dtype=np.int8)
+        n = self._screen_new_vertices()
         z, e = self.floats[:n, j], self.bounds[:n, j]
         with np.errstate(invalid="ignore"):  # nan (an overflow) casts to anything: it is undecided below
             signs = np.sign(z).astype(np.int8)
@@ -215,3 +220,24 @@ class LayerValues:
         if undecided:
             signs[undecided] = [(v > 0) - (v < 0) for v in self.exact(j, undecided)]
         return signs
+
+    def vertex_signs(self, i):
+        """The exact signs of all the layer's neurons at vertex ``i``, a tuple indexed as ``self[i]``.
+
+        What the size guard reads at its sampled cells: certified from the
+        floats where they clear their bounds, so that exact values are
+        computed only at the vertices where some sign is undecided.
+        """
+        if self.screen is None:
+            return tuple((v > 0) - (v < 0) for v in self[i])
+        self._screen_new_vertices()
+        z, e = self.floats[i], self.bounds[i]
+        with np.errstate(invalid="ignore"):
+            signs = np.sign(z).astype(np.int8).tolist()
+        undecided = np.flatnonzero(~(np.abs(z) > e)).tolist()
+        if undecided:
+            exact = self[i]
+            for j in undecided:
+                v = exact[self.offset + j]
+                signs[j] = (v > 0) - (v < 0)
+        return self.pad + tuple(signs)
