@@ -6,7 +6,7 @@ properties are stated in its docstring and checked by the package itself
 
 - :func:`bent_line_network`: the worked example ``relu(relu(x1) + relu(x2) - 1)``;
 - :func:`generic_network`: passes the four genericity conditions (identifiable
-  by the seed theorem when the width hypothesis holds);
+  by Grillo and Montúfar's identifiability theorem when the width hypothesis holds);
 - :func:`seeded_gaussian_network`: the seed-0 Gaussian recipe of the
   benchmarks (usually not generic);
 - :func:`with_neuron`: one more neuron in a hidden layer, as given;
@@ -16,7 +16,7 @@ properties are stated in its docstring and checked by the package itself
   :func:`with_stably_active_layer`; and a width-1 bottleneck with a discrete
   hidden symmetry, :func:`bottleneck_network` and :func:`bottleneck_flip`;
 - :func:`free_weight_network`: no single neuron can go, yet one weight moves
-  freely without changing ``f`` (in the spirit of the seed paper's Prop 5.23;
+  freely without changing ``f`` (in the spirit of Grillo and Montúfar's Proposition 5.23;
   our construction, not the paper's).
 """
 
@@ -56,7 +56,7 @@ def bent_line_network() -> ReLUNetwork:
     The two first-layer neurons cut the plane along the axes; the second-layer
     neuron's zero set is a line that bends where it crosses them: the ray
     ``x1 = 1, x2 <= 0``, the segment ``x1 + x2 = 1`` and the ray
-    ``x2 = 1, x1 <= 0`` (the worked example of the seed paper, pictured in docs/theory.md).
+    ``x2 = 1, x1 <= 0`` (the worked example of Grillo and Montúfar, pictured in docs/theory.md).
 
     Examples
     --------
@@ -576,7 +576,7 @@ def bottleneck_network() -> ReLUNetwork:
     the second neuron can be flipped: :func:`bottleneck_flip` gives parameters
     that compute the same function and are not a permutation and scaling of
     these. Behind a width-1 layer every next hypersurface is a level set of the
-    bottleneck neuron, so TPIC fails and the seed theorem does not apply.
+    bottleneck neuron, so TPIC fails and Grillo and Montúfar's identifiability theorem does not apply.
 
     Examples
     --------
@@ -628,7 +628,7 @@ def free_weight_network(t: RationalLike = -1) -> ReLUNetwork:
     gives the same function, a continuous symmetry of the affine map into layer
     2 (the output layer of the first-layer subnetwork). No single neuron can be
     deleted, merged into a twin or absorbed: each of the five is used. This
-    is our construction in the spirit of the seed paper's Proposition 5.23, not
+    is our construction in the spirit of Grillo and Montúfar's Proposition 5.23, not
     the paper's own example.
 
     Examples

@@ -1,4 +1,4 @@
-"""The four genericity conditions of the seed paper, checked exactly (docs/design.md §4).
+"""The four genericity conditions of Grillo and Montúfar, checked exactly (docs/design.md §4).
 
 Each condition is decided on the canonical complex and returns whether it holds
 with exact witnesses: the offending cells, facets, regions or neuron pairs.

@@ -69,7 +69,7 @@ class Architecture:
     -----
     ``D = sum_l n_l (n_{l-1} + 1)`` parameters and ``H = n1 + ... + nL`` hidden
     neurons; the functional dimension never exceeds ``D - H`` (one scaling
-    direction per hidden neuron), and the seed paper proves it is attained on
+    direction per hidden neuron), and Grillo and Montúfar prove it is attained on
     an open set when ``n0 >= 2`` and every hidden width is ``>= 2`` (docs/design.md §6).
     """
 
@@ -127,7 +127,7 @@ class Architecture:
 
     @property
     def width_hypothesis(self) -> bool:
-        """Whether ``n0 >= 2`` and every hidden width is ``>= 2`` (the seed theorem's hypothesis)."""
+        """Whether ``n0 >= 2`` and every hidden width is ``>= 2`` (the hypothesis of Grillo and Montúfar's identifiability theorem)."""
         return self.input_dim >= 2 and all(n >= 2 for n in self.hidden_widths)
 
     def split_hidden(self, values: Sequence[Any]) -> tuple[tuple[Any, ...], ...]:
