@@ -115,20 +115,23 @@ def independent_rows(M, r, p):
     With ``r`` given (the expected rank), ``r`` rows are sought on a random
     sample first, and None is returned if the rank modulo ``p`` is lower.
     """
-    n = M.shape[0]
     if r is None:
         echelon, rank = modular_echelon(M.T, p)
         return echelon_pivots(echelon, rank)
-    order = np.random.default_rng(0).permutation(n)
-    for size in (min(n, 2 * r + 8), n):
-        rows = sorted(order[:size].tolist())
+    # rows that vanish on these columns cannot help; the support of a kernel vector often meets few rows
+    live = np.flatnonzero(M.any(axis=1))
+    order = live[np.random.default_rng(0).permutation(len(live))]
+    for size in (min(len(live), 2 * r + 8), len(live)):
+        rows = np.sort(order[:size])
         echelon, rank = modular_echelon(M[rows].T, p)
         if rank == r:
-            return [rows[j] for j in echelon_pivots(echelon, r)]
+            return [int(rows[j]) for j in echelon_pivots(echelon, r)]
+        if size == len(live):
+            break
     return None
 
 
-def sparse_kernel(widths, factors, J_mod, support, columns, p):
+def sparse_kernel(widths, factors, J_mod, support, columns, p, rows):
     """The kernel vectors of ``J`` equal to ``e_c`` on the ``columns`` and supported on ``support`` otherwise, exact.
 
     Parameters
@@ -143,6 +146,10 @@ def sparse_kernel(widths, factors, J_mod, support, columns, p):
         column).
     columns : list of int
     p : int
+    rows : list of int
+        Rows of ``J`` independent modulo ``p`` on a set of columns holding
+        ``support`` (e.g. ``rank`` rows on all the pivots): the square
+        system is chosen among them.
 
     Returns
     -------
@@ -155,9 +162,10 @@ def sparse_kernel(widths, factors, J_mod, support, columns, p):
     """
     exact = jacobian_columns(widths, factors, [*support, *columns])
     if support:
-        rows = independent_rows(J_mod[:, support], len(support), p)
-        if rows is None:
+        chosen = independent_rows(J_mod[np.ix_(rows, support)], len(support), p)
+        if chosen is None:
             return [None] * len(columns)
+        rows = [rows[k] for k in chosen]
         # the square system is invertible modulo p, hence over Q
         solution = solve_nonsingular(exact[rows, : len(support)].tolist(), (-exact[rows, len(support) :]).tolist())
     else:

@@ -42,7 +42,7 @@ from ..geometry.rational import FractionVector, MatrixLike, to_fraction_vector
 from ..network import ReLUNetwork
 from ..parallel import SERIAL_SECONDS, check_parallel_arguments, parallel_map, worker_count
 from ._jacobian import integer_layers, jacobian, jacobian_columns, jacobian_factors
-from ._kernel import local_kernel, sparse_kernel
+from ._kernel import independent_rows, local_kernel, sparse_kernel
 from ._parameters import offsets
 
 __all__ = [
@@ -54,9 +54,10 @@ __all__ = [
 ]
 
 _PRIMES = (2**62 - 57, 2**61 - 1, 2**63 - 25)
-# entry operations per second of flint's reduced echelon form modulo a small prime (measured: a 3672 × 609
-# Jacobian of rank 444 in 1.4 s, one thread), to tell when functional_dimension is long enough for workers
-_ECHELON_RATE = 1e9
+# rows × columns × min(rows, columns) per second of flint's reduced echelon form modulo a small prime
+# (measured: a 5952 × 1185 Jacobian of rank 922 in 1.7 s, one thread on a loaded machine), to tell when
+# functional_dimension is long enough for workers
+_ECHELON_RATE = 5e9
 # below 2^28, products of two residues summed over up to 127 terms stay inside int64
 _SMALL_PRIMES = (268435399, 268435367, 268435361)
 
@@ -395,16 +396,18 @@ def _exact_kernel(network, patterns, factors, J_mod, nonzero, echelon, rank, p, 
     if any(j not in nonzero_set for j in missing):
         return None  # not expected: every zero column has its unit vector
     position = {c: k for k, c in enumerate(nonzero)}
+    # rank rows independent modulo p on the pivots: every square system below is chosen among them
+    rows = independent_rows(J_mod[:, pivots], None, p) if missing else []
     failed = []
     for column in missing:
         support = [c for i, c in enumerate(pivots) if int(echelon[i, position[column]])]
-        (vector,) = sparse_kernel(widths, factors, J_mod, support, [column], p)
+        (vector,) = sparse_kernel(widths, factors, J_mod, support, [column], p, rows)
         if vector is None:
             failed.append(column)
         else:
             found.append(vector)
     if failed:
-        solved = sparse_kernel(widths, factors, J_mod, pivots, failed, p)
+        solved = sparse_kernel(widths, factors, J_mod, pivots, failed, p, rows)
         if any(vector is None for vector in solved):
             return None
         found.extend(solved)
