@@ -396,18 +396,19 @@ def _exact_kernel(network, patterns, factors, J_mod, nonzero, echelon, rank, p, 
     if any(j not in nonzero_set for j in missing):
         return None  # not expected: every zero column has its unit vector
     position = {c: k for k, c in enumerate(nonzero)}
-    # rank rows independent modulo p on the pivots: every square system below is chosen among them
-    rows = independent_rows(J_mod[:, pivots], None, p) if missing else []
+    supports = [[c for i, c in enumerate(pivots) if int(echelon[i, position[column]])] for column in missing]
+    # rows independent modulo p on the pivots the supports meet: every square system is chosen among them
+    union = sorted({c for support in supports for c in support})
+    rows = independent_rows(J_mod[:, union], None, p) if union else []
     failed = []
-    for column in missing:
-        support = [c for i, c in enumerate(pivots) if int(echelon[i, position[column]])]
+    for column, support in zip(missing, supports):
         (vector,) = sparse_kernel(widths, factors, J_mod, support, [column], p, rows)
         if vector is None:
             failed.append(column)
         else:
             found.append(vector)
     if failed:
-        solved = sparse_kernel(widths, factors, J_mod, pivots, failed, p, rows)
+        solved = sparse_kernel(widths, factors, J_mod, pivots, failed, p, independent_rows(J_mod[:, pivots], None, p))
         if any(vector is None for vector in solved):
             return None
         found.extend(solved)
