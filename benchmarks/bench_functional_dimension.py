@@ -4,6 +4,7 @@ Run from the repository root::
 
     .venv/bin/python benchmarks/bench_functional_dimension.py            # about a minute on 2 cores
     .venv/bin/python benchmarks/bench_functional_dimension.py --no-baseline
+    .venv/bin/python benchmarks/bench_functional_dimension.py --ratio   # FD time against the complex's build time
 
 For each network (the seed-0 Gaussian recipe of the benchmarks: ``np.random.seed(0)``, then per layer
 ``W = randn(out, in)``, ``b = randn(out)``; and ``generic_network``, which passes the four genericity
@@ -18,6 +19,11 @@ conditions), on all of R^n0, with the canonical complex built once beforehand:
   with no certificate of its own beyond being exact arithmetic.
 
 The three ranks must agree (exit status 1 otherwise). Ratios are against the baseline.
+
+``--ratio`` instead times, for ``ReLUNetwork.random(arch, seed=0, kind="gaussian")`` on R^n0 with the five
+architectures of RATIO_ARCHITECTURES, the build of ``canonical_complex`` and then ``functional_dimension``
+on it (serial, ``n_jobs=1``), in CPU seconds of this process, once each, and prints their ratio (target: at
+most 2).
 """
 
 import argparse
@@ -25,10 +31,12 @@ import datetime
 import platform
 import sys
 
+import time
+
 import flint
 from _timing import best_of
 
-from polyrelu import canonical_complex, float_functional_dimension, functional_dimension
+from polyrelu import ReLUNetwork, canonical_complex, float_functional_dimension, functional_dimension
 from polyrelu.examples import generic_network, seeded_gaussian_network
 from polyrelu.identifiability._jacobian import integer_jacobian
 
@@ -38,11 +46,36 @@ def baseline_rank(net, K):
     return flint.fmpz_mat(J.shape[0], J.shape[1], J.ravel().tolist()).rank()
 
 
+RATIO_ARCHITECTURES = [(2, 16, 16, 16, 1), (2, 32, 32, 1), (3, 16, 16, 1), (5, 8, 8, 1), (6, 8, 8, 1)]
+
+
+def cpu_seconds(fn):
+    start = time.process_time()
+    value = fn()
+    return time.process_time() - start, value
+
+
+def ratio_table():
+    print("| network | regions | rank / D - H | complex build | functional dimension | FD / build |")
+    print("|---|---|---|---|---|---|")
+    for arch in RATIO_ARCHITECTURES:
+        net = ReLUNetwork.random(arch, seed=0, kind="gaussian")
+        t_build, K = cpu_seconds(lambda: canonical_complex(net))
+        t_fd, fd = cpu_seconds(lambda: functional_dimension(net, complex_=K, n_jobs=1))
+        name = "→".join(map(str, arch))
+        print(f"| {name} | {len(K.regions())} | {fd.rank} / {fd.bound} | {t_build:.2f} s | {t_fd:.2f} s | {t_fd / t_build:.1f} |",
+              flush=True)
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--ratio", action="store_true", help="functional dimension against the complex's build time")
     args = parser.parse_args(argv)
     print(f"# bench_functional_dimension, {datetime.date.today()}, Python {platform.python_version()}")
+    if args.ratio:
+        return ratio_table()
     nets = [
         seeded_gaussian_network((2, 8, 8, 1)),
         generic_network((2, 6, 6, 6, 1), seed=0),

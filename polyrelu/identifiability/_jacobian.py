@@ -17,19 +17,19 @@ import numpy as np
 
 from ..network import ReLUNetwork
 
-__all__ = ["jacobian", "integer_layers", "integer_jacobian"]
+__all__ = ["jacobian", "jacobian_factors", "jacobian_columns", "parameter_position", "integer_layers", "integer_jacobian"]
 
 
-def jacobian(network, patterns, layers, modulus=None):
-    """The Jacobian of ``θ ↦ (c_R, A_R)`` over the patterns, in homogeneous form, as a numpy array.
+def jacobian_factors(network, patterns, layers, modulus=None):
+    """The factors ``(P, Q)`` of :func:`jacobian`: per layer, stacked over the patterns.
 
-    ``layers`` are the homogeneous layer matrices ``[[1, 0], [b, W]]`` (floats,
-    or integers scaled by ``c_l`` as numpy object arrays). With ``Q_l`` the map
-    of layer ``l``'s input and ``P_l`` the map from its pre-activation to the
-    output (both with the pattern's masks), ``∂M/∂H_l[i, j] = P_l[:, i] Q_l[j, :]``.
-    Rows: pattern, output, then the constant and the ``n0`` slopes; columns: the
-    parameters in the order of :meth:`ReLUNetwork.parameters`. With ``modulus``
-    (int64 layers already reduced), every product is reduced modulo it.
+    ``Q[l]`` (shape ``(R, n_l + 1, n0 + 1)``) is the homogeneous map from the
+    input to layer ``l``'s input, ``P[l]`` (shape ``(R, m + 1, n_{l+1} + 1)``)
+    the one from layer ``l``'s homogeneous pre-activation to the output, both
+    with the pattern's masks (so ``P[l][:, :, 1 + i]`` vanishes where neuron
+    ``i`` of layer ``l`` is inactive). ``Q[l]`` depends on the pattern of the
+    layers before ``l`` only, ``P[l]`` on that of layer ``l`` and after.
+    Arguments as for :func:`jacobian`.
     """
     def reduce(a):
         return a % modulus if modulus is not None else a
@@ -54,16 +54,40 @@ def jacobian(network, patterns, layers, modulus=None):
     P[L - 1] = np.broadcast_to(np.eye(m + 1, dtype=int).astype(kind), (R, m + 1, m + 1))
     for l in range(L - 2, -1, -1):
         P[l] = reduce(np.matmul(P[l + 1], layers[l + 1])) * masks[l][:, None, :]
+    return P, Q
+
+
+def jacobian(network, patterns, layers, modulus=None):
+    """The Jacobian of ``θ ↦ (c_R, A_R)`` over the patterns, in homogeneous form, as a numpy array.
+
+    ``layers`` are the homogeneous layer matrices ``[[1, 0], [b, W]]`` (floats,
+    or integers scaled by ``c_l`` as numpy object arrays). With ``Q_l`` the map
+    of layer ``l``'s input and ``P_l`` the map from its pre-activation to the
+    output (both with the pattern's masks, :func:`jacobian_factors`),
+    ``∂M/∂H_l[i, j] = P_l[:, i] Q_l[j, :]``.
+    Rows: pattern, output, then the constant and the ``n0`` slopes; columns: the
+    parameters in the order of :meth:`ReLUNetwork.parameters`. With ``modulus``
+    (int64 layers already reduced), every product is reduced modulo it.
+    """
+    arch = network.architecture
+    widths = arch.widths
+    n0, m = widths[0], widths[-1]
+    R = len(patterns)
+    if not R:
+        return np.zeros((0, arch.num_parameters), dtype=layers[0].dtype)
+    P, Q = jacobian_factors(network, patterns, layers, modulus)
     blocks = []
-    for l in range(L):
+    for l in range(len(widths) - 1):
         rows = P[l][:, 1:, 1:]  # (R, m, n_l): no constant row, no constant column
         cols = np.transpose(Q[l], (0, 2, 1))  # (R, n0 + 1, n_{l-1} + 1)
-        B = reduce(rows[:, :, None, :, None] * cols[:, None, :, None, :])  # (R, m, n0 + 1, n_l, n_{l-1} + 1)
+        B = rows[:, :, None, :, None] * cols[:, None, :, None, :]  # (R, m, n0 + 1, n_l, n_{l-1} + 1)
+        if modulus is not None:
+            B %= modulus
         B = B.reshape(R * m * (n0 + 1), widths[l + 1], widths[l] + 1)
         # column j = 0 is the bias; the parameter vector has W_l row-major, then b_l
         blocks.append(B[:, :, 1:].reshape(len(B), -1))
         blocks.append(B[:, :, 0])
-    return np.concatenate(blocks, axis=1) if R else np.zeros((0, arch.num_parameters), dtype=kind)
+    return np.concatenate(blocks, axis=1)
 
 
 def integer_layers(network):
@@ -93,3 +117,31 @@ def integer_jacobian(network: ReLUNetwork, patterns: Sequence[Sequence[int]]) ->
     """
     layers, _ = integer_layers(network)
     return jacobian(network, patterns, layers)
+
+
+def parameter_position(widths, column):
+    """``(l, i, q)``: the parameter in ``column`` is entry ``q`` of neuron ``i``'s homogeneous row ``[b | W]`` in layer ``l``.
+
+    ``q = 0`` is the bias, ``q = 1 + j`` the weight from input ``j`` of the
+    layer; the inverse of the column order of :func:`jacobian`.
+    """
+    start = 0
+    for l, (p, n) in enumerate(zip(widths, widths[1:])):
+        if column < start + n * (p + 1):
+            k = column - start
+            return (l, k // p, 1 + k % p) if k < n * p else (l, k - n * p, 0)
+        start += n * (p + 1)
+    raise IndexError(column)
+
+
+def jacobian_columns(widths, factors, columns):
+    """The columns ``columns`` of :func:`jacobian`, from its factors (a 2-D array, one column each).
+
+    Costs ``rows × len(columns)`` products, where the whole Jacobian costs ``rows × D``.
+    """
+    P, Q = factors
+    out = []
+    for c in columns:
+        l, i, q = parameter_position(widths, c)
+        out.append((P[l][:, 1:, 1 + i][:, :, None] * Q[l][:, q, :][:, None, :]).reshape(-1))
+    return np.stack(out, axis=1) if out else np.zeros((0, 0))

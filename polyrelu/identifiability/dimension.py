@@ -42,7 +42,6 @@ from ..geometry.linalg import (
     modular_echelon,
     pivot_columns,
     residue,
-    solve_nonsingular,
     span_complement,
 )
 from ..geometry.rational import FractionVector, MatrixLike, to_fraction_vector
@@ -53,7 +52,8 @@ from ..parallel import (
     parallel_map,
     worker_count,
 )
-from ._jacobian import integer_layers, jacobian
+from ._jacobian import integer_layers, jacobian, jacobian_columns, jacobian_factors
+from ._kernel import independent_rows, local_kernel, sparse_kernel
 from ._parameters import offsets
 
 __all__ = [
@@ -65,9 +65,10 @@ __all__ = [
 ]
 
 _PRIMES = (2**62 - 57, 2**61 - 1, 2**63 - 25)
-# entry operations per second of flint's reduced echelon form modulo a small prime (measured: a 3672 × 609
-# Jacobian of rank 444 in 1.4 s, one thread), to tell when functional_dimension is long enough for workers
-_ECHELON_RATE = 1e9
+# rows × columns × min(rows, columns) per second of flint's reduced echelon form modulo a small prime
+# (measured: a 5952 × 1185 Jacobian of rank 922 in 1.7 s, one thread on a loaded machine), to tell when
+# functional_dimension is long enough for workers
+_ECHELON_RATE = 5e9
 # below 2^28, products of two residues summed over up to 127 terms stay inside int64
 _SMALL_PRIMES = (268435399, 268435367, 268435361)
 
@@ -293,17 +294,7 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
     scaling = scaling_directions(network)
     # each scaling direction moves its own neuron's incoming row: independent unless such a row is zero
     independent_scaling = all(any(row) or bias for W, b in network.layers[:-1] for row, bias in zip(W, b))
-    exact = {}
-
-    def exact_jacobian(residues=None):  # only when the kernel must be found: the generic case needs residues alone
-        if "J" not in exact:
-            J = jacobian(network, patterns, layers)
-            exact["J"] = J
-            # the parameters that move something; a column non-zero modulo a prime is non-zero
-            maybe_zero = range(D) if residues is None else [j for j in range(D) if not residues[:, j].any()]
-            zero = {j for j in maybe_zero if not (J.size and any(J[:, j]))}
-            exact["nonzero"] = [j for j in range(D) if j not in zero]
-        return exact["J"], exact["nonzero"]
+    exact = {}  # the exact factors of J, computed once for all primes, only when the kernel must be found
 
     small = max(arch.widths) + 1 <= 127
     rows = len(patterns) * arch.output_dim * (arch.input_dim + 1)
@@ -320,7 +311,9 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
         elif small:
             J_mod = jacobian(network, patterns, reduced, modulus=p)
         else:
-            J_mod = (exact_jacobian()[0] % p).astype(np.uint64)
+            if "J" not in exact:
+                exact["J"] = jacobian(network, patterns, layers)
+            J_mod = (exact["J"] % p).astype(np.uint64)
         columns = [j for j in range(D) if J_mod[:, j].any()]
         # one echelon form of the non-zero columns gives the rank and, if needed, the kernel
         echelon, rank = modular_echelon(J_mod[:, columns], p)
@@ -328,20 +321,26 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
             return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p)
         if batches > 1:  # the certificate reads rows of J itself
             J_mod = jacobian(network, patterns, reduced, modulus=p)
-        J, nonzero = exact_jacobian(J_mod)
+        if "factors" not in exact:
+            exact["factors"] = jacobian_factors(network, patterns, layers)
+        factors = exact["factors"]
+        # the parameters that move something; a column non-zero modulo a prime is non-zero
+        maybe_zero = [j for j in range(D) if j not in set(columns)]
+        nonzero = sorted([*columns, *(j for j, column in zip(maybe_zero, jacobian_columns(arch.widths, factors, maybe_zero).T) if any(column))])
         if nonzero != columns:  # a column that vanishes modulo p only: take the echelon form of the true ones
             echelon, rank = modular_echelon(J_mod[:, nonzero], p)
         # the scaling directions in J's coordinates, modulo p: kernel vectors by the positive homogeneity of relu
         known = [[residue(Fraction(v) / c, p) if v else 0 for v, c in zip(vec, column_scale)] for vec in scaling]
-        found = _exact_kernel(J, nonzero, J_mod[:, nonzero], echelon, rank, p, known)
+        found = _exact_kernel(network, patterns, factors, J_mod, nonzero, echelon, rank, p, known)
         if found is None:
             continue  # an unlucky prime: the rank modulo p was below the rank over Q
         extra = ()
         if want_kernel:
             # the found vectors that extend a basis of span(known), by independence modulo p
-            residues = [[residue(v, p) if v else 0 for v in vec] for vec in found]
+            residues = [[residue(vec[j], p) if j in vec else 0 for j in range(D)] for vec in found]
             beyond = [found[k] for k in span_complement(known, residues, modulus=p)]
-            extra = tuple(tuple(v * c if v else v for v, c in zip(vec, column_scale)) for vec in beyond)
+            zero = Fraction(0)
+            extra = tuple(tuple(Fraction(vec[j]) * c if j in vec else zero for j, c in enumerate(column_scale)) for vec in beyond)
         return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p, extra)
     raise GeometryError(f"no rank certificate for {network.name or 'the network'} with the primes tried")
 
@@ -373,88 +372,55 @@ def _echelon_rows(network, reduced_layers, p, patterns):
     return np.array([int(v) for v in echelon.entries()[: rank * D]], dtype=np.int64).reshape(rank, D)
 
 
-def _independent_prefix(vectors, p, D):
-    """Indices of the first maximal subsequence of ``vectors`` (residues modulo ``p``) that is independent.
-
-    Independence modulo ``p`` implies independence over Q.
-    """
-    return pivot_columns([[vec[i] for vec in vectors] for i in range(D)], modulus=p) if vectors else []
-
-
-def _exact_kernel(J, nonzero, J_mod, echelon, rank, p, known):
+def _exact_kernel(network, patterns, factors, J_mod, nonzero, echelon, rank, p, known):
     """Kernel vectors of ``J`` beyond the ``known`` ones, exact and verified, completing a kernel basis; or None.
 
-    The kernel has dimension at least ``D − rank`` over Q. Zero columns give
-    unit vectors; the ``known`` vectors (the scaling directions) are kernel
-    vectors by theory. The rest come from the echelon form modulo ``p`` of the
-    non-zero columns: free columns whose kernel vectors modulo ``p`` are
-    independent of those found so far are solved for exactly, from ``rank``
-    rows independent modulo ``p``, and accepted only if ``J k = 0`` holds for
-    every row in integers. Independence modulo ``p`` implies it over Q, so
-    ``D − rank`` independent exact kernel vectors prove the rank is at most
-    ``rank``. Returns the new vectors (unit vectors first).
+    The kernel has dimension at least ``D − rank`` over Q; modulo ``p`` it has
+    exactly that dimension, and a kernel vector modulo ``p`` is determined by
+    its entries on the *free* coordinates (the zero columns and the non-pivot
+    columns of ``echelon``, the echelon form of the non-zero columns
+    ``nonzero``). Zero columns give unit vectors; the ``known`` vectors (the
+    scaling directions, residues modulo ``p``) are kernel vectors by theory;
+    the local kernel vectors (:func:`~polyrelu.identifiability._kernel.local_kernel`)
+    are exact and verified. If their projections onto the free coordinates
+    fall short of rank ``D − rank`` modulo ``p``, each missing free coordinate
+    ``c`` gets the kernel vector equal to ``e_c`` on the free coordinates,
+    solved exactly on its support in the echelon form (all pivots if that
+    fails) and verified against every row of ``J`` in integers. All together
+    they have rank ``D − rank`` modulo ``p``, hence over Q: the rank of ``J``
+    is at most ``rank``. Returns the new vectors as ``{column: value}``
+    (unit vectors first), or None.
     """
-    D = J.shape[1]
-    zero, one = Fraction(0), Fraction(1)
-    units = [[one if i == j else zero for i in range(D)] for j in range(D) if j not in set(nonzero)]
-    need = D - rank
-    current = [list(vec) for vec in known] + [[int(i == j) for i in range(D)] for j in range(D) if j not in set(nonzero)]
-    have = len(_independent_prefix(current, p, D))
-    found = list(units)
-    if have < need and nonzero:
-        r = rank
-        pivot_pos = echelon_pivots(echelon, r)
-        pivots = [nonzero[j] for j in pivot_pos]
-        free_pos = [j for j in range(len(nonzero)) if j not in set(pivot_pos)]
-        # kernel vectors modulo p straight from the echelon form: e_n - sum over pivot rows of R[i, n] e_pivot
-        candidates = []
-        for j in free_pos:
-            vec = [0] * D
-            vec[nonzero[j]] = 1
-            for i, c in enumerate(pivots):
-                vec[c] = (-int(echelon[i, j])) % p
-            candidates.append(vec)
-        independent = _independent_prefix(current + candidates, p, D)
-        chosen = [nonzero[free_pos[k - len(current)]] for k in independent if k >= len(current)]
-        if have + len(chosen) < need:
+    widths = network.architecture.widths
+    D = J_mod.shape[1]
+    nonzero_set = set(nonzero)
+    pivot_pos = echelon_pivots(echelon, rank) if rank else []
+    pivots = [nonzero[j] for j in pivot_pos]
+    pivot_set = set(pivots)
+    free = [j for j in range(D) if j not in pivot_set]
+    units = [{j: 1} for j in range(D) if j not in nonzero_set]
+    found = units + local_kernel(network, patterns, factors, p)
+    projection = [[vec[j] for j in free] for vec in known]
+    projection += [[residue(vec[j], p) if j in vec else 0 for j in free] for vec in found]
+    covered = set(pivot_columns(projection, modulus=p)) if projection else set()
+    missing = [free[k] for k in range(len(free)) if k not in covered]
+    if any(j not in nonzero_set for j in missing):
+        return None  # not expected: every zero column has its unit vector
+    position = {c: k for k, c in enumerate(nonzero)}
+    supports = [[c for i, c in enumerate(pivots) if int(echelon[i, position[column]])] for column in missing]
+    # rows independent modulo p on the pivots the supports meet: every square system is chosen among them
+    union = sorted({c for support in supports for c in support})
+    rows = independent_rows(J_mod[:, union], None, p) if union else []
+    failed = []
+    for column, support in zip(missing, supports):
+        (vector,) = sparse_kernel(widths, factors, J_mod, support, [column], p, rows)
+        if vector is None:
+            failed.append(column)
+        else:
+            found.append(vector)
+    if failed:
+        solved = sparse_kernel(widths, factors, J_mod, pivots, failed, p, independent_rows(J_mod[:, pivots], None, p))
+        if any(vector is None for vector in solved):
             return None
-        chosen = chosen[: need - have]
-        rows = _independent_rows(J_mod[:, pivot_pos], r, p)
-        if rows is None:
-            return None
-        # A is invertible modulo p, hence over Q
-        solution = solve_nonsingular(J[np.ix_(rows, pivots)].tolist(), (-J[np.ix_(rows, chosen)]).tolist())
-        solved = []
-        for a, n in enumerate(chosen):
-            vec = [Fraction(0)] * D
-            vec[n] = Fraction(1)
-            for b, c in enumerate(pivots):
-                vec[c] = solution[b][a]
-            solved.append(vec)
-        # the certificate: J k = 0 for every row, in integers, on the vector's support
-        for vec in solved:
-            den = math.lcm(*(v.denominator for v in vec))
-            support = [i for i, v in enumerate(vec) if v]
-            values = np.array([int(vec[i] * den) for i in support], dtype=object)
-            if any(J[:, support].dot(values)):
-                return None
         found.extend(solved)
-    elif have < need:
-        return None
     return found
-
-
-def _independent_rows(M, r, p):
-    """``r`` rows of ``M`` (``r`` columns, entries already reduced modulo ``p``) independent modulo ``p``.
-
-    Tried on a random sample of rows first.
-    """
-    n = M.shape[0]
-    order = np.random.default_rng(0).permutation(n)
-    for size in (min(n, 2 * r + 8), n):
-        rows = sorted(order[:size].tolist())
-        T = M[rows].T
-        echelon, rank = modular_echelon(T, p)
-        if rank == r:
-            return [rows[j] for j in echelon_pivots(echelon, r)]
-    return None

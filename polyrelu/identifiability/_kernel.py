@@ -1,0 +1,182 @@
+"""Exact kernel vectors of the parameter Jacobian that need no large linear solve.
+
+The upper bound of :func:`~polyrelu.identifiability.functional_dimension`'s
+certificate is a set of independent exact kernel vectors of the Jacobian
+``J``. Besides the scaling directions, most of them live on few parameters:
+
+- *local* ones (:func:`local_kernel`), supported on one neuron's incoming row
+  and bias, or on one neuron's outgoing weights. On the regions where neuron
+  ``i`` of layer ``l`` is live, ``J``'s columns of its incoming row are
+  ``P_l[:, i] Q_l[q, :]``, so ``u`` (over that row) is a kernel vector exactly
+  when ``u · Q_l[:, x] = 0`` on those regions: a system with one block of
+  ``n0 + 1`` rows per distinct pattern of the earlier layers, not per region.
+  Outgoing weights likewise, with the roles of ``P`` and ``Q`` exchanged. This
+  is where a neuron active only where few inputs of its layer vary loses
+  parameters;
+- *sparse* ones (:func:`sparse_kernel`): the kernel vector of a free column of
+  the reduced echelon form modulo ``p`` is supported on that column and the
+  pivots whose rows have a non-zero entry there; it is solved exactly on that
+  support alone.
+
+Every vector is checked exactly (integer arithmetic) against all the rows of
+``J`` it could meet before it is returned. This is an internal module of
+:mod:`polyrelu.identifiability`: :func:`local_kernel` and
+:func:`sparse_kernel` are its named API, used by
+:mod:`polyrelu.identifiability.dimension`.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import flint
+import numpy as np
+
+from ..geometry.linalg import echelon_pivots, modular_echelon, solve_nonsingular
+from ._jacobian import jacobian_columns
+from ._parameters import offsets
+
+__all__ = ["local_kernel", "sparse_kernel", "independent_rows"]
+
+
+def local_kernel(network, patterns, factors, p):
+    """Exact kernel vectors of ``J`` supported on one neuron's incoming row and bias, or on its outgoing weights.
+
+    Parameters
+    ----------
+    network : ReLUNetwork
+    patterns : sequence of activation patterns (the rows of ``J``)
+    factors : the exact (integer) factors ``(P, Q)`` of ``J`` over the patterns
+        (:func:`~polyrelu.identifiability._jacobian.jacobian_factors`)
+    p : int
+        A prime, to find the rows that decide each block's rank.
+
+    Returns
+    -------
+    list of dict
+        Each vector as ``{column: int}`` (its non-zero entries), verified
+        against every row of ``J`` in integers. Blocks whose rank modulo ``p``
+        is full are skipped: their exact rank is full too.
+    """
+    P, Q = factors
+    arch = network.architecture
+    widths, L = arch.widths, len(arch.widths) - 1
+    positions = offsets(widths)
+    signs = np.array(patterns, dtype=int).reshape(len(patterns), arch.num_hidden) > 0
+    first_neuron = np.cumsum([0, *arch.hidden_widths]).tolist()
+    found = []
+    for l in range(1, L):
+        w_off, b_off = positions[l]
+        # incoming rows of layer l's neurons: Q_l depends on the pattern of the earlier layers only
+        blocks, owner = _distinct(signs[:, : first_neuron[l]], Q[l].transpose(0, 2, 1))
+        live = (P[l][:, 1:, 1:] != 0).any(axis=1)
+        for i in range(widths[l + 1]):
+            columns = [b_off + i] + [w_off + i * widths[l] + j for j in range(widths[l])]
+            found += _block_kernel(blocks, np.unique(owner[live[:, i]]), columns, p)
+        # outgoing weights of the neurons of hidden layer l - 1: P_l depends on the pattern of layer l and later
+        blocks, owner = _distinct(signs[:, first_neuron[l] :], P[l][:, 1:, 1:])
+        live = (Q[l][:, 1:, :] != 0).any(axis=2)
+        for j in range(widths[l]):
+            columns = [w_off + i * widths[l] + j for i in range(widths[l + 1])]
+            found += _block_kernel(blocks, np.unique(owner[live[:, j]]), columns, p)
+    return found
+
+
+def _distinct(keys, rows):
+    """``(blocks, owner)``: ``rows`` (one 2-D block per region) for the distinct rows of ``keys``, and each region's block."""
+    if keys.shape[1] == 0:
+        return rows[:1], np.zeros(len(rows), dtype=int)
+    _, first, owner = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    return rows[first], owner.reshape(-1)
+
+
+def _block_kernel(blocks, chosen, columns, p):
+    """The exact kernel of the stacked blocks ``chosen`` (rows over ``columns``), verified; empty if its rank is full."""
+    M = blocks[chosen].reshape(-1, len(columns)) if len(chosen) else blocks[:0].reshape(0, len(columns))
+    M = M[(M != 0).any(axis=1)]
+    if not len(M):
+        return []  # zero columns: unit vectors, found elsewhere
+    g = len(columns)
+    rows = independent_rows((M % p).astype(np.int64), None, p)
+    if len(rows) == g:
+        return []
+    basis, nullity = flint.fmpz_mat([[int(v) for v in M[r]] for r in rows]).nullspace()
+    vectors = [[int(basis[a, k]) for a in range(g)] for k in range(nullity)]
+    product = flint.fmpz_mat([[int(v) for v in row] for row in M]) * flint.fmpz_mat([list(col) for col in zip(*vectors)])
+    if any(int(v) for v in product.entries()):
+        return []  # an unlucky prime: the rows chosen modulo p did not have the block's rank
+    return [{c: v for c, v in zip(columns, vec) if v} for vec in vectors]
+
+
+def independent_rows(M, r, p):
+    """Rows of ``M`` (entries already reduced modulo ``p``) independent modulo ``p``, spanning its row space modulo ``p``.
+
+    With ``r`` given (the expected rank), ``r`` rows are sought on a random
+    sample first, and None is returned if the rank modulo ``p`` is lower.
+    """
+    if r is None:
+        echelon, rank = modular_echelon(M.T, p)
+        return echelon_pivots(echelon, rank)
+    # rows that vanish on these columns cannot help; the support of a kernel vector often meets few rows
+    live = np.flatnonzero(M.any(axis=1))
+    order = live[np.random.default_rng(0).permutation(len(live))]
+    for size in (min(len(live), 2 * r + 8), len(live)):
+        rows = np.sort(order[:size])
+        echelon, rank = modular_echelon(M[rows].T, p)
+        if rank == r:
+            return [int(rows[j]) for j in echelon_pivots(echelon, r)]
+        if size == len(live):
+            break
+    return None
+
+
+def sparse_kernel(widths, factors, J_mod, support, columns, p, rows):
+    """The kernel vectors of ``J`` equal to ``e_c`` on the ``columns`` and supported on ``support`` otherwise, exact.
+
+    Parameters
+    ----------
+    widths : the network's widths
+    factors : the exact factors of ``J`` (as for :func:`local_kernel`)
+    J_mod : ``J`` modulo ``p`` (a numpy array of residues)
+    support : list of int
+        Columns of ``J`` independent modulo ``p``, such that each column in
+        ``columns`` is modulo ``p`` a combination of them (pivots of an echelon
+        form, or those of them with a non-zero entry in the column's echelon
+        column).
+    columns : list of int
+    p : int
+    rows : list of int
+        Rows of ``J`` independent modulo ``p`` on a set of columns holding
+        ``support`` (e.g. ``rank`` rows on all the pivots): the square
+        system is chosen among them.
+
+    Returns
+    -------
+    list of (dict or None)
+        Per column ``c``, the vector ``{column: Fraction}`` (its non-zero
+        entries) with ``J k = 0`` checked on every row in integers, or None
+        when that check fails (``c`` is not a combination of ``support`` over
+        Q, or the prime was unlucky) or no ``len(support)`` rows of ``J`` are
+        independent modulo ``p`` on ``support``.
+    """
+    exact = jacobian_columns(widths, factors, [*support, *columns])
+    if support:
+        chosen = independent_rows(J_mod[np.ix_(rows, support)], len(support), p)
+        if chosen is None:
+            return [None] * len(columns)
+        rows = [rows[k] for k in chosen]
+        # the square system is invertible modulo p, hence over Q
+        solution = solve_nonsingular(exact[rows, : len(support)].tolist(), (-exact[rows, len(support) :]).tolist())
+    else:
+        solution = []
+    out = []
+    for a, column in enumerate(columns):
+        vector = {c: row[a] for c, row in zip(support, solution) if row[a]}
+        vector[column] = Fraction(1)
+        den = math.lcm(*(v.denominator for v in vector.values()))
+        used = [k for k, c in enumerate(support) if c in vector] + [len(support) + a]
+        integral = np.array([int(vector[c] * den) for c in support if c in vector] + [den], dtype=object)
+        # the certificate: J k = 0 on every row, in integers
+        out.append(None if any(exact[:, used].dot(integral)) else vector)
+    return out

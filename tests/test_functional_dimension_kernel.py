@@ -1,0 +1,117 @@
+"""The kernel half of functional_dimension's certificate: local kernels, sparse solves and their fallback."""
+
+import math
+from fractions import Fraction
+
+import flint
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polyrelu.identifiability.dimension as dimension
+from polyrelu import ReLUNetwork, canonical_complex, functional_dimension
+from polyrelu.examples import seeded_gaussian_network
+from polyrelu.identifiability._jacobian import integer_jacobian, integer_layers, jacobian, jacobian_factors
+from polyrelu.identifiability._kernel import local_kernel, sparse_kernel
+
+P = 268435399
+
+
+def fmpz_rank(J):
+    return flint.fmpz_mat(J.shape[0], J.shape[1], J.ravel().tolist()).rank() if J.size else 0
+
+
+def column_scales(net):
+    _, scales = integer_layers(net)
+    total = math.prod(scales)
+    widths = net.architecture.widths
+    return [total // scales[l] for l, (p, n) in enumerate(zip(widths, widths[1:])) for _ in range(n * (p + 1))]
+
+
+def moves_nothing(J, vector):
+    """J · v == 0 exactly, for v given as {column: value}."""
+    den = math.lcm(*(Fraction(v).denominator for v in vector.values()))
+    dense = np.zeros(J.shape[1], dtype=object)
+    for c, v in vector.items():
+        dense[c] = int(Fraction(v) * den)
+    return not any(J.dot(dense))
+
+
+# rank 74 of D - H = 89: the whole kernel beyond scaling is local
+DEFICIENT = seeded_gaussian_network((2, 8, 8, 1))
+# rank 125 of D - H = 131: three kernel vectors come from the echelon form (supports of 17, 108 and 1 pivots)
+MIXED = ReLUNetwork.random((2, 10, 10, 1), seed=0, kind="gaussian")
+
+
+@pytest.mark.parametrize("net", [DEFICIENT, MIXED, ReLUNetwork.random((2, 6, 6, 6, 1), seed=0, kind="gaussian"),
+                                 ReLUNetwork.random((3, 5, 5, 1), seed=3, kind="integer")])
+def test_rank_and_kernel_match_a_plain_integer_computation(net):
+    K = canonical_complex(net)
+    patterns = [r.signs for r in K.regions()]
+    J = integer_jacobian(net, patterns)
+    fd = functional_dimension(net, complex_=K)
+    assert fd.rank == fmpz_rank(J)
+    # the returned directions are in parameter coordinates; J's columns carry the scales s: J_true k = J (k / s)
+    scales = column_scales(net)
+    for direction in fd.kernel:
+        assert moves_nothing(J, {c: Fraction(v) / scales[c] for c, v in enumerate(direction) if v})
+
+
+@settings(max_examples=20, deadline=None, derandomize=True, database=None)
+@given(arch=st.sampled_from([(2, 3, 3, 1), (2, 4, 3, 2), (1, 3, 3, 1), (2, 3, 3, 3, 1)]), seed=st.integers(0, 10**6))
+def test_local_kernel_vectors_are_exact_kernel_vectors(arch, seed):
+    net = ReLUNetwork.random(arch, seed=seed, kind="integer", bound=2)
+    patterns = [r.signs for r in canonical_complex(net).regions()]
+    layers, _ = integer_layers(net)
+    J = jacobian(net, patterns, layers)
+    found = local_kernel(net, patterns, jacobian_factors(net, patterns, layers), P)
+    for vector in found:
+        assert vector and moves_nothing(J, vector)
+    # each one lives on one neuron's incoming row and bias, or on one neuron's outgoing weights
+    for vector in found:
+        assert len(vector) <= max(arch) + 1
+
+
+def test_local_kernel_finds_the_deficient_networks_lost_parameters():
+    patterns = [r.signs for r in canonical_complex(DEFICIENT).regions()]
+    layers, _ = integer_layers(DEFICIENT)
+    found = local_kernel(DEFICIENT, patterns, jacobian_factors(DEFICIENT, patterns, layers), P)
+    J = jacobian(DEFICIENT, patterns, layers)
+    dense = [[int(Fraction(v[c])) if c in v else 0 for c in range(J.shape[1])] for v in found]
+    assert found and flint.fmpz_mat(dense).rank() > 0
+
+
+def test_sparse_kernel_refuses_a_support_that_cannot_hold_the_vector():
+    net = DEFICIENT
+    patterns = [r.signs for r in canonical_complex(net).regions()]
+    layers, _ = integer_layers(net)
+    J = jacobian(net, patterns, layers)
+    J_mod = (J % P).astype(np.int64)
+    factors = jacobian_factors(net, patterns, layers)
+    column = next(j for j in range(J.shape[1]) if any(J[:, j]))
+    # alone, a non-zero column is no kernel vector: the exact check must say so
+    assert sparse_kernel(net.architecture.widths, factors, J_mod, [], [column], P, []) == [None]
+
+
+def test_fallback_to_all_pivots_and_echelon_only_kernels_give_the_same_certificate(monkeypatch):
+    expected = functional_dimension(MIXED)
+    before = {net: functional_dimension(net) for net in (DEFICIENT, MIXED)}
+    assert not expected.attains_bound
+    real = dimension.sparse_kernel
+    calls = []
+
+    def first_solve_fails(widths, factors, J_mod, support, columns, p, rows):
+        calls.append(len(support))
+        solved = real(widths, factors, J_mod, support, columns, p, rows)
+        return [None] if len(calls) == 1 else solved
+
+    monkeypatch.setattr(dimension, "sparse_kernel", first_solve_fails)
+    fallback = functional_dimension(MIXED)
+    assert (fallback.rank, fallback.prime, len(fallback.kernel)) == (expected.rank, expected.prime, len(expected.kernel))
+    assert len(calls) == 4 and calls[-1] > max(calls[:-1])  # three sparse solves, then one on all the pivots
+    monkeypatch.setattr(dimension, "sparse_kernel", real)
+    monkeypatch.setattr(dimension, "local_kernel", lambda *args: [])
+    for net in (DEFICIENT, MIXED):
+        echelon_only, both = functional_dimension(net), before[net]
+        assert (echelon_only.rank, echelon_only.prime, len(echelon_only.kernel)) == (both.rank, both.prime, len(both.kernel))
