@@ -33,12 +33,14 @@ checked on its own against ``max_cells``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import chain
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..geometry import Polyhedron
+from ..geometry.rational import IntegerRow
 from ..network import ReLUNetwork
 from ..parallel import parallel_map, worker_count
 from ..progress import progress_bar
@@ -66,7 +68,7 @@ class PieceTask(NamedTuple):
     domain_rows: tuple[tuple[int, ...], ...] | None  # None on R^n0
     splitters: tuple[int, ...]  # first-layer neurons (their indices in the layer) cutting the space
     patterns: tuple[tuple[int, ...], ...]  # every piece's signs on them, in piece order
-    index: int  # this piece's pattern
+    piece: int  # this piece's pattern (an index into patterns)
     max_cells: int
 
 
@@ -112,7 +114,16 @@ class _LaterLayersGuard(SizeGuard):
             super().check(layer, cells, bound, estimate)
 
 
-def lattice_cells_in_pieces(net, domain, domain_rows, guard, bar, n_jobs, scheduler, progress) -> Found:
+def lattice_cells_in_pieces(
+    net: ReLUNetwork,
+    domain: Polyhedron | None,
+    domain_rows: Sequence[IntegerRow],
+    guard: SizeGuard,
+    bar: Any,
+    n_jobs: int | None,
+    scheduler: str | None,
+    progress: bool | None,
+) -> Found:
     """The lattice construction, in pieces on parallel workers when the complex is large (see the module).
 
     Otherwise, and always for a network of one hidden layer, the serial
@@ -150,7 +161,7 @@ def lattice_cells_in_pieces(net, domain, domain_rows, guard, bar, n_jobs, schedu
     return _merge(pieces, columns, run.basis, run.lines)
 
 
-def _cells_bound(net, domain_rows):
+def _cells_bound(net: ReLUNetwork, domain_rows: Sequence[IntegerRow]) -> int:
     """An upper bound on the number of cells: each layer an arrangement in general position inside every cell so far."""
     n0, widths = net.architecture.input_dim, net.architecture.hidden_widths
     bound = arrangement_cells_bound(widths[0] + len(domain_rows), n0)
@@ -159,7 +170,7 @@ def _cells_bound(net, domain_rows):
     return bound
 
 
-def _split(run, width, wanted):
+def _split(run: LatticeRun, width: int, wanted: int) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]] | None:
     """``(splitters, patterns)``: first-layer neurons cutting the space into ``wanted`` or more balanced pieces.
 
     Greedily, the neuron whose cut leaves the heaviest piece lightest, the
@@ -215,13 +226,13 @@ def build_piece(task: PieceTask) -> PieceCells:
             run.cut_next()
         subdivision = run.subdivision
         every = subdivision.sign_matrix(range(len(subdivision.cells)))[:, [run.column(k) for k in task.splitters]]
-        pattern = np.array(task.patterns[task.index], dtype=np.int8)
+        pattern = np.array(task.patterns[task.piece], dtype=np.int8)
         run.restrict(np.flatnonzero(((every == pattern) | (every == 0)).all(axis=1)).tolist())
         run.finish()
         return _piece_cells(run, task)
 
 
-def _piece_cells(run, task):
+def _piece_cells(run: LatticeRun, task: PieceTask) -> PieceCells:
     """The finished piece as :class:`PieceCells`: every finite cell's signs, the rest for the cells it keeps."""
     subdivision = run.subdivision
     _, dimensions, facets, vertex_sets, signs = subdivision.finite_complex()
@@ -232,7 +243,7 @@ def _piece_cells(run, task):
     for i in range(len(task.patterns) - 1, -1, -1):  # the first pattern a cell agrees with keeps it
         pattern = np.array(task.patterns[i], dtype=np.int8)
         owner[((on_splitters == pattern) | (on_splitters == 0)).all(axis=1)] = i
-    owned = owner == task.index
+    owned = owner == task.piece
     kept = np.flatnonzero(owned).tolist()
     used = sorted({i for c in kept for i in vertex_sets[c]})
     local = {old: new for new, old in enumerate(used)}
@@ -252,14 +263,14 @@ def _piece_cells(run, task):
     )
 
 
-def _flat(lists):
+def _flat(lists: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
     """Lists of integers as ``(starts, flat)``: list ``i`` is ``flat[starts[i]:starts[i + 1]]``."""
     starts = np.zeros(len(lists) + 1, dtype=np.int64)
     np.cumsum([len(x) for x in lists], out=starts[1:])
     return starts, np.fromiter(chain.from_iterable(lists), dtype=np.int32, count=int(starts[-1]))
 
 
-def _merge(pieces, columns, basis, lines):
+def _merge(pieces: Sequence[PieceCells], columns: list[int], basis: Any, lines: tuple[IntegerRow, ...]) -> Found:
     """The pieces' kept cells as one :class:`Found`: facets found by sign vector, vertices by coordinates.
 
     ``columns``: the splitting neurons' columns in the sign rows; a cell with a
@@ -267,7 +278,7 @@ def _merge(pieces, columns, basis, lines):
     """
     kept = [piece.signs[piece.owned] for piece in pieces]
     offsets = np.cumsum([0] + [len(k) for k in kept]).tolist()
-    boundary = {}  # sign vector -> position, for the kept cells on the pieces' common boundaries
+    boundary: dict[bytes, int] = {}  # sign vector -> position, for the kept cells on the pieces' common boundaries
     for offset, signs in zip(offsets, kept):
         for i in np.flatnonzero((signs[:, columns] == 0).any(axis=1)).tolist():
             boundary[signs[i].tobytes()] = offset + i
@@ -275,7 +286,7 @@ def _merge(pieces, columns, basis, lines):
     vertex_sets: list[tuple[int, ...]] = []
     vertices: list[tuple[int, ...]] = []
     where: dict[tuple[int, ...], int] = {}  # coordinates -> index in vertices
-    new_vertices = []  # by piece: its vertices first seen there
+    new_vertices: list[list[int]] = []  # by piece: its vertices first seen there
     for offset, piece in zip(offsets, pieces):
         position = np.full(len(piece.signs), -1, dtype=np.int64)
         position[piece.owned] = np.arange(offset, offset + int(piece.owned.sum()))
@@ -284,7 +295,7 @@ def _merge(pieces, columns, basis, lines):
             position[i] = boundary[piece.signs[i].tobytes()]
         facets.extend(_split_flat(position[piece.facet_cells].tolist(), piece.facet_starts))
         index = np.empty(len(piece.vertices), dtype=np.int64)
-        first_seen = []
+        first_seen: list[int] = []
         for j, v in enumerate(piece.vertices):
             g = where.get(v)
             if g is None:
@@ -301,7 +312,7 @@ def _merge(pieces, columns, basis, lines):
     return Found(dimensions, np.concatenate(kept), facets=facets, generators=generators)
 
 
-def _split_flat(flat, starts):
+def _split_flat(flat: list[int], starts: np.ndarray) -> list[tuple[int, ...]]:
     """The tuples ``flat[starts[i]:starts[i + 1]]``."""
     bounds = starts.tolist()
     return [tuple(flat[a:b]) for a, b in zip(bounds, bounds[1:])]
