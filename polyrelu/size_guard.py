@@ -265,7 +265,7 @@ def check_next_layer(guard, subdivision, values, signs, evaluate, neurons, layer
             if len(local_values) < len(local.vertices):
                 local_values.extend(evaluate(local.vertices[len(local_values):]))
             local.cut([v[k] for v in local_values])
-            inside = sum(1 for c in local.finite_cells() if local.cells[c].signs[0] == 1)
+            inside = int((local.sign_matrix(local.finite_cells())[:, 0] == 1).sum())
             if inside >= cap:
                 break
         return inside

@@ -424,6 +424,8 @@ API = {
             max_cells=(1000, COUNT),
             oracle=(None, ORACLE),
             progress=(False, (object(), "no", 1, [])),
+            n_jobs=(1, JOBS),
+            scheduler=(None, SCHEDULER),
         ),
     ),
     "polyrelu.complex.estimate_cells": lambda fx: (
@@ -906,6 +908,10 @@ API = {
         dict(cids=([0, 1], (None, object(), 3, "01", {}, [10**6], [-1], [[0], [1, 2]]))),
     ),
     "polyrelu.geometry.subdivision.Subdivision.closure": lambda fx: (arrangement().closure, dict(cid=(0, CELL))),
+    "polyrelu.geometry.subdivision.Subdivision.subcomplex": lambda fx: (
+        arrangement().subcomplex,
+        dict(cids=([0, 1], (None, object(), 3, "01", {}, [10**6], [-1], [[0], [1, 2]], [0.5]))),
+    ),
     "polyrelu.geometry.subdivision.Subdivision.cell_vertices": lambda fx: (arrangement().cell_vertices, dict(cid=(0, CELL))),
     "polyrelu.geometry.rational.to_fraction": lambda fx: (
         geometry.to_fraction,

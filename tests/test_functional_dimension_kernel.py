@@ -12,7 +12,12 @@ from hypothesis import strategies as st
 import polyrelu.identifiability.dimension as dimension
 from polyrelu import ReLUNetwork, canonical_complex, functional_dimension
 from polyrelu.examples import seeded_gaussian_network
-from polyrelu.identifiability._jacobian import integer_jacobian, integer_layers, jacobian, jacobian_factors
+from polyrelu.identifiability._jacobian import (
+    integer_jacobian,
+    integer_layers,
+    jacobian,
+    jacobian_factors,
+)
 from polyrelu.identifiability._kernel import local_kernel, sparse_kernel
 
 P = 268435399

@@ -3,15 +3,11 @@
 
 from __future__ import annotations
 
-import functools
 import time
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal, NamedTuple
-
-import numpy as np
 
 from ..checks import (
     require_bool,
@@ -27,29 +23,26 @@ from ..geometry import (
     Polyhedron,
     default_oracle,
 )
-from ..geometry.linalg import integer_nullspace, pivot_columns
 from ..geometry.rational import (
     IntegerRow,
     MatrixLike,
-    primitive_integer_row,
     row_value,
 )
-from ..geometry.subdivision import Subdivision
 from ..network import ReLUNetwork
-from ..parallel import one_blas_thread
+from ..parallel import check_parallel_arguments, one_blas_thread
 from ..progress import progress_bar
 from ..size_guard import (
     CellSample,
     Estimated,
     SizeGuard,
     arrangement_cells_bound,
-    check_next_layer,
     first_layer_cell_count,
 )
 from ._canonical import CanonicalComplex, paused_gc
+from ._lattice import Found, lattice_cells, sign_matrix
 from ._patterns import layer_rows
-from ._representations import LatticeGenerators, sign
-from ._screen import EVALUATE_ALL, FloatScreen, IntegerNetwork, LayerValues
+from ._pieces import lattice_cells_in_pieces
+from ._representations import sign
 
 
 @dataclass
@@ -153,6 +146,8 @@ def canonical_complex(
     max_cells: int = 1_000_000,
     oracle: LPOracle | None = None,
     progress: bool | None = None,
+    n_jobs: int | None = None,
+    scheduler: str | None = None,
 ) -> CanonicalComplex:
     """The canonical polyhedral complex of ``net`` on ``R^n0`` or a polytope domain.
 
@@ -174,17 +169,32 @@ def canonical_complex(
     oracle : LPOracle, optional
     progress : bool, optional
         Show a progress bar; by default only on a terminal, and only for runs over a second.
+    n_jobs : int, optional
+        Workers for a large complex (``method="lattice"``, two hidden layers
+        or more): ``None`` (the default) every core, ``1`` this process
+        only, ``k > 1`` that many local processes, ``-1`` every core. See
+        Notes and :func:`polyrelu.parallel.parallel_map`.
+    scheduler : str, optional
+        The address of a Dask scheduler whose workers build the pieces
+        (else ``DASK_SCHEDULER_ADDRESS`` is read); ignored with ``n_jobs=1``.
 
     Returns
     -------
     CanonicalComplex
+        The same whatever ``n_jobs`` and ``scheduler``: equal cells with equal
+        ids, and the same JSON document, byte for byte.
 
     Raises
     ------
     GeometryError
         An empty, unbounded or wrong-dimensional domain.
     ComplexTooLargeError
-        The estimated cell count exceeds ``max_cells``.
+        The estimated cell count exceeds ``max_cells`` (a piece's message
+        starts with ``"piece i of k: "``).
+    UsageError
+        A bad ``n_jobs``, or a scheduler that cannot be reached.
+    BackendUnavailableError
+        A scheduler is given but Dask is not installed.
 
     Examples
     --------
@@ -196,17 +206,33 @@ def canonical_complex(
     ('+++', 0)
     >>> canonical_complex(bent_line_network(), Box(-2, 2)).euler_characteristic()
     1
+
+    Notes
+    -----
+    With more than one worker, a complex whose size guard estimate after
+    the second hidden layer exceeds 50,000 cells
+    (``polyrelu.complex._pieces.SPLIT_CELLS``) is built in pieces: the
+    space is cut along a few first-layer hyperplanes into closed pieces,
+    about twice as many as workers and balanced by the first layer's cells;
+    each piece's cells are built in a worker and the pieces are merged by
+    sign vector (docs/parallel.md). The cut adds no cell, since the pieces'
+    boundaries are hyperplanes of the network. The size guard checks the
+    first two layers on the whole complex, as a serial build does, and later
+    layers piece by piece.
     """
     domain, domain_rows = _checked_arguments("canonical_complex", net, domain, method, max_cells)
     oracle = require_instance(oracle, LPOracle, "oracle", "canonical_complex", optional=True) or default_oracle
     if progress is not None:
         require_bool(progress, "progress", "canonical_complex")
+    n_jobs, scheduler = check_parallel_arguments(n_jobs, scheduler, "canonical_complex")
     bar = progress_bar(total=net.architecture.num_hidden, desc="neurons", enabled=progress)
     start = time.perf_counter()
     with paused_gc(), one_blas_thread():
         try:
-            build = _lattice_cells if method == "lattice" else _lp_cells
-            records = build(net, domain, domain_rows, oracle, SizeGuard(max_cells), bar)
+            if method == "lattice":
+                records = lattice_cells_in_pieces(net, domain, domain_rows, SizeGuard(max_cells), bar, n_jobs, scheduler, progress)
+            else:
+                records = _lp_cells(net, domain, domain_rows, oracle, SizeGuard(max_cells), bar)
         finally:
             bar.close()
         elapsed = time.perf_counter() - start
@@ -289,7 +315,7 @@ def estimate_cells(
     domain, domain_rows = _checked_arguments("estimate_cells", net, domain, method, max_cells)
     if not net.architecture.depth:
         return CellEstimate(1 if domain is None else len(domain.face_lattice()), False, 0)
-    build = _lattice_cells if method == "lattice" else _lp_cells
+    build = lattice_cells if method == "lattice" else _lp_cells
     bar = progress_bar(desc="neurons", enabled=False)
     try:
         build(net, domain, domain_rows, default_oracle, SizeGuard(max_cells, stop_at=net.architecture.depth), bar)
@@ -307,21 +333,6 @@ def _checked_arguments(
     require_int(max_cells, "max_cells", caller, minimum=1)
     domain = domain_polyhedron(domain, net.architecture.input_dim, caller)
     return domain, (domain.minimal_h_representation()[0] if domain is not None else ())
-
-
-class _Found(NamedTuple):
-    """What a construction method found, one entry per cell in its own order, before ids are assigned."""
-
-    dimensions: list[int]
-    signs: np.ndarray  # int8, a row per cell: domain signs, then neuron signs in network order
-    facets: list[tuple[int, ...]] | None = None  # indices into these lists, when the method knows them
-    polyhedra: list[Polyhedron] | None = None
-    generators: Callable[[int, tuple[int, ...]], Any] | None = None  # (index, signs) -> (vertices, rays, lines), when known
-
-
-def _sign_matrix(rows, width):
-    """Sign vectors as an int8 matrix with ``width`` columns (also when there is no row or no column)."""
-    return np.array(rows, dtype=np.int8).reshape(len(rows), width)
 
 
 def _lp_cells(net, domain, domain_rows, oracle, guard, bar):
@@ -367,9 +378,9 @@ def _lp_cells(net, domain, domain_rows, oracle, guard, bar):
             cells = new_cells
             bar.update(1)
             bar.set_postfix(cells=len(cells))
-    return _Found(
+    return Found(
         [c.hull.dimension for c in cells],
-        _sign_matrix([c.signs for c in cells], n_domain + net.architecture.num_hidden),
+        sign_matrix([c.signs for c in cells], n_domain + net.architecture.num_hidden),
         polyhedra=[
             Polyhedron.from_trusted(
                 n0, h_representation=(c.strict, c.equations), relative_interior_point=c.point, affine_hull=c.hull, oracle=oracle
@@ -377,111 +388,3 @@ def _lp_cells(net, domain, domain_rows, oracle, guard, bar):
             for c in cells
         ],
     )
-
-
-def _lattice_cells(net, domain, domain_rows, oracle, guard, bar):
-    """Cells by cutting a face lattice neuron by neuron, decided at its (ideal) vertices.
-
-    On ``R^n0`` the first layer's kernel ``L`` (common to all cells) is split
-    off: the computation runs in ``rowspace(W1)``, seeded with the arrangement of
-    a basis of first-layer hyperplanes, and cells are lifted back with ``L``
-    as lines. On a polytope domain it is seeded with the domain's face lattice.
-    """
-    arch = net.architecture
-    n0 = arch.input_dim
-    W1, b1 = net.weights[0], net.biases[0]
-    lines = ()
-    order = list(range(arch.num_hidden))
-    if not arch.depth and domain is None:  # an affine network: net.weights[0] is the output layer, no neuron cuts
-        return _constant_network_cells(net, n0, tuple(sorted(tuple(int(i == j) for j in range(n0)) for i in range(n0))))
-    if domain is not None:
-        basis = None
-        if arch.depth:
-            guard.check(
-                1, 0, arrangement_cells_bound(arch.hidden_widths[0] + len(domain_rows), n0),
-                functools.partial(first_layer_cell_count, net, domain_rows),
-            )
-        subdivision, seed_signs = _polytope_seed(domain, domain_rows)
-        evaluated = net
-    else:
-        independent, basis, lines = _first_layer_basis(W1, n0)
-        if not independent:
-            return _constant_network_cells(net, n0, lines)
-        r = len(independent)
-        # before the seed, which alone has 3^r cells
-        guard.check(1, 0, arrangement_cells_bound(arch.hidden_widths[0], r), functools.partial(first_layer_cell_count, net, ()))
-        W1r = [tuple(sum((w * b[m] for m, w in enumerate(row)), Fraction(0)) for b in basis) for row in W1]
-        evaluated = ReLUNetwork((W1r,) + net.weights[1:], net.biases)
-        subdivision = Subdivision.from_arrangement([primitive_integer_row((b1[i], *W1r[i])) for i in independent])
-        order = independent + [k for k in order if k not in independent]
-        seed_signs = 0
-        bar.update(r)
-    first = len(independent) if domain is None else 0
-    layer_of = [l for l, w in enumerate(arch.hidden_widths, start=1) for _ in range(w)]
-    evaluate, screen = IntegerNetwork(evaluated), FloatScreen(evaluated)
-    current_layer = offset = 0
-    for k in order[first:]:
-        if layer_of[k] != current_layer:
-            current_layer = layer_of[k]
-            offset = sum(arch.hidden_widths[: current_layer - 1])
-            values = LayerValues(subdivision, evaluate, screen, current_layer, offset)
-            if current_layer > 1:
-                neurons = [j for j in order if layer_of[j] == current_layer]
-                check_next_layer(guard, subdivision, values, values.vertex_signs, values.padded, neurons, current_layer)
-                if len(subdivision.vertices) > EVALUATE_ALL:  # the guard's values at a few vertices: not worth keeping
-                    values.padded_values.clear()
-        subdivision.cut_by_signs(values.signs(k - offset), functools.partial(values.exact, k - offset))
-        bar.update(1)
-    if domain is None and arch.depth and len(subdivision.finite_cells()) == 0:
-        raise RuntimeError("lattice enumeration lost every cell")
-    return _found_in_subdivision(subdivision, order, seed_signs, basis, lines)
-
-
-def _first_layer_basis(W1, n0):
-    """Independent first-layer rows (greedy, in order), a basis of their span, and ``ker W1``.
-
-    Returns ``(indices, basis, lines)``: ``basis`` holds the chosen rows, whose
-    span (the row space) carries the computation; ``lines`` is a primitive
-    integer basis of ``ker W1``.
-    """
-    rows = [primitive_integer_row(row) for row in W1]
-    independent = pivot_columns(list(zip(*rows)))
-    basis = tuple(tuple(Fraction(v) for v in W1[i]) for i in independent)
-    lines = []
-    for vec in integer_nullspace(rows, n0):
-        vec = primitive_integer_row(vec)
-        sign = 1 if next(v for v in vec if v) > 0 else -1
-        lines.append(tuple(sign * v for v in vec))
-    return independent, basis, tuple(sorted(lines))
-
-
-def _polytope_seed(domain, domain_rows):
-    lattice = domain.face_lattice()
-    vertices = domain.vertices()
-    order = sorted(range(len(lattice)), key=lambda c: (lattice.dimension(c), lattice.data(c)[0]))
-    new_id = {c: i for i, c in enumerate(order)}
-    faces = [(lattice.dimension(c), lattice.data(c)[0], [new_id[f] for f in lattice.facets(c)]) for c in order]
-    signs = [[0 if all(row_value(row, vertices[i]) == 0 for i in vidx) else 1 for row in domain_rows] for _, vidx, _ in faces]
-    return Subdivision.from_polytope(vertices, faces, signs), len(domain_rows)
-
-
-def _constant_network_cells(net, n0, lines):
-    """``W1 = 0``: every neuron is constant, the whole space is one cell."""
-    vrep = (((Fraction(0),) * n0,), (), lines)
-    signs = net.signs((0,) * n0)
-    return _Found([n0], _sign_matrix([signs], len(signs)), facets=[()], generators=lambda *_: vrep)
-
-
-def _found_in_subdivision(subdivision, order, n_seed, basis, lines):
-    """The finite cells of a finished subdivision, with signs in network order.
-
-    Their V-representations are left to :class:`LatticeGenerators`, on demand,
-    which keeps what it needs: the subdivision itself can go.
-    """
-    _, dimensions, facets, vertex_sets, signs = subdivision.finite_complex()
-    network_order = list(range(n_seed)) + [n_seed + order.index(k) for k in range(len(order))]
-    if order != sorted(order):
-        signs = signs[:, network_order]
-    vertex_signs = subdivision.sign_matrix(subdivision.vertex_cell)[:, network_order]
-    generators = LatticeGenerators(subdivision.vertices, vertex_sets, vertex_signs, basis, lines)
-    return _Found([d + len(lines) for d in dimensions], signs, facets=facets, generators=generators)

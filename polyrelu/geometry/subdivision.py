@@ -572,6 +572,55 @@ class Subdivision:
         copy.vertex_cell = [new_id[self.vertex_cell[i]] for i in vertex_map]
         return copy, vertex_map
 
+    def subcomplex(self, cids: Sequence[int]) -> Subdivision:
+        """The cells ``cids`` with all their faces (at infinity included), as a subdivision of its own.
+
+        The copy keeps every copied cell's signs and the order of the cells and
+        of the vertices (renumbered from 0). A cut refines each cell from its
+        own vertices alone, so cutting the copy makes exactly the cells that
+        cutting this subdivision makes inside the copied ones: a construction
+        can be run on a closed piece of a complex only.
+
+        Raises
+        ------
+        InvalidArgumentError
+            A cell id that is not an integer.
+        UsageError
+            A cell id out of range.
+
+        Examples
+        --------
+        >>> S = Subdivision.from_arrangement([(0, 1, 0), (0, 0, 1)])
+        >>> quadrant = next(c for c in S.finite_cells() if S.cell_signs(c) == (1, 1))
+        >>> Q = S.subcomplex([quadrant])
+        >>> Q.finite_f_vector(), sorted(Q.cell_signs(c) for c in Q.finite_cells())
+        ((1, 2, 1), [(0, 0), (0, 1), (1, 0), (1, 1)])
+        >>> Q.cut([sum(X) - D for D, *X in Q.vertices])     # x + y = 1 crosses the quadrant
+        >>> Q.finite_f_vector()
+        (3, 5, 2)
+        """
+        cids = require_sequence(cids, "cids", "Subdivision.subcomplex")
+        stack = [require_index(c, len(self._dim), f"cids[{k}]", "Subdivision.subcomplex") for k, c in enumerate(cids)]
+        members = set(stack)
+        while stack:
+            for f in self._facets[stack.pop()]:
+                if f not in members:
+                    members.add(f)
+                    stack.append(f)
+        order = sorted(members)
+        kept = sorted({i for c in order for i in self._verts[c]})
+        new_id = {old: new for new, old in enumerate(order)}
+        local = {old: new for new, old in enumerate(kept)}
+        copy = Subdivision(self.d)
+        copy.vertices = [self.vertices[i] for i in kept]
+        for old in order:
+            facets = tuple(new_id[f] for f in self._facets[old])
+            copy._add_cell(self._dim[old], bool(self._finite[old]), facets, tuple(local[i] for i in self._verts[old]), -1)
+        copy.vertex_cell = [new_id[self.vertex_cell[i]] for i in kept]
+        signs = self.sign_matrix(order).view(np.uint8)
+        copy._columns = [bytearray(signs[:, j].tobytes()) for j in range(signs.shape[1])]
+        return copy
+
     # -- reading -----------------------------------------------------------------------------
     def finite_cells(self) -> list[int]:
         """Ids of the cells of the complex itself (not at infinity)."""
