@@ -54,6 +54,7 @@ from .identifiability import (
 )
 from .io import network_to_dict
 from .network import ReLUNetwork
+from .parallel import check_parallel_arguments
 from .plot import check_figure_path, plot_complex, save_figure
 from .progress import progress_bar
 from .report import network_report
@@ -237,7 +238,15 @@ class Analysis:
         return ax
 
 
-def analyze(network: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None = None, inradius: bool = True, *, max_cells: int = 1_000_000) -> Analysis:
+def analyze(
+    network: ReLUNetwork,
+    domain: Box | Polyhedron | MatrixLike | None = None,
+    inradius: bool = True,
+    *,
+    max_cells: int = 1_000_000,
+    n_jobs: int | None = None,
+    scheduler: str | None = None,
+) -> Analysis:
     """Everything at once: complex, weights, genericity, dependency graph, functional dimension, verdicts.
 
     Parameters
@@ -250,6 +259,17 @@ def analyze(network: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None =
     max_cells : int
         Refuse, before enumerating a layer, a canonical complex estimated to
         have more cells (as for :func:`~polyrelu.complex.canonical_complex`).
+    n_jobs : int, optional
+        Worker processes for the parts that split into independent tasks: the
+        minimality checks, one per hidden neuron
+        (:func:`~polyrelu.identifiability.minimality_report`), and the batches
+        of regions of the functional dimension
+        (:func:`~polyrelu.identifiability.functional_dimension`). As for
+        :func:`~polyrelu.parallel.parallel_map`: ``1`` serial, ``None`` (the
+        default) every core once the work is long enough. The analysis is the
+        same for every choice, apart from its ``timings``.
+    scheduler : str, optional
+        The address of a Dask scheduler whose workers run those tasks (docs/parallel.md).
 
     Returns
     -------
@@ -259,6 +279,8 @@ def analyze(network: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None =
     ------
     ComplexTooLargeError
         The network's complex would have more than ``max_cells`` cells.
+    UsageError
+        A bad ``n_jobs``, or a scheduler that cannot be reached.
 
     Examples
     --------
@@ -270,6 +292,7 @@ def analyze(network: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None =
     require_instance(network, ReLUNetwork, "network", "analyze")
     inradius = require_bool(inradius, "inradius", "analyze")
     require_int(max_cells, "max_cells", "analyze", minimum=1)
+    n_jobs, scheduler = check_parallel_arguments(n_jobs, scheduler, "analyze")
     timings = {}
 
     def timed(name, fn):
@@ -283,9 +306,11 @@ def analyze(network: ReLUNetwork, domain: Box | Polyhedron | MatrixLike | None =
     report = timed("genericity", lambda: genericity(K, weighted=W))
     G = timed("dependency graph", lambda: dependency_graph(breakpoint_complex(W)))
     H = depth_hierarchy(G) if G.is_dag() else None
-    fd = timed("functional dimension", lambda: functional_dimension(network, complex_=K))
+    fd = timed("functional dimension",
+               lambda: functional_dimension(network, complex_=K, n_jobs=n_jobs, scheduler=scheduler))
     ident = timed("identifiability", lambda: identifiability_report(network, domain, max_cells=max_cells))
-    minimal = timed("minimality", lambda: minimality_report(network, domain, max_cells=max_cells))
+    minimal = timed("minimality",
+                    lambda: minimality_report(network, domain, max_cells=max_cells, n_jobs=n_jobs, scheduler=scheduler))
     thin, box = None, None
     if inradius:
         box = _clip_box(K)

@@ -8,6 +8,7 @@ import pytest
 from polyrelu import ReLUNetwork, save_network
 from polyrelu.analysis import analyze, slice_network, thinnest_region
 from polyrelu.cli import main
+from polyrelu.errors import UsageError
 from polyrelu.examples import generic_network
 from polyrelu.schemas import validator
 
@@ -75,3 +76,60 @@ def test_inradius_is_positive_when_every_cell_has_lines():
     result = analyze(net)
     assert not result.complex.cells(0)
     assert result.inradius[0] > 0
+
+
+# -- n_jobs and scheduler: the serial analysis whatever runs it -------------------------------------------
+# twins (1, 0) and (1, 1), a dead neuron (1, 3), a second hidden layer: removals, and a rank short of D - H
+REDUNDANT = ReLUNetwork(
+    [[[1, 0], [2, 0], [0, 1], [0, 0], [1, 1]], [[1, -1, 1, 1, 2], [1, 1, 0, 1, 1]], [[1, 2]]],
+    [[0, 0, 0, -1, 0], [0, 1], [0]],
+)
+
+
+def without_timings(analysis):
+    return {**analysis.to_json(), "timings": None}
+
+
+def test_analyze_with_2_jobs_is_the_serial_analysis():
+    serial = analyze(REDUNDANT, inradius=False, n_jobs=1)
+    # the parallel stages have something to get wrong: three removals in neuron order, kernel directions
+    assert [r.neuron for r in serial.minimality.removals] == [(1, 0), (1, 1), (1, 3)]
+    assert serial.functional_dimension.kernel and not serial.functional_dimension.attains_bound
+    parallel = analyze(REDUNDANT, inradius=False, n_jobs=2)
+    assert without_timings(parallel) == without_timings(serial) and str(parallel) == str(serial)
+    assert parallel.functional_dimension == serial.functional_dimension
+    assert parallel.minimality == serial.minimality
+
+
+def test_analyze_refuses_bad_parallel_arguments():
+    with pytest.raises(UsageError, match=r"^analyze: n_jobs must be -1 \(every core\), a positive integer or None, not 0"):
+        analyze(REDUNDANT, n_jobs=0)
+    with pytest.raises(UsageError, match="scheduler must be the address of a Dask scheduler"):
+        analyze(REDUNDANT, scheduler="")
+
+
+def test_analyze_command_with_jobs_prints_and_writes_the_serial_analysis(tmp_path, capsys):
+    outputs = []
+    for jobs in ("1", "2"):
+        path = tmp_path / f"analysis-{jobs}.json"
+        assert main(["analyze", "builtin:free-weight", "--no-inradius", "--jobs", jobs, "-o", str(path)]) == 0
+        out = capsys.readouterr().out
+        data = json.loads(path.read_text())
+        validate(data)
+        outputs.append((out.replace(str(path), "FILE"), {**data, "timings": None}))
+    assert outputs[0] == outputs[1]
+    assert "minimality" in outputs[0][0]
+
+
+def test_analyze_command_refuses_a_bad_jobs_value_and_documents_the_options(capsys):
+    for argv, message in (
+        (["--jobs", "0"], "--jobs 0: must be a positive number of worker processes (1 = serial) or -1 (every core)"),
+        (["--jobs", "x"], "argument --jobs: invalid int value: 'x'"),
+        (["--scheduler", ""], "--scheduler: give the address of a Dask scheduler"),
+    ):
+        assert main(["analyze", "builtin:bent-line", *argv]) == 2
+        captured = capsys.readouterr()
+        assert captured.err.startswith("polyrelu: error: ") and message in captured.err and not captured.out
+    assert main(["analyze", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--jobs N" in text and "--scheduler ADDRESS" in text and "minimality checks" in text

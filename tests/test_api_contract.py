@@ -691,7 +691,8 @@ API = {
     # -- polyrelu.analysis
     "polyrelu.analysis.analyze": lambda fx: (
         analysis.analyze,
-        dict(network=(fx.net, NETWORK), domain=(None, DOMAIN), inradius=(False, FLAG), max_cells=(1000, COUNT)),
+        dict(network=(fx.net, NETWORK), domain=(None, DOMAIN), inradius=(False, FLAG), max_cells=(1000, COUNT),
+             n_jobs=(1, JOBS), scheduler=(None, SCHEDULER)),
     ),
     "polyrelu.analysis.Analysis.write_json": lambda fx: (
         fx.analysis.write_json,

@@ -681,7 +681,6 @@ def test_survey_jobs_give_the_serial_table(capsys):
     parallel = run(capsys, *argv, "--jobs", "2")
     assert serial[0] == parallel[0] == 0 and serial[1] == parallel[1]
     assert run(capsys, *argv, "--jobs", "0")[0] == 2
-    assert run(capsys, *argv, "--recovery", "--jobs", "2")[0] == 2
 
 
 # -- drawings: --plot, --html, --window, --fill --------------------------------------------------------------

@@ -22,6 +22,8 @@ from polyrelu import (
     genericity,
     minimality_report,
 )
+from polyrelu.analysis import analyze
+from polyrelu.cli.survey import recovery_survey, time_budget_spent
 from polyrelu.errors import (
     ComplexTooLargeError,
     InvalidArgumentError,
@@ -137,16 +139,26 @@ def test_functional_dimension_from_batches_of_regions_is_the_serial_one():
             assert functional_dimension(net, n_jobs=n_jobs) == serial
 
 
+def _without_seconds(records):
+    return [{k: v for k, v in r.items() if k != "seconds"} for r in records]
+
+
 def test_a_dask_cluster_gives_the_serial_results(monkeypatch):
     survey = architecture_survey((2, 3, 1), 6, kind="integer", n_jobs=1)
     report = minimality_report(REDUNDANT, n_jobs=1)
     rank = functional_dimension(DEFICIENT, n_jobs=1)
+    recoveries = recovery_survey([(2, 2, 1), (2, 2, 2, 1)], 2, n_jobs=1, progress=False)
+    assert not any(map(time_budget_spent, recoveries))  # else the cluster's records might differ
+    analysis = {**analyze(REDUNDANT, inradius=False, n_jobs=1).to_json(), "timings": None}
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         address = cluster.scheduler_address
         assert parallel_map(_in_dask_worker, range(3), scheduler=address) == [True] * 3
         assert architecture_survey((2, 3, 1), 6, kind="integer", scheduler=address) == survey
         assert minimality_report(REDUNDANT, scheduler=address) == report
         assert functional_dimension(DEFICIENT, scheduler=address) == rank
+        assert _without_seconds(recovery_survey([(2, 2, 1), (2, 2, 2, 1)], 2, scheduler=address, progress=False)) \
+            == _without_seconds(recoveries)
+        assert {**analyze(REDUNDANT, inradius=False, scheduler=address).to_json(), "timings": None} == analysis
         # the environment variable: the serial start runs the first task here, the rest go to the cluster
         monkeypatch.setenv(SCHEDULER_VARIABLE, address)
         assert parallel_map(_in_dask_worker, range(3), n_jobs=1) == [False] * 3

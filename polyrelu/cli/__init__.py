@@ -95,7 +95,12 @@ from .demo import demo
 from .drawing import add_plot, check_drawing, drawing, parse_window
 from .ending import CommandFailed, written
 from .slicing import slice_command, slice_margin
-from .survey import SURVEY_MAX_SECONDS, check_survey_arguments, survey_command
+from .survey import (
+    SURVEY_MAX_QUERIES,
+    SURVEY_MAX_SECONDS,
+    check_survey_arguments,
+    survey_command,
+)
 
 # matplotlib's backend is chosen where a picture is written (Agg: no display needed), not at import
 
@@ -327,6 +332,7 @@ def _add_analyze_parser(sub):
     p.add_argument("--no-inradius", action="store_true",
                    help="skip the conditioning diagnostic (the thinnest region's inradius, by cvxpy)")
     _add_max_cells(p)
+    _add_parallel(p, "the minimality checks (one per hidden neuron) and the functional dimension's batches")
     _add_exact(p)
     _add_trust_pickle(p)
 
@@ -371,12 +377,11 @@ def _add_survey_parser(sub):
                         "each from its values alone (minutes)")
     p.add_argument("--max-seconds", type=float, metavar="S",
                    help=f"with --recovery: each recovery's time budget, after which it answers undecided "
-                        f"(default {SURVEY_MAX_SECONDS:g})")
-    p.add_argument("--jobs", type=int, metavar="N",
-                   help="worker processes for the draws (1 = serial, -1 = every core; default: every core once the "
-                        "work is long enough; the results are the serial ones)")
-    p.add_argument("--scheduler", metavar="ADDRESS",
-                   help="run the draws on this Dask scheduler (default: $DASK_SCHEDULER_ADDRESS; docs/parallel.md)")
+                        f"(default {SURVEY_MAX_SECONDS:g}; an outcome it decides depends on the machine's speed)")
+    p.add_argument("--max-queries", type=int, metavar="N",
+                   help=f"with --recovery: each recovery's budget of distinct oracle calls, after which it answers "
+                        f"undecided (default {SURVEY_MAX_QUERIES:,}; the same outcome on any machine)")
+    _add_parallel(p, "the networks (with --recovery) or the draws of each architecture")
     _add_output(p, "the raw records, per architecture (per network with --recovery), as JSON")
 
 
@@ -444,6 +449,15 @@ def _add_trust_pickle(parser):
         help="open a .pt/.pth file that needs full unpickling (a whole saved model): this RUNS CODE from the file; "
         "only for files you made yourself",
     )
+
+
+def _add_parallel(parser, what):
+    parser.add_argument("--jobs", type=int, metavar="N",
+                        help=f"worker processes for {what} (1 = serial, -1 = every core; default: every core once "
+                             "the work is long enough; the results are the serial ones, docs/parallel.md)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help=f"run {what} on the workers of this Dask scheduler, e.g. tcp://host:8786 "
+                             "(default: $DASK_SCHEDULER_ADDRESS; docs/parallel.md)")
 
 
 def _add_max_cells(parser):
@@ -624,7 +638,8 @@ def _analyze_command(args):
     if args.plot and n0 not in (2, 3):
         raise UsageError(f"--plot draws networks with 2 or 3 inputs (3: the slice x3 = 0); this one has {n0}")
     check_drawing(args, n0, net.architecture.output_dim, plotted=2)
-    result = analyze(net, domain, inradius=not args.no_inradius, max_cells=args.max_cells)
+    result = analyze(net, domain, inradius=not args.no_inradius, max_cells=args.max_cells, n_jobs=args.jobs,
+                     scheduler=args.scheduler)
     print(result)
     if args.output:
         result.write_json(args.output)
@@ -732,6 +747,11 @@ def _check_arguments(args):
             raise UsageError(f"--{dest.replace('_', '-')} {value}: must be {wanted}")
     if args.command == "survey":
         check_survey_arguments(args)
+    jobs = getattr(args, "jobs", None)
+    if jobs is not None and (jobs == 0 or jobs < -1):
+        raise UsageError(f"--jobs {jobs}: must be a positive number of worker processes (1 = serial) or -1 (every core)")
+    if getattr(args, "scheduler", None) is not None and not args.scheduler.strip():
+        raise UsageError("--scheduler: give the address of a Dask scheduler (e.g. tcp://host:8786), or leave it out")
     if args.command == "decision":
         check_decision_arguments(args, _inputs(args))
     for dest in ("tolerance", "max_seconds"):

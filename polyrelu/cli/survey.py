@@ -13,6 +13,12 @@ with the networks ``ReLUNetwork.random(arch, seed=s, kind="gaussian")`` for
   network, its identifiability verdict and how the network recovered from
   its values alone compares with it (:func:`recovery_outcome`).
 
+Both run their networks in parallel through
+:func:`~polyrelu.parallel.parallel_map` (``n_jobs``, ``scheduler``;
+docs/parallel.md), with the serial results; for recovery, apart from the
+measured times and the networks whose time budget ran out
+(:func:`time_budget_spent`).
+
 Both are tables in markdown, and JSON documents (``"format":
 "polyrelu.survey"``) with the raw records (:func:`survey_document`).
 """
@@ -21,13 +27,14 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from ..atomic import write_json
 from ..errors import UsageError
 from ..identifiability import SurveyResult, architecture_survey, identifiability_report
 from ..network import ReLUNetwork
-from ..parallel import check_parallel_arguments
+from ..parallel import check_parallel_arguments, parallel_map
 from ..progress import progress_bar
 from ..recovery import RecoveryResult, network_oracle, recover_network
 from ..symmetry import equivalent, same_function
@@ -44,18 +51,24 @@ __all__ = [
     "recovery_outcome",
     "recovery_survey",
     "recovery_survey_table",
+    "time_budget_spent",
     "survey_document",
     "survey_command",
     "check_survey_arguments",
     "SURVEY_MAX_SECONDS",
+    "SURVEY_MAX_QUERIES",
 ]
 
 FORMAT = "polyrelu.survey"
 SURVEY_MAX_SECONDS = 60.0  # per network: a survey of a few hundred networks ends within hours at worst
+SURVEY_MAX_QUERIES = 1_000_000  # per network: recover_network's default
 VERSION = 1
 
 RECOVERY_OUTCOMES = ("trivially equivalent", "same function", "undecided", "DIFFERENT FUNCTION")
 """How a recovered network compares with the original; the last is a bug in recovery."""
+
+# how recover_network's reason starts when its time budget stopped it (tests/test_survey.py checks the wording)
+_TIME_BUDGET_REASON = "the time budget (max_seconds="
 
 
 def survey_architectures(input_dim: int, depths: Sequence[int], widths: Sequence[int]) -> list[tuple[int, ...]]:
@@ -133,8 +146,12 @@ def recovery_survey(
     architectures: Sequence[tuple[int, ...]],
     samples: int,
     seed: int = 0,
-    max_seconds: float = 60.0,
+    max_seconds: float | None = 60.0,
     progress: bool | None = None,
+    *,
+    max_queries: int = 1_000_000,
+    n_jobs: int | None = None,
+    scheduler: str | None = None,
 ) -> list[dict[str, Any]]:
     """Per random network: its identifiability verdict, and how recovery from its values alone compares with it.
 
@@ -142,10 +159,42 @@ def recovery_survey(
     ``ReLUNetwork.random(arch, seed=seed + k, kind="gaussian")`` (the draws of
     :func:`~polyrelu.identifiability.architecture_survey`) gets
     :func:`~polyrelu.identifiability.identifiability_report` and
-    ``recover_network(network_oracle(net), n0, seed=seed + k, max_seconds=max_seconds)``,
-    compared with it by :func:`recovery_outcome`. A record depends only on its
-    architecture, its seed and the time budget (a recovery that ends near the
-    budget may end either way), so any network or cell can be rerun alone.
+    ``recover_network(network_oracle(net), n0, seed=seed + k, max_queries=max_queries, max_seconds=max_seconds)``,
+    compared with it by :func:`recovery_outcome`.
+
+    The networks are independent tasks, run in parallel as
+    :func:`~polyrelu.parallel.parallel_map` decides with ``n_jobs`` (``1``:
+    serial; ``None``: every core once the survey is long enough) and
+    ``scheduler`` (a Dask scheduler address); see docs/parallel.md. Each
+    recovery has its own budgets, started when it starts. A record depends
+    only on its architecture, its seed and the budgets, so any network or
+    cell can be rerun alone, and records are the same whatever ``n_jobs`` and
+    ``scheduler`` say, with two exceptions: ``seconds``, a measurement, and
+    the networks whose recovery the time budget ``max_seconds`` stopped
+    (:func:`time_budget_spent`), or that end near it, since how far a
+    recovery gets in a given time depends on the machine and its load (two
+    workers on two shared cores are each slower than one process). The query
+    budget ``max_queries`` is deterministic.
+
+    Parameters
+    ----------
+    architectures : sequence of tuple of int
+        The architectures ``(n0, ..., 1)``, ``n0 >= 2``.
+    samples : int
+        Networks per architecture.
+    seed : int
+        The first seed: the networks of each architecture have seeds ``seed, seed + 1, ...``.
+    max_seconds : float, optional
+        Each recovery's time budget; None: none.
+    progress : bool, optional
+        False hides the progress bar over the networks; otherwise it shows when
+        standard error is a terminal.
+    max_queries : int
+        Each recovery's budget of distinct oracle calls.
+    n_jobs : int, optional
+        As for :func:`~polyrelu.parallel.parallel_map`.
+    scheduler : str, optional
+        As for :func:`~polyrelu.parallel.parallel_map`.
 
     Returns
     -------
@@ -154,29 +203,56 @@ def recovery_survey(
         ``seed``, ``verdict``, ``generic``, ``rank``, ``bound`` (``D − H``),
         ``recovery`` (the outcome), ``queries``, ``seconds``,
         ``recovered_widths`` and ``reason`` (why undecided).
+
+    Examples
+    --------
+    >>> [(r["seed"], r["recovery"]) for r in recovery_survey([(2, 2, 1)], samples=2, n_jobs=1)]
+    [(0, 'trivially equivalent'), (1, 'trivially equivalent')]
     """
-    records = []
-    with progress_bar(total=len(architectures) * samples, desc="networks", unit="net", enabled=progress) as bar:
-        for arch in architectures:
-            for s in range(seed, seed + samples):
-                net = ReLUNetwork.random(arch, seed=s, kind="gaussian")
-                report = identifiability_report(net)
-                result = recover_network(network_oracle(net), arch[0], seed=s, max_seconds=max_seconds, progress=False)
-                records.append({
-                    "architecture": list(arch),
-                    "seed": s,
-                    "verdict": report.verdict,
-                    "generic": report.genericity.holds,
-                    "rank": report.functional_dimension.rank,
-                    "bound": report.functional_dimension.bound,
-                    "recovery": recovery_outcome(net, result),
-                    "queries": result.queries,
-                    "seconds": round(result.elapsed, 3),
-                    "recovered_widths": list(result.layer_widths),
-                    "reason": result.reason,
-                })
-                bar.update()
-    return records
+    caller = "recovery_survey"
+    n_jobs, scheduler = check_parallel_arguments(n_jobs, scheduler, caller)
+    tasks = [(tuple(arch), s) for arch in architectures for s in range(seed, seed + samples)]
+    names = [f"{'→'.join(map(str, arch))} seed {s}" for arch, s in tasks]
+    return parallel_map(partial(_recovery_record, max_seconds, max_queries), tasks, n_jobs=n_jobs,
+                        scheduler=scheduler, desc=None if progress is False else "networks", names=names)
+
+
+def _recovery_record(max_seconds: float | None, max_queries: int, task: tuple[tuple[int, ...], int]) -> dict[str, Any]:
+    """The record of one network of :func:`recovery_survey`: ``task`` is its architecture and seed."""
+    arch, s = task
+    net = ReLUNetwork.random(arch, seed=s, kind="gaussian")
+    report = identifiability_report(net)
+    result = recover_network(network_oracle(net), arch[0], seed=s, max_queries=max_queries, max_seconds=max_seconds,
+                             progress=False)
+    return {
+        "architecture": list(arch),
+        "seed": s,
+        "verdict": report.verdict,
+        "generic": report.genericity.holds,
+        "rank": report.functional_dimension.rank,
+        "bound": report.functional_dimension.bound,
+        "recovery": recovery_outcome(net, result),
+        "queries": result.queries,
+        "seconds": round(result.elapsed, 3),
+        "recovered_widths": list(result.layer_widths),
+        "reason": result.reason,
+    }
+
+
+def time_budget_spent(record: dict[str, Any]) -> bool:
+    """Whether the time budget stopped the recovery of a :func:`recovery_survey` record.
+
+    Such a record's outcome depends on the machine's speed and load: another
+    run, serial or parallel, may get further in the same time.
+
+    Examples
+    --------
+    >>> time_budget_spent({"reason": "the time budget (max_seconds=1) is spent while tracing"})
+    True
+    >>> time_budget_spent({"reason": None})
+    False
+    """
+    return (record.get("reason") or "").startswith(_TIME_BUDGET_REASON)
 
 
 def recovery_survey_table(records: Sequence[dict[str, Any]]) -> str:
@@ -258,11 +334,18 @@ def survey_command(args):
             written(args.output)
         return 0
     max_seconds = args.max_seconds or SURVEY_MAX_SECONDS
-    parameters["max_seconds"] = max_seconds
+    max_queries = args.max_queries or SURVEY_MAX_QUERIES
+    parameters["max_seconds"], parameters["max_queries"] = max_seconds, max_queries
     print(f"each recovered from its values alone, recover_network(network_oracle(net), {args.input}, seed=s, "
-          f"max_seconds={max_seconds:g}), and compared with it exactly\n")
-    records = recovery_survey(architectures, args.samples, args.seed, max_seconds)
+          f"max_queries={max_queries}, max_seconds={max_seconds:g}), and compared with it exactly\n")
+    records = recovery_survey(architectures, args.samples, args.seed, max_seconds, max_queries=max_queries,
+                              n_jobs=args.jobs, scheduler=args.scheduler)
     print(recovery_survey_table(records))
+    timed_out = sum(map(time_budget_spent, records))
+    if timed_out:
+        print(f"\n{timed_out} of {len(records)} recoveries stopped at the time budget ({max_seconds:g} s): their "
+              "outcomes depend on the machine's speed and load and may differ in another run, serial or parallel; "
+              "the query budget (--max-queries) does not")
     if args.output:
         write_json(args.output, lambda: survey_document(parameters, records=records), indent=1)
         print()
@@ -288,7 +371,5 @@ def check_survey_arguments(args):
                          "attributed to layers")
     if args.max_seconds is not None and not args.recovery:
         raise UsageError("--max-seconds is the time budget of each recovery: add --recovery")
-    if args.recovery and (args.jobs is not None or args.scheduler is not None):
-        raise UsageError("--jobs and --scheduler spread the conditions survey; the recovery survey runs serially: "
-                         "leave them out with --recovery")
-    check_parallel_arguments(args.jobs, args.scheduler, "polyrelu survey --jobs/--scheduler")
+    if args.max_queries is not None and not args.recovery:
+        raise UsageError("--max-queries is the query budget of each recovery: add --recovery")
