@@ -59,6 +59,7 @@ from .plot import check_figure_path, plot_complex, save_figure
 from .progress import progress_bar
 from .report import network_report
 from .slices import restrict
+from .text import wrap
 from .tropical import WeightedComplex, breakpoint_complex, tropical_weights
 
 # igraph loads matplotlib.pyplot when it is imported (half a second): it and networkx are imported where a
@@ -105,9 +106,8 @@ class Analysis:
         facets = list(W.weights().values())
         visible = [f for f in facets if any(f.weight)]
         sizes = [max(abs(v) for v in f.euclidean_weight) for f in visible]
-        lines = [
-            network_report(self.network),
-            "",
+        # the labelled lines wrap under their text (20 columns in), within the 120 columns of all printed text
+        labelled = [
             f"canonical complex   f-vector {K.f_vector()}, Euler characteristic {K.euler_characteristic()}, "
             f"{len(K.regions())} regions",
             f"tropical weights    {len(facets)} interior facets, {len(visible)} visible"
@@ -116,6 +116,7 @@ class Analysis:
             f"dependency graph    {len(G)} candidates, {len(G.candidates.unresolved)} unresolved cells, "
             f"{G.graph.ecount()} edges, layers {G.layer_sizes() if G.is_dag() else 'undefined (cycle)'}",
         ]
+        lines = [network_report(self.network), "", *(part for line in labelled for part in wrap(line, 20))]
         if self.depth is not None:
             lines.extend("  " + line for line in str(self.depth).splitlines())
         lines.append(str(self.functional_dimension))

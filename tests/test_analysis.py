@@ -133,3 +133,11 @@ def test_analyze_command_refuses_a_bad_jobs_value_and_documents_the_options(caps
     assert main(["analyze", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "--jobs N" in text and "--scheduler ADDRESS" in text and "minimality checks" in text
+
+
+def test_the_analysis_text_keeps_within_120_columns():
+    """The genericity line names TPIC in full: it wraps under its label instead of running past 120 columns."""
+    text = str(analyze(generic_network((2, 3, 2), seed=0), inradius=False))
+    assert "TPIC (transversal pairwise" in text
+    assert max(map(len, text.splitlines())) <= 120
+    assert any(line.startswith(" " * 20) and "intersection" in line for line in text.splitlines())
