@@ -91,6 +91,17 @@ def test_small_complexes_and_one_job_stay_serial(monkeypatch, tmp_path):
     assert len(calls) == 1
 
 
+def test_the_default_builds_serially_even_with_a_scheduler_in_the_environment(forced, monkeypatch):
+    """Pieces are slower on two cores (docs/parallel.md): they are built only when asked for."""
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", "tcp://127.0.0.1:1")  # never contacted
+    net = NETWORKS["3-6-5-1"]
+    assert canonical_complex(net) == canonical_complex(net, n_jobs=1)
+    assert forced == []
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS")
+    canonical_complex(net, n_jobs=2)
+    assert len(forced) == 1
+
+
 def test_the_size_guard_refuses_as_in_a_serial_build(forced):
     net = seeded_gaussian_network((3, 8, 8, 1))  # 4063 cells; the first layer alone has a few hundred
     messages = []

@@ -171,8 +171,12 @@ def canonical_complex(
         Show a progress bar; by default only on a terminal, and only for runs over a second.
     n_jobs : int, optional
         Workers for a large complex (``method="lattice"``, two hidden layers
-        or more): ``None`` (the default) every core, ``1`` this process
-        only, ``k > 1`` that many local processes, ``-1`` every core. See
+        or more): ``None`` (the default) this process only, unless a
+        ``scheduler`` is given, whose workers then build the pieces; ``1``
+        this process only; ``k > 1`` that many local processes; ``-1`` every
+        core. Serial is the default, unlike elsewhere in polyrelu, because
+        the pieces cost more than they save on two cores (0.74–0.95× the
+        serial speed, measured on idle cores; see docs/parallel.md). See
         Notes and :func:`polyrelu.parallel.parallel_map`.
     scheduler : str, optional
         The address of a Dask scheduler whose workers build the pieces
@@ -224,7 +228,10 @@ def canonical_complex(
     oracle = require_instance(oracle, LPOracle, "oracle", "canonical_complex", optional=True) or default_oracle
     if progress is not None:
         require_bool(progress, "progress", "canonical_complex")
+    pieces_asked = n_jobs is not None or scheduler is not None
     n_jobs, scheduler = check_parallel_arguments(n_jobs, scheduler, "canonical_complex")
+    if not pieces_asked:
+        n_jobs = 1
     bar = progress_bar(total=net.architecture.num_hidden, desc="neurons", enabled=progress)
     start = time.perf_counter()
     with paused_gc(), one_blas_thread():
