@@ -11,11 +11,11 @@ import itertools
 from fractions import Fraction
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from polyrelu import Box, ReLUNetwork, equivalent, identifiability_report, same_function
-from polyrelu.errors import SymmetryError
 from polyrelu.examples import free_weight_network, generic_network
 
 FORCED = "identifiable (recovery forced)"
@@ -33,16 +33,8 @@ def flipped(net, layer, subset):
 
 
 def keeps_f(net, other, domain=None):
-    """``same_function``, where its SymmetryError also means different functions.
-
-    same_function raises it when the difference's affine map on a region is non-zero but vanishes at the
-    region's chosen interior point (e.g. ``-x`` on a region of ``R`` whose interior point is 0): the functions
-    differ there all the same.
-    """
-    try:
-        return bool(same_function(net, other, domain))
-    except SymmetryError:
-        return False
+    """Whether ``other`` computes ``net``'s function (``same_function``, exact)."""
+    return bool(same_function(net, other, domain))
 
 
 def flips_that_keep_f(net, layer=1, domain=None):
@@ -75,6 +67,32 @@ def test_one_input_is_identifiable_when_no_flips_cancel():
     report = identifiability_report(net)
     assert not report.width_hypothesis and report.verdict == FORCED
     assert flips_that_keep_f(net) == []
+
+
+def single_weight_perturbations(net, delta=Fraction(1, 7)):
+    """``net`` with one weight or bias moved by ``delta``, for every parameter: none is a scaling direction."""
+    for layer, (W, b) in enumerate(zip(net.weights, net.biases)):
+        for i, row in enumerate(W):
+            for j in range(len(row) + 1):
+                Ws = [list(map(list, M)) for M in net.weights]
+                bs = [list(v) for v in net.biases]
+                if j < len(row):
+                    Ws[layer][i][j] += delta
+                else:
+                    bs[layer][i] += delta
+                yield (layer + 1, i, j), ReLUNetwork(Ws, bs)
+
+
+@pytest.mark.parametrize("net", [
+    ReLUNetwork([[[1, 0], [0, 1], [1, 1]], [[1, 2, 3]]], [[0, 0, 0], [0]]),
+    ReLUNetwork([[[1], [1], [-1]], [[1, 2, 5]]], [[0, -1, 2], [0]]),
+    ReLUNetwork([[[2], [1], [-3], [1]], [[1, 3, 2, 7]]], [[1, 0, -1, -2], [1]]),  # no subset of w·c sums to 0
+])
+def test_a_forced_verdict_survives_every_single_weight_perturbation(net):
+    """If moving one parameter kept f, that parameter would be a second one, not trivially equivalent."""
+    assert identifiability_report(net).verdict == FORCED
+    kept = [where for where, moved in single_weight_perturbations(net) if keeps_f(net, moved)]
+    assert kept == []
 
 
 def test_cancelling_flips_give_an_exact_witness_and_no_certificate():
