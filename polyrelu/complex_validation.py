@@ -97,8 +97,8 @@ from .errors import (
     PolyReluError,
 )
 from .geometry import AffineSubspace, FaceLattice, Polyhedron
+from .geometry.affine import reduce_modulo
 from .geometry.linalg import echelon_basis, rank
-from .geometry.polyhedron import reduce_modulo
 from .geometry.rational import integer_vector, parse_int, primitive_integer_row
 from .io import network_from_dict
 from .io.limits import DEFAULT_LIMITS, parse_json, read_json

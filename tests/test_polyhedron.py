@@ -534,7 +534,7 @@ def test_from_trusted_believes_contradicting_representations_as_documented():
 def test_echelon_equations_are_the_affine_hulls_equations(d, rows, repeat):
     """The fraction-free echelon rows are those of AffineSubspace (flint's rref), inconsistency included."""
     from polyrelu.geometry import AffineSubspace
-    from polyrelu.geometry.polyhedron import echelon_equations
+    from polyrelu.geometry.affine import echelon_equations
 
     rows = [tuple(r[: d + 1]) for r in rows]
     if repeat and rows:

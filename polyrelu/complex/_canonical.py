@@ -44,7 +44,7 @@ from ..geometry import (
     Polyhedron,
     default_oracle,
 )
-from ..geometry.polyhedron import echelon_equations
+from ..geometry.affine import echelon_equations
 from ..geometry.rational import (
     FractionMatrix,
     FractionVector,

@@ -16,7 +16,7 @@ from ..geometry import (
     AffineSubspace,
     Polyhedron,
 )
-from ..geometry.polyhedron import reduce_modulo
+from ..geometry.affine import reduce_modulo
 from ..geometry.rational import (
     int_text,
     integer_vector,

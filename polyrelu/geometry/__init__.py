@@ -10,9 +10,10 @@ decided at their vertices). This subpackage knows nothing about neural
 networks, so other geometry code can use it on its own.
 """
 
+from .affine import AffineSubspace
 from .lattice import FaceLattice
 from .lp import Feasibility, FeasibilityCertificate, LPOracle, default_oracle
-from .polyhedron import AffineSubspace, Polyhedron
+from .polyhedron import Polyhedron
 from .rational import (
     fraction_to_json,
     primitive_integer_row,
