@@ -37,12 +37,11 @@ head``). Every failure is one line on stderr, ``polyrelu: error: ...``;
 ``--debug`` adds the traceback.
 
 A new command is one function that adds its parser (``_add_<name>_parser``,
-listed in :data:`_PARSERS`) and one that runs it (``_<name>_command``).
+listed in :data:`_PARSERS`) and one that runs it (``_<name>add_command``).
 """
 
 import argparse
 import contextlib
-import inspect
 import os
 import re
 import signal
@@ -56,17 +55,13 @@ from ..analysis import analyze
 from ..atomic import check_output_path, write_json
 from ..complex import canonical_complex
 from ..dependency import dependency_graph, depth_hierarchy, parameter_dependency_graph
-from ..domain import Box
 from ..errors import (
     ComplexTooLargeError,
-    InvalidNumberError,
-    LimitExceededError,
     PolyReluError,
     UsageError,
 )
 from ..examples import bent_line_network
 from ..genericity import genericity
-from ..geometry.rational import parse_number
 from ..io import save_network
 from ..plot import (
     check_figure_path,
@@ -94,6 +89,22 @@ from .decision import check_decision_arguments, decision_command
 from .demo import demo
 from .drawing import add_plot, check_drawing, drawing, parse_window
 from .ending import CommandFailed, written
+from .options import (
+    add_command,
+    add_domain,
+    add_exact,
+    add_max_cells,
+    add_network,
+    add_old_json,
+    add_output,
+    add_parallel,
+    add_quiet_and_debug,
+    add_trust_pickle,
+    domain_of,
+    old_spellings,
+    parse_domain,
+    positive_list,
+)
 from .slicing import slice_command, slice_margin
 from .survey import (
     SURVEY_MAX_QUERIES,
@@ -116,7 +127,6 @@ EXIT_STATUS = {
     143: "terminated (SIGTERM)",
 }
 
-_DEFAULT_MAX_CELLS = inspect.signature(canonical_complex).parameters["max_cells"].default
 _NETWORK_SUFFIXES = (".json", ".npz")  # what save_network writes
 
 
@@ -149,7 +159,7 @@ def main(argv=None):
     debug = False
     with _terminate_as_interrupt():
         try:
-            args = parser.parse_args(_old_spellings(sys.argv[1:] if argv is None else list(argv)))
+            args = parser.parse_args(old_spellings(sys.argv[1:] if argv is None else list(argv)))
             debug = args.debug
             _check_arguments(args)
             start = time.perf_counter()
@@ -208,12 +218,12 @@ def build_parser():
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"polyrelu {__version__}")
-    _add_quiet_and_debug(parser, False)
+    add_quiet_and_debug(parser, False)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
     for add in _PARSERS:
         add(sub)
     for command in sub.choices.values():
-        _add_quiet_and_debug(command, argparse.SUPPRESS)
+        add_quiet_and_debug(command, argparse.SUPPRESS)
     return parser
 
 
@@ -221,57 +231,57 @@ def build_parser():
 
 
 def _add_demo_parser(sub):
-    p = _command(sub, "demo", _demo_command,
+    p = add_command(sub, "demo", _demo_command,
                  "a tour of the worked example relu(relu(x1) + relu(x2) - 1) and of a generic network")
-    _add_output(p, "the worked example network (to try the other commands on a file)", _NETWORK_SUFFIXES)
-    _add_exact(p)
+    add_output(p, "the worked example network (to try the other commands on a file)", _NETWORK_SUFFIXES)
+    add_exact(p)
 
 
 def _add_builtins_parser(sub):
-    p = _command(sub, "builtins", _builtins_command, "the built-in networks: names every command accepts as NET")
-    _add_output(p, "the list as JSON")
+    p = add_command(sub, "builtins", _builtins_command, "the built-in networks: names every command accepts as NET")
+    add_output(p, "the list as JSON")
 
 
 def _add_info_parser(sub):
-    p = _command(sub, "info", _info_command,
+    p = add_command(sub, "info", _info_command,
                  "architecture, parameter counts, width hypothesis and canonical form of a network")
-    _add_network(p)
-    _add_output(p, "the network as a polyrelu network file (converts .pt and .npz files)", _NETWORK_SUFFIXES)
-    _add_exact(p)
-    _add_trust_pickle(p)
+    add_network(p)
+    add_output(p, "the network as a polyrelu network file (converts .pt and .npz files)", _NETWORK_SUFFIXES)
+    add_exact(p)
+    add_trust_pickle(p)
 
 
 def _add_complex_parser(sub):
-    p = _command(sub, "complex", _complex_command,
+    p = add_command(sub, "complex", _complex_command,
                  "the canonical polyhedral complex: f-vector, Euler characteristic; every cell as JSON")
-    _add_network(p)
-    _add_domain(p)
-    _add_output(p, "the complex as JSON (every cell, exact H- and V-representations, the face lattice)")
+    add_network(p)
+    add_domain(p)
+    add_output(p, "the complex as JSON (every cell, exact H- and V-representations, the face lattice)")
     add_plot(p, "the complex (2 inputs)", html="the complex (2 or 3 inputs)")
-    _add_max_cells(p)
-    _add_trust_pickle(p)
+    add_max_cells(p)
+    add_trust_pickle(p)
 
 
 def _add_slice_parser(sub):
-    p = _command(sub, "slice", slice_command,
+    p = add_command(sub, "slice", slice_command,
                  "the exact complex on the line, plane or 3-space through 2 to 4 data points (any input width)")
-    _add_network(p, "the network, of any input width")
+    add_network(p, "the network, of any input width")
     p.add_argument("--through", required=True, metavar="FILE",
                    help="the data points, one per row: .npy, .csv (numbers only) or .json (a list of rows); 2 to 4 points")
     p.add_argument("--margin", default=str(DEFAULT_MARGIN), metavar="M",
                    help=f"the box reaches M times the points' extent beyond them on each side (default {DEFAULT_MARGIN})")
-    _add_output(p, "the slice (origin, directions, points) and its complex as JSON")
+    add_output(p, "the slice (origin, directions, points) and its complex as JSON")
     add_plot(p, "the complex of a 2-D slice (3 points) with the data points marked",
               html="the complex of a 2-D or 3-D slice (3 or 4 points)")
-    _add_max_cells(p)
-    _add_trust_pickle(p)
+    add_max_cells(p)
+    add_trust_pickle(p)
 
 
 def _add_decision_parser(sub):
-    p = _command(sub, "decision", _decision_command,
+    p = add_command(sub, "decision", _decision_command,
                  "the decision complex of a classifier: class regions, boundary cells, their exact homology; "
                  "with --level, the level sets of a network with one output")
-    _add_network(p, "the classifier (2 or more outputs), or with --level a network with one output")
+    add_network(p, "the classifier (2 or more outputs), or with --level a network with one output")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--domain", metavar="BOX",
                        help="the input region: box:LO,HI, or box:LO1,HI1;LO2,HI2;... per input (default: all of R^n0)")
@@ -283,66 +293,66 @@ def _add_decision_parser(sub):
     p.add_argument("--level", metavar="C",
                    help="for a network with one output: the level set f = C, the sublevel set f <= C and the "
                         "superlevel set f >= C, with their homology (C a number such as 0 or 1/2)")
-    _add_output(p, "the decision complex (with --level: the complex cut by f = C) as JSON")
+    add_output(p, "the decision complex (with --level: the complex cut by f = C) as JSON")
     p.add_argument("--homology", metavar="FILE",
                    help="write the Betti numbers and torsion of every class region and boundary (or level set) to "
                         "FILE (.json)")
-    _add_max_cells(p)
-    _add_exact(p)
-    _add_trust_pickle(p)
+    add_max_cells(p)
+    add_exact(p)
+    add_trust_pickle(p)
 
 
 def _decision_command(args):
     net = load(args.network, trust_pickle=args.trust_pickle)
-    decision_command(args, net, _domain(args, net))
+    decision_command(args, net, domain_of(args, net))
 
 
 def _add_weights_parser(sub):
-    p = _command(sub, "weights", _weights_command,
+    p = add_command(sub, "weights", _weights_command,
                  "the tropical weights of every neuron's bent hypersurface, and the four genericity conditions")
-    _add_network(p)
-    _add_domain(p)
-    _add_output(p, "the complex with its weights and bent hypersurfaces as JSON")
-    _add_max_cells(p)
-    _add_trust_pickle(p)
+    add_network(p)
+    add_domain(p)
+    add_output(p, "the complex with its weights and bent hypersurfaces as JSON")
+    add_max_cells(p)
+    add_trust_pickle(p)
 
 
 def _add_graph_parser(sub):
-    p = _command(sub, "graph", _graph_command,
+    p = add_command(sub, "graph", _graph_command,
                  "from the function alone: candidate hypersurfaces, dependency graph, layers, a lower bound on depth")
-    _add_network(p)
-    _add_domain(p)
-    _add_output(p, "the dependency graph as JSON")
-    _add_old_json(p)
+    add_network(p)
+    add_domain(p)
+    add_output(p, "the dependency graph as JSON")
+    add_old_json(p)
     p.add_argument("--graphml", metavar="FILE", help="write the dependency graph as GraphML (typed attributes) to FILE (.graphml)")
     add_plot(p, "the dependency graph, by layers")
-    _add_max_cells(p)
-    _add_trust_pickle(p)
+    add_max_cells(p)
+    add_trust_pickle(p)
 
 
 def _add_analyze_parser(sub):
-    p = _command(sub, "analyze", _analyze_command,
+    p = add_command(sub, "analyze", _analyze_command,
                  "one report: complex, weights, genericity, dependency graph, functional dimension, "
                  "identifiability and minimality verdicts, conditioning")
-    _add_network(p)
-    _add_domain(p)
-    _add_output(p, "the analysis as JSON")
-    _add_old_json(p)
+    add_network(p)
+    add_domain(p)
+    add_output(p, "the analysis as JSON")
+    add_old_json(p)
     add_plot(p, "the complex (2 inputs; 3 inputs: the slice x3 = 0)", html="the complex (2 or 3 inputs)")
     p.add_argument("--no-inradius", action="store_true",
                    help="skip the conditioning diagnostic (the thinnest region's inradius, by cvxpy)")
-    _add_max_cells(p)
-    _add_parallel(p, "the minimality checks (one per hidden neuron) and the functional dimension's batches")
-    _add_exact(p)
-    _add_trust_pickle(p)
+    add_max_cells(p)
+    add_parallel(p, "the minimality checks (one per hidden neuron) and the functional dimension's batches")
+    add_exact(p)
+    add_trust_pickle(p)
 
 
 def _add_recover_parser(sub):
-    p = _command(sub, "recover", _recover_command,
+    p = add_command(sub, "recover", _recover_command,
                  "rebuild a network from its function values alone (NET behind a black box), checked against it")
-    _add_network(p, "the network behind the black box")
-    _add_domain(p, "recover f on this box only")
-    _add_output(p, "the recovered network", _NETWORK_SUFFIXES)
+    add_network(p, "the network behind the black box")
+    add_domain(p, "recover f on this box only")
+    add_output(p, "the recovered network", _NETWORK_SUFFIXES)
     p.add_argument("--float", action="store_true",
                    help="float oracle: NET evaluated in floats (needs --domain; the deviation is reported)")
     p.add_argument("--tolerance", type=float, metavar="T",
@@ -356,17 +366,17 @@ def _add_recover_parser(sub):
                    help="answer undecided when a complex recovery builds would have more than N cells (default 1,000,000)")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the random search lines and check points: the same seed, the same run (default 0)")
-    _add_trust_pickle(p)
+    add_trust_pickle(p)
 
 
 def _add_survey_parser(sub):
-    p = _command(sub, "survey", survey_command,
+    p = add_command(sub, "survey", survey_command,
                  "over random N(0, 1) networks (n0, w, ..., w, 1): how often they are generic and identifiable, "
                  "and with --recovery how often recovery from their values succeeds")
     p.add_argument("--input", type=int, default=2, metavar="N0", help="input width n0 (default 2)")
-    p.add_argument("--depths", default="1,2,3", type=_positive_list, metavar="L,...",
+    p.add_argument("--depths", default="1,2,3", type=positive_list, metavar="L,...",
                    help="numbers of hidden layers (default 1,2,3)")
-    p.add_argument("--widths", default="2,3,4", type=_positive_list, metavar="W,...",
+    p.add_argument("--widths", default="2,3,4", type=positive_list, metavar="W,...",
                    help="hidden widths (default 2,3,4)")
     p.add_argument("--samples", type=int, default=20, metavar="N", help="random networks per architecture (default 20)")
     p.add_argument("--seed", type=int, default=0,
@@ -381,8 +391,8 @@ def _add_survey_parser(sub):
     p.add_argument("--max-queries", type=int, metavar="N",
                    help=f"with --recovery: each recovery's budget of distinct oracle calls, after which it answers "
                         f"undecided (default {SURVEY_MAX_QUERIES:,}; the same outcome on any machine)")
-    _add_parallel(p, "the networks (with --recovery) or the draws of each architecture")
-    _add_output(p, "the raw records, per architecture (per network with --recovery), as JSON")
+    add_parallel(p, "the networks (with --recovery) or the draws of each architecture")
+    add_output(p, "the raw records, per architecture (per network with --recovery), as JSON")
 
 
 # the commands in the order `polyrelu --help` lists them
@@ -399,88 +409,6 @@ _PARSERS = (
     _add_recover_parser,
     _add_survey_parser,
 )
-
-
-# -- options shared by several commands --------------------------------------------------------------------
-
-
-def _command(sub, name, run, summary):
-    """A subparser for ``name`` that runs ``run(args)`` (:func:`build_parser` adds ``--quiet`` and ``--debug``)."""
-    parser = sub.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".")
-    parser.set_defaults(run=run, output_suffixes=(".json",))
-    return parser
-
-
-def _add_quiet_and_debug(parser, default):
-    # after the command their default is SUPPRESS: otherwise it would overwrite `polyrelu --quiet COMMAND`
-    parser.add_argument("-q", "--quiet", action="store_true", default=default,
-                        help="print nothing but errors (no report, no progress, no timing)")
-    parser.add_argument("--debug", action="store_true", default=default, help="show the traceback of an error")
-
-
-def _add_network(parser, what="the network"):
-    parser.add_argument("network", metavar="NET",
-                        help=f"{what}: a file (.json, .npz, .pt, .pth) or a built-in name (polyrelu builtins lists them)")
-
-
-def _add_domain(parser, what="the input region"):
-    parser.add_argument("--domain", metavar="BOX",
-                        help=f"{what}: box:LO,HI, or box:LO1,HI1;LO2,HI2;... per input (default: all of R^n0)")
-
-
-def _add_output(parser, what, suffixes=(".json",)):
-    parser.add_argument("-o", "--output", metavar="FILE", help=f"write {what} to FILE ({' or '.join(suffixes)})")
-    parser.set_defaults(output_suffixes=suffixes)
-
-
-def _add_old_json(parser):
-    parser.add_argument("--json", dest="output", help=argparse.SUPPRESS)  # the old spelling of -o, still accepted
-
-
-def _add_exact(parser):
-    parser.add_argument("--exact", action="store_true",
-                        help="write every rational in full (default: longer than 12 characters, rounded to 3 "
-                             "significant digits with the length of its exact form)")
-
-
-def _add_trust_pickle(parser):
-    parser.add_argument(
-        "--trust-pickle", action="store_true",
-        help="open a .pt/.pth file that needs full unpickling (a whole saved model): this RUNS CODE from the file; "
-        "only for files you made yourself",
-    )
-
-
-def _add_parallel(parser, what):
-    parser.add_argument("--jobs", type=int, metavar="N",
-                        help=f"worker processes for {what} (1 = serial, -1 = every core; default: every core once "
-                             "the work is long enough; the results are the serial ones, docs/parallel.md)")
-    parser.add_argument("--scheduler", metavar="ADDRESS",
-                        help=f"run {what} on the workers of this Dask scheduler, e.g. tcp://host:8786 "
-                             "(default: $DASK_SCHEDULER_ADDRESS; docs/parallel.md)")
-
-
-def _add_max_cells(parser):
-    parser.add_argument(
-        "--max-cells", type=int, default=_DEFAULT_MAX_CELLS, metavar="N",
-        help=f"refuse a canonical complex estimated to have more cells (default {_DEFAULT_MAX_CELLS:,})",
-    )
-
-
-def _positive_list(text):
-    """``"1,2,3"`` as ``[1, 2, 3]``: positive integers joined by commas (an argparse ``type``)."""
-    parts = text.split(",")
-    if not all(p.strip().isascii() and p.strip().isdigit() and len(p.strip()) < 10 and int(p) > 0 for p in parts):
-        raise argparse.ArgumentTypeError(f"{text!r}: expected positive integers joined by commas, e.g. 1,2,3")
-    return [int(p) for p in parts]
-
-
-def _old_spellings(argv):
-    """``recover --from NET`` as ``recover NET``: the old spelling of the network, still accepted."""
-    if "recover" not in argv:
-        return argv
-    command = argv.index("recover")
-    return argv[: command + 1] + [a.removeprefix("--from=") for a in argv[command + 1:] if a != "--from"]
 
 
 # -- the commands ------------------------------------------------------------------------------------------
@@ -518,7 +446,7 @@ def _info_command(args):
 
 def _complex_command(args):
     net = load(args.network, trust_pickle=args.trust_pickle)
-    domain = _domain(args, net)
+    domain = domain_of(args, net)
     n0 = net.architecture.input_dim
     # flushed before the work starts: the user sees what is being computed
     if args.plot and n0 != 2:
@@ -549,7 +477,7 @@ def _complex_command(args):
 
 def _weights_command(args):
     net = load(args.network, trust_pickle=args.trust_pickle)
-    domain = _domain(args, net)
+    domain = domain_of(args, net)
     print(f"network             {args.network}  ({net.architecture})", flush=True)
     K = canonical_complex(net, domain, max_cells=args.max_cells)
     W = tropical_weights(K)
@@ -579,7 +507,7 @@ def _weights_text(weights, shown=6):
 
 def _graph_command(args):
     net = load(args.network, trust_pickle=args.trust_pickle)
-    domain = _domain(args, net)
+    domain = domain_of(args, net)
     print(f"network             {args.network}  ({net.architecture})", flush=True)
     K = canonical_complex(net, domain, max_cells=args.max_cells)
     W = tropical_weights(K)
@@ -633,7 +561,7 @@ def _graph_command(args):
 
 def _analyze_command(args):
     net = load(args.network, trust_pickle=args.trust_pickle)
-    domain = _domain(args, net)
+    domain = domain_of(args, net)
     n0 = net.architecture.input_dim
     if args.plot and n0 not in (2, 3):
         raise UsageError(f"--plot draws networks with 2 or 3 inputs (3: the slice x3 = 0); this one has {n0}")
@@ -656,7 +584,7 @@ def _analyze_command(args):
 
 def _recover_command(args):
     net = load(args.network, trust_pickle=args.trust_pickle)
-    domain = _domain(args, net)
+    domain = domain_of(args, net)
     # the network is only wrapped in a black box: recovery sees function values, nothing else
     oracle = network_oracle(net, float_output=args.float)
     result = recover_network(
@@ -678,60 +606,6 @@ def _recover_command(args):
 
 
 # -- checking the command line before any work -------------------------------------------------------------
-
-
-def parse_domain(text):
-    """Parse ``box:LO,HI`` (or ``box:LO1,HI1;LO2,HI2;...`` per coordinate) into a :class:`Box`.
-
-    Raises
-    ------
-    UsageError
-        Not of that form, a bound that is not a number (or has too many
-        digits), or a lower bound not below its upper bound.
-
-    Examples
-    --------
-    >>> parse_domain("box:-10,10")
-    Box(lower=Fraction(-10, 1), upper=Fraction(10, 1))
-    >>> parse_domain("box:1,0")
-    Traceback (most recent call last):
-    ...
-    polyrelu.errors.UsageError: --domain 'box:1,0': lower[0] = 1 is not below upper[0] = 0; write box:LO,HI with LO < HI, e.g. box:-10,10
-    """
-    kind, _, spec = text.partition(":")
-    if kind != "box" or not spec:
-        raise UsageError(f"--domain {text!r}: expected box:LO,HI or box:LO1,HI1;LO2,HI2;... (e.g. box:-10,10)")
-    pairs = []
-    for i, part in enumerate(spec.split(";")):
-        bounds = part.split(",")
-        if len(bounds) != 2:
-            raise UsageError(f"--domain {text!r}: each coordinate needs LO,HI (e.g. box:-1,1;0,2 in two dimensions)")
-        try:
-            lo, hi = (parse_number(v, f"--domain {text!r}") for v in bounds)
-        except (InvalidNumberError, LimitExceededError) as exc:
-            raise UsageError(f"{exc}; the bounds must be numbers such as -10, 1/2 or 0.25") from None
-        if lo >= hi:
-            raise UsageError(
-                f"--domain {text!r}: lower[{i}] = {lo} is not below upper[{i}] = {hi}; write box:LO,HI with LO < HI, e.g. box:-10,10"
-            )
-        pairs.append((lo, hi))
-    if len(pairs) == 1:
-        return Box(*pairs[0])
-    return Box([p[0] for p in pairs], [p[1] for p in pairs])
-
-
-def _domain(args, net):
-    """The ``--domain`` of ``args`` for ``net`` (None for all of ``R^n0``); a per-coordinate box must fit ``n0``."""
-    if not args.domain:
-        return None
-    box = parse_domain(args.domain)
-    n0 = net.architecture.input_dim
-    if isinstance(box.lower, list) and len(box.lower) != n0:
-        raise UsageError(
-            f"--domain {args.domain!r} bounds {len(box.lower)} coordinates; the network has {n0} inputs "
-            "(give one LO,HI for all, or one per input)"
-        )
-    return box
 
 
 def _check_arguments(args):
