@@ -287,6 +287,8 @@ def _add_decision_parser(sub):
     p.add_argument("--homology", metavar="FILE",
                    help="write the Betti numbers and torsion of every class region and boundary (or level set) to "
                         "FILE (.json)")
+    add_plot(p, "the decision regions of a classifier in the plane (2 inputs, or --through 3 points), the "
+             "boundary in black", html="the network's complex in the plane, regions by class", fill="class")
     _add_max_cells(p)
     _add_exact(p)
     _add_trust_pickle(p)
