@@ -846,3 +846,31 @@ def test_bad_decision_drawing_options_exit_2_before_any_work(tmp_path, capsys, a
 def test_decision_plot_needs_a_classifier_in_the_plane(tmp_path, capsys, argv, message):
     code, out, err = run(capsys, "decision", *argv, "--plot", str(tmp_path / "d.png"))
     assert code == 2 and message in err and "complex" not in out and not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("domain", [[], ["--domain", "box:-2,2"]])
+def test_complex_jobs_2_builds_in_pieces_and_writes_the_serial_output(tmp_path, capsys, monkeypatch, domain):
+    import polyrelu.complex._pieces as pieces
+    from polyrelu.examples import seeded_gaussian_network
+
+    monkeypatch.setattr(pieces, "SPLIT_CELLS", 0)  # split even this small complex
+    split = []
+    real = pieces.parallel_map
+    monkeypatch.setattr(pieces, "parallel_map", lambda function, tasks, **options: (
+        split.append((len(tasks), options)), real(function, tasks, **options))[1])
+    path = tmp_path / "net.json"
+    save_network(seeded_gaussian_network((2, 5, 4, 1)), path)
+    outputs = {}
+    for jobs in ("1", "2"):
+        code, out, err = run(capsys, "complex", str(path), *domain, "--jobs", jobs, "-o", str(tmp_path / f"{jobs}.json"))
+        assert code == 0, err
+        outputs[jobs] = (out.replace(str(tmp_path / f"{jobs}.json"), "FILE"), (tmp_path / f"{jobs}.json").read_bytes())
+    assert len(split) == 1 and split[0][0] >= 2 and split[0][1].get("n_jobs") == 2  # --jobs 1 stayed serial
+    assert outputs["1"] == outputs["2"]
+
+
+def test_complex_jobs_and_scheduler_are_checked_before_any_work(capsys):
+    code, out, err = run(capsys, "complex", "builtin:bent-line", "--jobs", "0")
+    assert code == 2 and "--jobs 0" in err and not out
+    code, out, err = run(capsys, "complex", "builtin:bent-line", "--scheduler", " ")
+    assert code == 2 and "--scheduler" in err and not out

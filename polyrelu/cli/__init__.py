@@ -249,6 +249,8 @@ def _add_complex_parser(sub):
     _add_output(p, "the complex as JSON (every cell, exact H- and V-representations, the face lattice)")
     add_plot(p, "the complex (2 inputs)", html="the complex (2 or 3 inputs)")
     _add_max_cells(p)
+    _add_parallel(p, "the pieces of a large complex (two hidden layers or more)",
+                  default="this process only: on two cores the pieces cost more than they save")
     _add_trust_pickle(p)
 
 
@@ -453,10 +455,10 @@ def _add_trust_pickle(parser):
     )
 
 
-def _add_parallel(parser, what):
+def _add_parallel(parser, what, default="every core once the work is long enough"):
     parser.add_argument("--jobs", type=int, metavar="N",
-                        help=f"worker processes for {what} (1 = serial, -1 = every core; default: every core once "
-                             "the work is long enough; the results are the serial ones, docs/parallel.md)")
+                        help=f"worker processes for {what} (1 = serial, -1 = every core; default: {default}; "
+                             "the results are the serial ones, docs/parallel.md)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help=f"run {what} on the workers of this Dask scheduler, e.g. tcp://host:8786 "
                              "(default: $DASK_SCHEDULER_ADDRESS; docs/parallel.md)")
@@ -529,7 +531,7 @@ def _complex_command(args):
     check_drawing(args, n0, net.architecture.output_dim)
     print(f"network             {args.network}  ({net.architecture})")
     print(f"domain              {args.domain or f'R^{n0}'}", flush=True)
-    K = canonical_complex(net, domain, max_cells=args.max_cells)
+    K = canonical_complex(net, domain, max_cells=args.max_cells, n_jobs=args.jobs, scheduler=args.scheduler)
     expected = 1 if domain is not None else (-1) ** n0
     print(f"f-vector            {K.f_vector()}  ({len(K)} cells, {len(K.regions())} regions)")
     print(f"Euler char.         {K.euler_characteristic()}  (expected {expected})")
