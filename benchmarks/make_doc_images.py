@@ -29,14 +29,14 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")  # files only, never a window
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from polyrelu import canonical_complex  # noqa: E402
-from polyrelu.atomic import atomic_write  # noqa: E402
-from polyrelu.dependency import dependency_graph  # noqa: E402
-from polyrelu.examples import bent_line_network, generic_network  # noqa: E402
-from polyrelu.plot import plot_complex, plot_dependency_graph, save_figure  # noqa: E402
-from polyrelu.tropical import breakpoint_complex, tropical_weights  # noqa: E402
+from polyrelu import canonical_complex
+from polyrelu.atomic import atomic_write
+from polyrelu.dependency import dependency_graph
+from polyrelu.examples import bent_line_network, generic_network
+from polyrelu.plot import plot_complex, plot_dependency_graph, save_figure
+from polyrelu.tropical import breakpoint_complex, tropical_weights
 
 ROOT = Path(__file__).resolve().parent.parent
 IMAGES = ROOT / "docs" / "img"

@@ -757,7 +757,7 @@ def decision_figure(tmp_path, capsys, monkeypatch, *argv):
     drawn = []
     real = decision.save_figure
     monkeypatch.setattr(decision, "save_figure", lambda ax, target: (drawn.append(ax), real(ax, target)))
-    code, out, err = run(capsys, "decision", *argv, "--plot", str(tmp_path / "d.png"))
+    code, _, err = run(capsys, "decision", *argv, "--plot", str(tmp_path / "d.png"))
     assert code == 0, err
     assert (tmp_path / "d.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     (ax,) = drawn
