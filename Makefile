@@ -7,6 +7,7 @@
 #                 mypy, import-linter), torch and scikit-learn, then run the test suite (doctests included)
 #   make typecheck - mypy on the public modules (configured in pyproject.toml)
 #   make docs   - build the documentation site into site/ (mkdocs, API reference from the docstrings)
+#   make docs-images - redraw every image in docs/img with the current plot functions (seeded: the same images)
 #   make install-check - build the wheel, install it with plain pip into a fresh virtual environment and run the
 #                 README's example there (tests/test_packaging.py, marked slow; needs the package index)
 # Re-running is fast: the venv is rebuilt only when pyproject.toml changes.
@@ -22,7 +23,7 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # build this machine kind carries (a newer torch from PyPI is the CUDA build: gigabytes the tests never use).
 TORCH_TESTED := torch==2.13.0
 
-.PHONY: demo test typecheck docs bench install-check system-deps clean
+.PHONY: demo test typecheck docs docs-images bench install-check system-deps clean
 
 demo: $(DEMOENV)
 	$(BIN)/polyrelu demo
@@ -43,6 +44,10 @@ install-check: $(TESTENV)
 # the documentation site (docs/ and the API reference from the docstrings) into site/
 docs: $(VENV)/.docs-installed
 	$(BIN)/mkdocs build --strict --site-dir site
+
+# the images of docs/img (benchmarks/make_doc_images.py; the digits figures need torch and scikit-learn)
+docs-images: $(TESTENV)
+	$(BIN)/python benchmarks/make_doc_images.py
 
 $(VENV)/.docs-installed: $(RUNTIME)
 	$(BIN)/python -m pip install -q --no-binary pycddlib -e '.[docs]'

@@ -170,7 +170,14 @@ class ComplexTooLargeError(LimitExceededError):
 
 
 class BackendUnavailableError(PolyReluError, ImportError):
-    """A required exact backend (``cdd.gmp``) cannot be imported."""
+    """A library that the operation asked for cannot be imported; the message says what to install.
+
+    Raised for the exact backend every polyhedron needs (pycddlib built with
+    GMP, ``cdd.gmp``), and for optional ones, only by the operation that uses
+    them: Sage (``Polyhedron.to_sage``, ``Cell.to_sage``), Plotly (interactive
+    pages, ``write_complex_html`` and ``--html``), Dask's ``distributed``
+    (a ``scheduler`` address or ``DASK_SCHEDULER_ADDRESS``).
+    """
 
 
 # -- mathematics: objects without the structure asked for ----------------------------------------

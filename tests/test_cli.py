@@ -739,3 +739,138 @@ def test_slice_html_in_3d_and_plot_in_slice_coordinates(tmp_path, capsys, monkey
     monkeypatch.setattr(slicing, "save_figure", lambda ax, target: (drawn.append(ax), real(ax, target)))
     code, _, _ = run(capsys, "slice", str(net), "--through", str(points), "--plot", str(tmp_path / "s.png"))
     assert code == 0 and (drawn[0].get_xlabel(), drawn[0].get_ylabel()) == ("t1", "t2")
+
+
+# -- polyrelu decision --plot / --html: decision regions in the plane ----------------------------------------------
+
+
+def three_classes(tmp_path):
+    """f = (relu(x1), relu(x2), 1/2), saved as mynet.json without a name: class 2 near the origin's lower left."""
+    path = tmp_path / "mynet.json"
+    save_network(ReLUNetwork([[[1, 0], [0, 1]], [[1, 0], [0, 1], [0, 0]]], [[0, 0], [0, 0, Fraction(1, 2)]]), path)
+    return path
+
+
+def decision_figure(tmp_path, capsys, monkeypatch, *argv):
+    import polyrelu.cli.decision as decision
+
+    drawn = []
+    real = decision.save_figure
+    monkeypatch.setattr(decision, "save_figure", lambda ax, target: (drawn.append(ax), real(ax, target)))
+    code, _, err = run(capsys, "decision", *argv, "--plot", str(tmp_path / "d.png"))
+    assert code == 0, err
+    assert (tmp_path / "d.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    (ax,) = drawn
+    return ax
+
+
+def fill_at(ax, point):
+    """The fill colours of the regions drawn (zorder 0) that contain ``point``."""
+    from matplotlib.collections import PolyCollection
+
+    found = set()
+    for collection in ax.collections:
+        if isinstance(collection, PolyCollection) and collection.get_zorder() == 0:
+            colours = collection.get_facecolors()
+            for k, path in enumerate(collection.get_paths()):
+                if path.contains_point(point):
+                    found.add(tuple(colours[k % len(colours)]))
+    return found
+
+
+@pytest.mark.parametrize("window, classes", [
+    (None, {0, 1, 2}),
+    (("-1", "2", "-1", "2"), {0, 1, 2}),
+    (("-2", "0", "-2", "0"), {2}),              # relu(x1) = relu(x2) = 0 < 1/2: one class, no boundary
+    (("1", "3", "-3", "0"), {0}),
+])
+def test_decision_plot_fills_each_point_by_its_class_and_lists_only_the_classes_drawn(tmp_path, capsys, monkeypatch,
+                                                                                      window, classes):
+    from polyrelu.plot.regions import FillScale
+
+    net_path = three_classes(tmp_path)
+    ax = decision_figure(tmp_path, capsys, monkeypatch, str(net_path), *(["--window", *window] if window else []))
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert [e for e in legend if e.startswith("class")] == [f"class {c}" for c in sorted(classes)]
+    assert ("decision boundary" in legend) == (len(classes) > 1)
+    assert ax.get_title() == "mynet: decision regions" and (ax.get_xlabel(), ax.get_ylabel()) == ("x1", "x2")
+    f = polyrelu.cli.load(str(net_path))
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    colour = FillScale("class", {}, "").class_colour
+    # an exact oracle at points off the boundary: the colour drawn there is the colour of argmax f
+    for i in range(1, 10):
+        for j in range(1, 10):
+            x = (Fraction(x0) + (Fraction(x1) - Fraction(x0)) * Fraction(i, 10) + Fraction(1, 97),
+                 Fraction(y0) + (Fraction(y1) - Fraction(y0)) * Fraction(j, 10) + Fraction(1, 89))
+            out = f(x)
+            best = [c for c, v in enumerate(out) if v == max(out)]
+            assert len(best) == 1 and best[0] in classes
+            assert fill_at(ax, (float(x[0]), float(x[1]))) == {tuple(colour(best[0]))}
+
+
+def test_decision_plot_and_html_of_a_slice_in_slice_coordinates(tmp_path, capsys, monkeypatch):
+    net = tmp_path / "net.json"
+    name = ReLUNetwork.random((4, 5, 3), seed=2).name
+    save_network(ReLUNetwork.random((4, 5, 3), seed=2), net)
+    points = tmp_path / "points.json"
+    points.write_text(json.dumps([[0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0]]))
+    ax = decision_figure(tmp_path, capsys, monkeypatch, str(net), "--through", str(points), "--html",
+                         str(tmp_path / "d.html"))
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("t1", "t2")
+    title = f"{name}: decision regions on the slice through points.json"
+    assert ax.get_title() == title
+    page = (tmp_path / "d.html").read_text()
+    assert '"title":{"text":"t2"}' in page and json.dumps(title) in page  # the page escapes the arrows
+    # the page shows the network's own regions: those the boundary cuts are not one class's, so it may list fewer
+    drawn = {t.get_text() for t in ax.get_legend().get_texts() if re.fullmatch(r"class \d+", t.get_text())}
+    assert drawn and set(re.findall(r'"name":"(class \d+)"', page)) <= drawn
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--plot", "{dir}/d.png", "--window", "1", "0", "0", "1"], "XMIN = 1 is not below XMAX = 0"),
+    (["--html", "{dir}/d.html", "--window", "0", "1", "1", "1"], "YMIN = 1 is not below YMAX = 1"),
+    (["--window", "0", "1", "0", "1"], "add --plot FILE or --html FILE"),
+    (["--plot", "{dir}/d.png", "--fill", "output"], "--fill output colours by the value of a single output"),
+])
+def test_bad_decision_drawing_options_exit_2_before_any_work(tmp_path, capsys, argv, message):
+    net = three_classes(tmp_path)
+    code, out, err = run(capsys, "decision", str(net), *[a.format(dir=tmp_path) for a in argv])
+    assert code == 2 and message in err
+    assert "decision complex" not in out and sorted(p.name for p in tmp_path.iterdir()) == ["mynet.json"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["builtin:generic-3-3-2"], "decision regions in the plane"),
+    (["builtin:bent-line", "--level", "0"], "--plot and --html draw the decision regions of a classifier"),
+])
+def test_decision_plot_needs_a_classifier_in_the_plane(tmp_path, capsys, argv, message):
+    code, out, err = run(capsys, "decision", *argv, "--plot", str(tmp_path / "d.png"))
+    assert code == 2 and message in err and "complex" not in out and not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("domain", [[], ["--domain", "box:-2,2"]])
+def test_complex_jobs_2_builds_in_pieces_and_writes_the_serial_output(tmp_path, capsys, monkeypatch, domain):
+    import polyrelu.complex._pieces as pieces
+    from polyrelu.examples import seeded_gaussian_network
+
+    monkeypatch.setattr(pieces, "SPLIT_CELLS", 0)  # split even this small complex
+    split = []
+    real = pieces.parallel_map
+    monkeypatch.setattr(pieces, "parallel_map", lambda function, tasks, **options: (
+        split.append((len(tasks), options)), real(function, tasks, **options))[1])
+    path = tmp_path / "net.json"
+    save_network(seeded_gaussian_network((2, 5, 4, 1)), path)
+    outputs = {}
+    for jobs in ("1", "2"):
+        code, out, err = run(capsys, "complex", str(path), *domain, "--jobs", jobs, "-o", str(tmp_path / f"{jobs}.json"))
+        assert code == 0, err
+        outputs[jobs] = (out.replace(str(tmp_path / f"{jobs}.json"), "FILE"), (tmp_path / f"{jobs}.json").read_bytes())
+    assert len(split) == 1 and split[0][0] >= 2 and split[0][1].get("n_jobs") == 2  # --jobs 1 stayed serial
+    assert outputs["1"] == outputs["2"]
+
+
+def test_complex_jobs_and_scheduler_are_checked_before_any_work(capsys):
+    code, out, err = run(capsys, "complex", "builtin:bent-line", "--jobs", "0")
+    assert code == 2 and "--jobs 0" in err and not out
+    code, out, err = run(capsys, "complex", "builtin:bent-line", "--scheduler", " ")
+    assert code == 2 and "--scheduler" in err and not out

@@ -162,3 +162,28 @@ def test_builtins_and_nested_corruptions_are_refused_where_they_are(documents, t
     decision["complex"]["cells"][0]["signs"] = "x"
     with pytest.raises(ComplexFormatError, match=r"at \$\.complex\.cells\[0\]\.signs"):
         validate(decision)
+
+
+@pytest.mark.parametrize("value, error", [
+    (1_000_000, None),
+    (1, None),
+    ("1000000", r"at \$\.parameters\.max_queries: '1000000' is not of type 'integer'"),
+    (2.5, r"at \$\.parameters\.max_queries: 2\.5 is not of type 'integer'"),
+    (0, r"at \$\.parameters\.max_queries: 0 is less than the minimum of 1"),
+])
+def test_the_recovery_surveys_query_budget_is_described(documents, value, error):
+    survey = copy.deepcopy(documents["survey"][1])
+    survey["parameters"]["max_queries"] = value
+    if error is None:
+        assert validate(survey) == "survey"
+    else:
+        with pytest.raises(DocumentFormatError, match=error):
+            validate(survey)
+
+
+def test_the_recovery_survey_of_the_command_line_validates_with_its_query_budget(tmp_path, capsys):
+    path = tmp_path / "survey.json"
+    assert main(["-q", "survey", "--recovery", "--depths", "1", "--widths", "2", "--samples", "1",
+                 "--max-queries", "5000", "-o", str(path)]) == 0
+    document = json.loads(path.read_text())
+    assert document["parameters"]["max_queries"] == 5000 and validate(document) == "survey"

@@ -259,6 +259,8 @@ def _add_complex_parser(sub):
     add_output(p, "the complex as JSON (every cell, exact H- and V-representations, the face lattice)")
     add_plot(p, "the complex (2 inputs)", html="the complex (2 or 3 inputs)")
     add_max_cells(p)
+    add_parallel(p, "the pieces of a large complex (two hidden layers or more)",
+                 default="this process only: on two cores the pieces cost more than they save")
     add_trust_pickle(p)
 
 
@@ -297,6 +299,8 @@ def _add_decision_parser(sub):
     p.add_argument("--homology", metavar="FILE",
                    help="write the Betti numbers and torsion of every class region and boundary (or level set) to "
                         "FILE (.json)")
+    add_plot(p, "the decision regions of a classifier in the plane (2 inputs, or --through 3 points), the "
+             "boundary in black", html="the network's complex in the plane, regions by class", fill="class")
     add_max_cells(p)
     add_exact(p)
     add_trust_pickle(p)
@@ -455,7 +459,7 @@ def _complex_command(args):
     check_drawing(args, n0, net.architecture.output_dim)
     print(f"network             {args.network}  ({net.architecture})")
     print(f"domain              {args.domain or f'R^{n0}'}", flush=True)
-    K = canonical_complex(net, domain, max_cells=args.max_cells)
+    K = canonical_complex(net, domain, max_cells=args.max_cells, n_jobs=args.jobs, scheduler=args.scheduler)
     expected = 1 if domain is not None else (-1) ** n0
     print(f"f-vector            {K.f_vector()}  ({len(K)} cells, {len(K.regions())} regions)")
     print(f"Euler char.         {K.euler_characteristic()}  (expected {expected})")

@@ -15,8 +15,11 @@ from ..plot import FILLS
 __all__ = ["add_plot", "drawing", "parse_window", "check_drawing"]
 
 
-def add_plot(parser, what, html=None):
-    """``--plot FILE``; for a drawing of a complex (``html``: what the page shows) also ``--html``, ``--window``, ``--fill``."""
+def add_plot(parser, what, html=None, fill="activation"):
+    """``--plot FILE``; for a drawing of a complex (``html``: what the page shows) also ``--html``, ``--window``, ``--fill``.
+
+    ``fill`` is the default of ``--fill`` (``"class"`` for a figure of decision regions).
+    """
     parser.add_argument("--plot", metavar="FILE",
                         help=f"draw {what} to FILE (.png, .svg, .pdf; no suffix: a PNG)")
     if html is None:
@@ -26,9 +29,10 @@ def add_plot(parser, what, html=None):
                              "pip install 'polyrelu[plot]')")
     parser.add_argument("--window", nargs=4, metavar=("XMIN", "XMAX", "YMIN", "YMAX"),
                         help="draw this rectangle of the plane (default: the domain, or around the vertices)")
-    parser.add_argument("--fill", choices=(*FILLS, "none"), default="activation",
-                        help="what a region's colour says: its number of active neurons (default), f at its centre "
-                             "(one output), the class maximal on it (several outputs), or none")
+    parser.add_argument("--fill", choices=(*FILLS, "none"), default=fill,
+                        help="what a region's colour says: its number of active neurons (activation), f at its centre "
+                             f"(output: one output), the class maximal on it (class: several outputs), or none "
+                             f"(default: {fill})")
 
 
 def drawing(args, net):

@@ -71,10 +71,10 @@ def add_trust_pickle(parser):
     )
 
 
-def add_parallel(parser, what):
+def add_parallel(parser, what, default="every core once the work is long enough"):
     parser.add_argument("--jobs", type=int, metavar="N",
-                        help=f"worker processes for {what} (1 = serial, -1 = every core; default: every core once "
-                             "the work is long enough; the results are the serial ones, docs/parallel.md)")
+                        help=f"worker processes for {what} (1 = serial, -1 = every core; default: {default}; "
+                             "the results are the serial ones, docs/parallel.md)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help=f"run {what} on the workers of this Dask scheduler, e.g. tcp://host:8786 "
                              "(default: $DASK_SCHEDULER_ADDRESS; docs/parallel.md)")
