@@ -38,16 +38,16 @@ internal candidate
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from .errors import GeometryError
-from .geometry.linalg import nullspace, pivot_columns
+from .geometry.linalg import echelon_basis, in_span, nullspace, pivot_columns
 from .geometry.rational import row_value
 from .tropical import BreakpointComplex
 
-__all__ = ["parallel_equations", "PieceJoin", "JoinedPieces", "join_pieces"]
+__all__ = ["parallel_equations", "shared_formula", "PieceJoin", "JoinedPieces", "join_pieces"]
 
 Row = tuple[Fraction, ...]
 Matrix = list[Row]
@@ -61,10 +61,58 @@ def parallel_equations(F: Sequence[Sequence], h: Sequence) -> list[tuple]:
     ``c`` with ``c_0 + c_1 x`` a multiple of ``1 - 2x`` on the identity features:
 
     >>> parallel_equations([(1, 0), (0, 1)], (1, -2))
-    [(2, 1)]
+    [(-2, -1)]
     """
     p = max(range(len(h)), key=lambda i: abs(h[i]))
     return [tuple(h[p] * a - h[q] * b for a, b in zip(F[q], F[p])) for q in range(len(h)) if q != p]
+
+
+def shared_formula(
+    sa: Sequence[Sequence], sb: Sequence[Sequence], solve: Callable[[list, int], Sequence[Sequence]] = nullspace
+) -> tuple[tuple, list[tuple], list[int]] | None:
+    """The one formula two families of formulas share beyond their common unit columns; or None.
+
+    ``sa`` and ``sb`` span the formulas fitting two sets of pieces. Both
+    contain the unit columns that vanish on all their pieces. Families of
+    different neurons share nothing more when their dimensions leave room
+    (``dim A + dim B - shared units <= columns``), so one more common
+    direction is one neuron: determined up to the shared units.
+
+    Parameters
+    ----------
+    sa, sb : sequences of vectors
+        Bases of the two families (vectors of equal length).
+    solve : callable, optional
+        ``solve(rows, ncols)``: a basis of the null space (exact by default).
+
+    Returns
+    -------
+    (w, common, units) or None
+        ``w`` the shared formula with zero ``units`` coefficients, ``common``
+        a basis of the intersection of the spans, ``units`` the unit columns in both.
+
+    Examples
+    --------
+    Both families hold the unit column 3 and the formula ``(1, 1, 0, 0)``:
+
+    >>> w, common, units = shared_formula([(1, 1, 0, 0), (0, 0, 0, 1)], [(1, 1, 0, 5), (0, 0, 1, 0), (0, 0, 0, 1)])
+    >>> [str(v) for v in w], units
+    (['1', '1', '0', '0'], [3])
+
+    Beyond the shared unit column nothing is common:
+
+    >>> shared_formula([(1, 0, 0, 0), (0, 0, 0, 1)], [(1, 1, 0, 0), (0, 0, 0, 1)]) is None
+    True
+    """
+    ncols = len(sa[0])
+    null = solve([[v[r] for v in sa] + [-v[r] for v in sb] for r in range(ncols)], len(sa) + len(sb))
+    common = [tuple(sum(x * v[r] for x, v in zip(z, sa)) for r in range(ncols)) for z in null]
+    unit = lambda k: tuple(int(j == k) for j in range(ncols))  # noqa: E731
+    units = [k for k in range(ncols) if in_span(unit(k), sa) and in_span(unit(k), sb)]
+    if len(common) != 1 + len(units) or len(sa) + len(sb) - len(units) > ncols:
+        return None
+    w = next(v for v in common if not in_span(v, [unit(k) for k in units]))
+    return tuple(Fraction(0) if k in units else v for k, v in enumerate(w)), common, units
 
 
 @dataclass(frozen=True)
@@ -184,8 +232,8 @@ class _Reader:
         rows = [row for R in self.B.lattice.cells(n0) for row in self.neurons.features(self.point(R))]
         return pivot_columns(rows)
 
-    def formula(self, facets: Iterable[int], basis: list[int]) -> tuple[tuple[Fraction, ...] | None, str]:
-        """The formula over the full feature columns, unique up to scale; or (None, why)."""
+    def space(self, facets: Iterable[int], basis: list[int]) -> tuple[tuple, list[Matrix]]:
+        """A basis (in ``basis`` columns) of the formulas fitting every facet, and the features at each."""
         equations = []
         blocks = []
         for f in facets:
@@ -193,17 +241,24 @@ class _Reader:
             reduced = [tuple(row[j] for j in basis) for row in F]
             blocks.append(reduced)
             equations += parallel_equations(reduced, self.B.hyperplane(f))
-        null = nullspace(equations, len(basis))
+        return nullspace(equations, len(basis)), blocks
+
+    def formula(self, facets: Iterable[int], basis: list[int]) -> tuple[tuple[Fraction, ...] | None, str]:
+        """The formula over the full feature columns, unique up to scale; or (None, why)."""
+        null, blocks = self.space(facets, basis)
         if len(null) != 1:
             return None, f"its facets leave {len(null)} independent formulas" if null else "no formula fits all its facets"
-        c = null[0]
-        if any(not any(_affine_map(F, c)) for F in blocks):
+        if any(not any(_affine_map(F, null[0])) for F in blocks):
             return None, "the only formula that fits vanishes identically beside one of its facets"
+        return self.full(null[0], basis), ""
+
+    def full(self, c: Sequence[Fraction], basis: list[int]) -> tuple[Fraction, ...]:
+        """``c`` on all feature columns (zero off the basis), scaled to max-norm 1."""
         full = [Fraction(0)] * self.neurons.width()
         for j, v in zip(basis, c):
-            full[j] = v
+            full[j] = Fraction(v)
         scale = max(abs(v) for v in full)
-        return tuple(v / scale for v in full), ""
+        return tuple(v / scale for v in full)
 
 
 def _longest_path(n: int, edges: set[tuple[int, int]]) -> list[int] | None:
@@ -274,8 +329,12 @@ def join_pieces(
     >>> from polyrelu import canonical_complex, tropical_weights, breakpoint_complex
     >>> from polyrelu.examples import generic_network
     >>> B = breakpoint_complex(tropical_weights(canonical_complex(generic_network((2, 2, 1), seed=0))))
+
+    Two crossing lines, given as four separate facets: each line's two halves
+    lie on one formula over ``x``, and nothing else does:
+
     >>> [(j.members, j.evidence.feature_layer, j.reason) for j in join_pieces(B, [[f] for f in B.breakpoint_facets()], [])]
-    [((0,), 0, None), ((1,), 0, None)]
+    [((0, 3), 0, None), ((1, 2), 0, None)]
     """
     n0 = breakpoints.input_dim
     n = len(pieces)
@@ -338,17 +397,75 @@ def join_pieces(
         evidence = PieceJoin(top, g, tuple(tuple(pieces[p]) for p in joined), points, column)
         groups.append(JoinedPieces(tuple(joined), evidence, None))
         taken.update(joined)
+    groups += _join_families(breakpoints, reader, basis, top, [p for p in sinks if p not in taken], pieces, taken)
     for p in sinks:
         if p not in taken:
             groups.append(JoinedPieces((p,), None, reasons.get(p, "no determined formula's zero set holds it")))
     return sorted(groups, key=lambda j: min(f for i in j.members for f in pieces[i]))
 
 
-def _prediction_problem(B: BreakpointComplex, reader: _Reader, g, stray: set[int]) -> str | None:
-    """Why ``{g = 0}`` is not exactly the facets given: a stray facet on it, or a region it cuts; else None."""
+def _join_families(B, reader, basis, top, left, pieces, taken):
+    """Pieces whose formulas are families, joined two by two where the spans share one formula (:func:`shared_formula`).
+
+    The formula is then known up to the unit columns that vanish on all the
+    pieces, so its zero set is predicted, and checked, only where they vanish.
+    """
+    spans = {}
+    for p in left:
+        null, blocks = reader.space(pieces[p], basis)
+        if len(null) > 1:
+            spans[p] = null
+    groups = []
+    order = sorted(spans, key=lambda i: min(pieces[i]))
+    for a in order:
+        if a in taken:
+            continue
+        members, span, formula, units = [a], spans[a], None, []
+        for b in order:
+            if b in taken or b in members:
+                continue
+            shared = shared_formula(span, spans[b])
+            if shared is None:
+                continue
+            w, common, units_ab = shared
+            facets = [f for p in (*members, b) for f in pieces[p]]
+            if not all(reader.vanishes_on(reader.full(w, basis), f) for f in facets):
+                continue
+            members.append(b)
+            span, formula, units = (echelon_basis(common) if units_ab else (w,)), w, units_ab
+        if formula is None:
+            continue
+        g = reader.full(formula, basis)
+        covered = {f for p in members for f in pieces[p]}
+        free = [basis[k] for k in units]
+
+        def exact(cell):  # the unit columns vanish at the cell: the formula's prediction holds there
+            try:
+                return not any(row[j] for row in reader.neurons.features(reader.point(cell)) for j in free)
+            except GeometryError:
+                return False
+
+        on = {f for f in B.breakpoint_facets() if reader.vanishes_on(g, f) and exact(f)}
+        problem = _prediction_problem(B, reader, g, on - covered, where=exact)
+        column = None
+        if problem is None:
+            column, problem = _output_column(B, reader, g, sorted(covered))
+        if problem is not None:
+            continue
+        assert column is not None
+        points = tuple(reader.point(pieces[p][0]) for p in members)
+        groups.append(JoinedPieces(tuple(sorted(members)), PieceJoin(top, g, tuple(tuple(pieces[p]) for p in members), points, column), None))
+        taken.update(members)
+    return groups
+
+
+def _prediction_problem(B: BreakpointComplex, reader: _Reader, g, stray: set[int], where=lambda cell: True) -> str | None:
+    """Why ``{g = 0}`` is not exactly the facets given: a stray facet on it, or a region it cuts (among ``where``); else None."""
     if stray:
         return f"vanishes on facets {sorted(stray)} of other candidates"
     for R in B.lattice.cells(B.input_dim):
+        if not where(R):
+            continue
         m = _affine_map(reader.neurons.features(reader.point(R)), g)
         if not any(m[1:]):
             if m[0] == 0:
