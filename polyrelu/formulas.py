@@ -42,8 +42,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+import flint
+
 from .errors import GeometryError
-from .geometry.linalg import echelon_basis, in_span, nullspace, pivot_columns
+from .geometry.linalg import echelon_basis, fmpq_matrix, fraction_rows, in_span, nullspace, pivot_columns
 from .geometry.rational import row_value
 from .tropical import BreakpointComplex
 
@@ -163,35 +165,42 @@ class _EarlierNeurons:
     def __init__(self, n0: int) -> None:
         self.n0 = n0
         self.layers: list[list[tuple[Fraction, ...]]] = []
-        self.bases: list[list[int]] = []
-        self._cache: dict[tuple[Fraction, ...], Matrix] = {}
-
-    def features(self, x: Sequence[Fraction]) -> Matrix:
-        """The features of the last layer at ``x``; GeometryError when an earlier neuron vanishes at ``x``."""
-        key = tuple(x)
-        hit = self._cache.get(key)
-        if hit is not None:
-            return hit
-        n0 = self.n0
-        F: Matrix = [tuple(Fraction(int(r == j)) for j in range(n0 + 1)) for r in range(n0 + 1)]
-        for formulas in self.layers:
-            maps = [tuple(sum((a * b for a, b in zip(F[r], c)), Fraction(0)) for r in range(n0 + 1)) for c in formulas]
-            values = [row_value(m, x) for m in maps]
-            if any(v == 0 for v in values):
-                raise GeometryError(f"an earlier neuron vanishes at {tuple(str(v) for v in x)}")
-            zero = (Fraction(0),) * (n0 + 1)
-            columns = [m if v > 0 else zero for m, v in zip(maps, values)] + maps + [(Fraction(1),) + (Fraction(0),) * n0]
-            F = [tuple(col[r] for col in columns) for r in range(n0 + 1)]
-        self._cache[key] = F
-        return F
+        self._columns: list[flint.fmpq_mat] = []  # per layer: its formulas as columns
+        # point -> the features of layers 0, 1, ... there (flint, exact), and the last as Fractions
+        self._cache: dict[tuple[Fraction, ...], list[flint.fmpq_mat]] = {}
+        self._last: dict[tuple[Fraction, ...], Matrix] = {}
 
     def add_layer(self, formulas: list[tuple[Fraction, ...]]) -> None:
         self.layers.append(formulas)
-        self._cache.clear()
+        self._columns.append(fmpq_matrix(list(zip(*formulas))))
+        self._last.clear()
 
     def width(self) -> int:
         return 2 * len(self.layers[-1]) + 1 if self.layers else self.n0 + 1
 
+    def features(self, x: Sequence[Fraction]) -> Matrix:
+        """The features of the last layer at ``x``; GeometryError when an earlier neuron vanishes at ``x``."""
+        key = tuple(x)
+        hit = self._last.get(key)
+        if hit is not None:
+            return hit
+        n0 = self.n0
+        done = self._cache.setdefault(key, [fmpq_matrix([[int(r == j) for j in range(n0 + 1)] for r in range(n0 + 1)])])
+        point = fmpq_matrix([[1, *x]])
+        while len(done) <= len(self.layers):
+            maps = done[-1] * self._columns[len(done) - 1]  # column i: the affine map of neuron i
+            values = (point * maps).tolist()[0]
+            if any(v == 0 for v in values):
+                raise GeometryError(f"an earlier neuron vanishes at {tuple(str(v) for v in x)}")
+            rows = maps.tolist()
+            done.append(
+                flint.fmpq_mat(
+                    [[m if v > 0 else 0 for m, v in zip(row, values)] + row + [int(r == 0)] for r, row in enumerate(rows)]
+                )
+            )
+        F = [tuple(row) for row in fraction_rows(done[-1])]
+        self._last[key] = F
+        return F
 
 def _affine_map(F: Matrix, c: Sequence[Fraction]) -> Row:
     return tuple(sum((a * b for a, b in zip(row, c)), Fraction(0)) for row in F)
@@ -209,11 +218,21 @@ class _Reader:
         self.B = B
         self.neurons = neurons
         self._points: dict[int, tuple[Fraction, ...]] = {}
+        self._generators: dict[int, tuple] = {}
 
     def point(self, cell: int) -> tuple[Fraction, ...]:
+        """A point inside the cell: inside one of its members of its dimension."""
         if cell not in self._points:
-            self._points[cell] = tuple(Fraction(v) for v in self.B.closure(cell).relative_interior_point())
+            dim = self.B.lattice.dimension(cell)
+            member = next(self.B.complex[c] for c in self.B.members(cell) if self.B.complex[c].dimension == dim)
+            self._points[cell] = tuple(Fraction(v) for v in member.relative_interior_point())
         return self._points[cell]
+
+    def generators(self, cell: int):
+        """Vertices, rays and lines of the cell's closure."""
+        if cell not in self._generators:
+            self._generators[cell] = self.B.closure(cell).vertices_rays_lines()
+        return self._generators[cell]
 
     def vanishes_on(self, g: Sequence[Fraction], facet: int) -> bool:
         """Whether the facet lies on ``{g = 0}``: ``g``'s affine map there a non-zero multiple of its hyperplane.
@@ -472,7 +491,7 @@ def _prediction_problem(B: BreakpointComplex, reader: _Reader, g, stray: set[int
                 return f"vanishes identically on region {R}"
             continue
         # g takes both signs inside the region iff it does at its generators (a line with a slope: both)
-        vertices, rays, lines = B.closure(R).vertices_rays_lines()
+        vertices, rays, lines = reader.generators(R)
         values = [row_value(m, v) for v in vertices] + [row_value((0, *m[1:]), r) for r in rays]
         both = any(row_value((0, *m[1:]), line) for line in lines)
         if both or (any(v > 0 for v in values) and any(v < 0 for v in values)):
