@@ -7,7 +7,9 @@ which, the layer of each, and how deep any generic realization of ``f`` must be:
 - :func:`candidate_hypersurfaces` groups breakpoint facets by continuation
   through codimension-2 cells: at a clean crossing the two facets on one
   hyperplane continue one hypersurface straight, the other two continue the
-  one that bends; anything else is reported, not guessed.
+  one that bends; anything else is reported, not guessed. The connected
+  pieces of one last-layer neuron's hypersurface are then joined by the
+  neuron's formula (:func:`polyrelu.formulas.join_pieces`), with the evidence.
 - :func:`dependency_graph` is the igraph DAG with an edge ``B' → B`` when ``B``
   bends where it crosses ``B'``, each edge carrying its witness cells;
   :func:`parameter_dependency_graph` is the same graph read off the parameters,
@@ -407,9 +409,9 @@ class DependencyGraph:
     def neuron_edges(self) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
         """The edges as pairs of neurons, without repeats (for comparison with :func:`parameter_dependency_graph`).
 
-        Several vertices map to one neuron when its bent hypersurface is not
-        connected: continuation cannot join the pieces, so the function-side
-        graph has a vertex per piece; this view merges them.
+        Several vertices map to one neuron when pieces of its bent hypersurface
+        could not be joined (a disconnected hypersurface of an earlier layer, or
+        unresolved cells); this view merges them.
 
         Raises
         ------
