@@ -7,7 +7,9 @@ which, the layer of each, and how deep any generic realization of ``f`` must be:
 - :func:`candidate_hypersurfaces` groups breakpoint facets by continuation
   through codimension-2 cells: at a clean crossing the two facets on one
   hyperplane continue one hypersurface straight, the other two continue the
-  one that bends; anything else is reported, not guessed.
+  one that bends; anything else is reported, not guessed. The connected
+  pieces of one last-layer neuron's hypersurface are then joined by the
+  neuron's formula (:func:`polyrelu.formulas.join_pieces`), with the evidence.
 - :func:`dependency_graph` is the igraph DAG with an edge ``B' → B`` when ``B``
   bends where it crosses ``B'``, each edge carrying its witness cells;
   :func:`parameter_dependency_graph` is the same graph read off the parameters,
@@ -34,6 +36,7 @@ from .checks import describe, require_igraph, require_instance, require_path
 from .complex import CanonicalComplex, canonical_complex, check_complex_of
 from .domain import Box
 from .errors import GraphError, GraphFormatError, NetworkFormatError, UsageError
+from .formulas import JoinedPieces, PieceJoin, join_pieces
 from .geometry import Polyhedron
 from .geometry.rational import IntegerRow, MatrixLike
 from .graphs import (
@@ -89,6 +92,15 @@ class CandidateHypersurface:
     neurons : tuple of (int, int)
         The network's neurons that change sign across its facets; only for
         comparison with the parameters, empty when the network is not known.
+    pieces : tuple of tuple of int
+        The facets of each connected piece joined into it (one piece unless
+        :func:`~polyrelu.formulas.join_pieces` joined several).
+    evidence : PieceJoin or None
+        When ``f`` shows the candidate to be one last-layer neuron's whole
+        hypersurface: the formula, a point on each piece and the output column.
+    piece : str or None
+        Why ``f`` cannot show that the candidate is a whole hypersurface rather than
+        a piece of one (None for the candidates others bend along, and for those with evidence).
     """
 
     id: int
@@ -96,6 +108,9 @@ class CandidateHypersurface:
     hyperplane: IntegerRow | None
     complete: bool
     neurons: tuple[tuple[int, int], ...]
+    pieces: tuple[tuple[int, ...], ...] = ()
+    evidence: PieceJoin | None = None
+    piece: str | None = None
 
     @property
     def neuron(self) -> tuple[int, int] | None:
@@ -255,15 +270,21 @@ def candidate_hypersurfaces(breakpoints: BreakpointComplex) -> CandidateHypersur
     groups: dict[int, list[int]] = {}
     for f in facets:
         groups.setdefault(find(f), []).append(f)
-    ordered = sorted((tuple(sorted(g)) for g in groups.values()), key=lambda g: g[0])
+    pieces = sorted((tuple(sorted(g)) for g in groups.values()), key=lambda g: g[0])
+    of_piece = {f: i for i, g in enumerate(pieces) for f in g}
+    bends = {(of_piece[a], of_piece[pairs[bending][0]]) for _, pairs, bending in local if bending is not None for a, _ in pairs}
+    joins = _join(B, pieces, {(u, v) for u, v in bends if u != v}, unresolved)
+    ordered = [tuple(sorted(f for i in j.members for f in pieces[i])) for j in joins]
     index = {f: i for i, g in enumerate(ordered) for f in g}
     known = getattr(B, "complex", None) is not None
     candidates = []
-    for i, group in enumerate(ordered):
+    for i, (group, join) in enumerate(zip(ordered, joins)):
         rows = {planes[f] for f in group}
         neurons = tuple(sorted({z for f in group for z in B.neurons(f)})) if known else ()
+        hyperplane = next(iter(rows)) if len(rows) == 1 else None
+        joined = tuple(pieces[p] for p in join.members)
         candidates.append(
-            CandidateHypersurface(i, group, next(iter(rows)) if len(rows) == 1 else None, not blocked & set(group), neurons)
+            CandidateHypersurface(i, group, hyperplane, not blocked & set(group), neurons, joined, join.evidence, join.reason)
         )
     crossings = [
         Crossing(
@@ -274,6 +295,19 @@ def candidate_hypersurfaces(breakpoints: BreakpointComplex) -> CandidateHypersur
         for tau, pairs, bending in local
     ]
     return CandidateHypersurfaces(B, candidates, crossings, unresolved)
+
+
+def _join(B, pieces, bends, unresolved):
+    """The pieces joined by :func:`~polyrelu.formulas.join_pieces`, or each alone with the reason it is not tried."""
+    why = None
+    if B.input_dim < 2:
+        why = "with one input hypersurfaces are points: f does not show which points are one neuron's"
+    elif unresolved:
+        why = "continuation is unresolved at some cells, so the layering that tells pieces apart is not reliable"
+    if why is None:
+        return join_pieces(B, pieces, bends)
+    sources = {u for u, _ in bends}
+    return [JoinedPieces((i,), None, None if i in sources else why) for i in range(len(pieces))]
 
 
 def _turn(B, through):
@@ -375,9 +409,9 @@ class DependencyGraph:
     def neuron_edges(self) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
         """The edges as pairs of neurons, without repeats (for comparison with :func:`parameter_dependency_graph`).
 
-        Several vertices map to one neuron when its bent hypersurface is not
-        connected: continuation cannot join the pieces, so the function-side
-        graph has a vertex per piece; this view merges them.
+        Several vertices map to one neuron when pieces of its bent hypersurface
+        could not be joined (a disconnected hypersurface of an earlier layer, or
+        unresolved cells); this view merges them.
 
         Raises
         ------

@@ -95,19 +95,26 @@ def test_generic_networks_graph_from_f_equals_the_parameter_graph(arch, seed):
     assert genericity(K).holds
     C = G.candidates
     assert not C.unresolved and all(c.complete for c in C)
-    # every candidate maps to exactly one neuron; a neuron gets one candidate per connected piece of B_z
+    # every candidate is exactly one neuron's whole hypersurface: the connected pieces of a disconnected
+    # one (all in the last hidden layer here) are joined from f alone, each join with its evidence
     assert all(c.neuron is not None for c in C)
     B = bent_hypersurfaces(K)
-    per_neuron = {}
+    assert sorted(c.neuron for c in C) == sorted(z for z, b in B.items() if b.facets)
+    assert all(len(c.pieces) == components(K, B[c.neuron].facets) for c in C)
+    assert all(sorted(f for p in c.pieces for f in p) == list(c.facets) for c in C)
+    L = net.architecture.depth
     for c in C:
-        per_neuron[c.neuron] = per_neuron.get(c.neuron, 0) + 1
-    assert per_neuron == {z: components(K, b.facets) for z, b in B.items() if b.facets}
-    # the inferred layer is the true layer for every connected hypersurface; a piece of a disconnected
-    # one that misses the previous layer's hypersurfaces sits lower (it is a lower bound), never higher
-    for z, l in zip(G.neurons().values(), G.layers()):
-        assert l == z[0] if per_neuron[z] == 1 else l <= z[0]
-    for z in per_neuron:
-        assert max(l for y, l in zip(G.neurons().values(), G.layers()) if y == z) == z[0]
+        assert c.piece is None
+        assert (c.evidence is not None) == (c.neuron[0] == L)  # the last layer's: joined or shown whole
+        if c.evidence is not None:
+            assert c.evidence.pieces == c.pieces and len(c.evidence.points) == len(c.pieces)
+            assert c.evidence.feature_layer == L - 1
+            # the evidence is the neuron's: the column read is its output weights, up to the formula's scale
+            v = [net.weights[L][k][c.neuron[1]] for k in range(net.architecture.output_dim)]
+            assert all(a * v[0] == b * c.evidence.column[0] for a, b in zip(c.evidence.column, v))
+    # the inferred layer is the true layer of every neuron, so the layer sizes read from f are the widths
+    assert [l for l in G.layers()] == [z[0] for z in G.neurons().values()]
+    assert G.layer_sizes() == net.architecture.hidden_widths
     # first-layer candidates are exactly the flat ones
     assert all((c.hyperplane is not None) == (c.neuron[0] == 1) for c in C)
     # the bending relation read from f is the one read from the parameters
@@ -115,7 +122,6 @@ def test_generic_networks_graph_from_f_equals_the_parameter_graph(arch, seed):
     assert G.neuron_edges() == P.neuron_edges()
     # the longest layer-ordered chain has one vertex per hidden layer, each step certified by a bend
     H = depth_hierarchy(G)
-    L = net.architecture.depth
     assert H.lower_bound == L and H.verdict == "depth attained"
     assert [z[0] for z in H.neurons] == list(range(1, L + 1))
     assert H.verify(C) == []
@@ -389,3 +395,60 @@ def test_a_box_around_every_crossing_gives_the_same_graph():
     layered = lambda g: sorted(zip(g.neurons().values(), g.layers()))  # noqa: E731
     assert boxed.neuron_edges() == G.neuron_edges() and layered(boxed) == layered(G)
     assert depth_hierarchy(boxed).lower_bound == 2
+
+
+# -- pieces joined by the neuron's formula ------------------------------------------------------
+
+
+def test_parallel_pieces_of_different_neurons_are_not_joined():
+    """Two last-layer neurons whose hypersurfaces run parallel through the same regions stay apart.
+
+    Layer 2 reads the axes; its two neurons vanish on the nested bent lines ``relu(x1) + relu(x2) = 1``
+    and ``= 4``, parallel piece by piece (the same directions in every quadrant): only the formulas differ.
+    """
+    net = ReLUNetwork([[[1, 0], [0, 1]], [[1, 1], ["-1/2", "-1/2"]], [[1, 1]]], [[0, 0], [-1, 2], [0]])
+    K, G = graph_of(net)
+    assert genericity(K).holds
+    C = G.candidates
+    last = [c for c in C if c.hyperplane is None]
+    assert sorted(c.neuron for c in last) == [(2, 0), (2, 1)]
+    assert all(c.evidence is not None and len(c.pieces) == 1 and c.piece is None for c in last)
+    assert last[0].evidence.formula != last[1].evidence.formula
+    # the column read on each is the output weight (1) times the scale of the formula (max-norm 1)
+    assert last[0].evidence.column[0] > 0 and last[1].evidence.column[0] > 0
+    assert G.layer_sizes() == (2, 2)
+    # handed to join_pieces as one piece, the two bent lines are refused: no formula fits both
+    from polyrelu.formulas import join_pieces
+
+    pieces = [c.facets for c in C if c.hyperplane is not None] + [last[0].facets + last[1].facets]
+    edges = {(0, 2), (1, 2)}
+    outcome = join_pieces(C.breakpoints, pieces, edges)
+    (both,) = [j for j in outcome if j.members == (2,)]
+    assert both.evidence is None and "no formula fits all its facets" in both.reason
+
+
+def test_a_foreign_facet_keeps_pieces_apart():
+    """join_pieces joins only what one formula's zero set holds: a piece given a facet of another neuron stays apart."""
+    from polyrelu.formulas import join_pieces
+
+    net = generic_network((2, 3, 2, 2, 1), seed=22)  # neuron (3, 1) has two connected pieces
+    _, G = graph_of(net)
+    C = G.candidates
+    (joined,) = [c for c in C if len(c.pieces) > 1]
+    pieces = [p for c in C for p in c.pieces]
+    edges = {(pieces.index(C[u].pieces[0]), pieces.index(p)) for u, v in ((e.source, e.target) for e in G.graph.es) for p in C[v].pieces}
+    B = C.breakpoints
+    assert sorted(len(j.members) for j in join_pieces(B, pieces, edges)) == [1] * (len(pieces) - 2) + [2]
+    # move one facet of the other last-layer neuron into the smaller piece
+    small = min(joined.pieces, key=len)
+    other = next(c for c in C if c.neuron[0] == 3 and c is not joined)
+    forged = [p + (other.facets[0],) if p == small else tuple(f for f in p if f != other.facets[0]) for p in pieces]
+    outcome = {j.members: j for j in join_pieces(B, forged, edges)}
+    assert all(len(m) == 1 for m in outcome)
+    assert outcome[(pieces.index(small),)].reason is not None
+
+
+def test_pieces_are_not_joined_where_continuation_is_unresolved():
+    _, G = graph_of(bent_line_network())
+    assert all(len(c.pieces) == 1 and c.evidence is None for c in G.candidates)
+    assert any(c.piece is not None and "unresolved" in c.piece for c in G.candidates)

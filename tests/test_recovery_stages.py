@@ -30,6 +30,7 @@ from polyrelu.errors import InvalidArgumentError, UsageError
 from polyrelu.examples import generic_network
 from polyrelu.geometry import Polyhedron
 from polyrelu.geometry.rational import primitive_integer_row, row_value
+from polyrelu.formulas import parallel_equations
 from polyrelu.recovery.breakpoints import (
     breakpoint_at,
     breakpoints_on_line,
@@ -66,7 +67,7 @@ from polyrelu.recovery.numerics import (
 from polyrelu.recovery.oracle import Queries, answer_precision
 from polyrelu.recovery.orientation import apply_flips, orient_layer
 from polyrelu.recovery.output import fit_output
-from polyrelu.recovery.partial import PartialNetwork, parallel_equations
+from polyrelu.recovery.partial import PartialNetwork
 from polyrelu.recovery.tracing import drop_deeper, trace_neuron
 
 FAST = settings(max_examples=30, deadline=None, derandomize=True, database=None)

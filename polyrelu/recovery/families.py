@@ -25,8 +25,9 @@ by the output (``output``).
 
 from fractions import Fraction
 
+from ..formulas import shared_formula
 from ..geometry import Polyhedron
-from ..geometry.linalg import echelon_basis, in_span
+from ..geometry.linalg import echelon_basis
 from ..geometry.rational import row_value
 from .numerics import vdot, vscale
 
@@ -110,16 +111,10 @@ def _common_formula(partial, A, B):
     (ca, ra, sa, pa), (cb, rb, sb, pb) = A, B
     if not (sa or sb):
         return None
-    sa, sb = sa or (ca,), sb or (cb,)
-    ncols = len(sa[0])
-    null = partial.numerics.nullspace([[v[r] for v in sa] + [-v[r] for v in sb] for r in range(ncols)], len(sa) + len(sb))
-    common = [tuple(sum(x * v[r] for x, v in zip(z, sa)) for r in range(ncols)) for z in null]
-    unit = lambda k: tuple(int(j == k) for j in range(ncols))  # noqa: E731
-    units = [k for k in range(ncols) if in_span(unit(k), sa) and in_span(unit(k), sb)]
-    if len(common) != 1 + len(units) or len(sa) + len(sb) - len(units) > ncols:
+    shared = shared_formula(sa or (ca,), sb or (cb,), partial.numerics.nullspace)
+    if shared is None:
         return None
-    w = next(v for v in common if not in_span(v, [unit(k) for k in units]))
-    w = tuple(Fraction(0) if k in units else v for k, v in enumerate(w))
+    w, common, units = shared
     lam_a = [scale_on_region(partial, w, rid, h) for rid, h in pa.items()]
     lam_b = [scale_on_region(partial, w, rid, h) for rid, h in pb.items()]
     if any(v == 0 for v in lam_a + lam_b):

@@ -20,7 +20,8 @@ basis
     formula is written in those.
 parallel equations
     The linear equations in a formula's coefficients saying its affine map on
-    a region is a multiple of a measured hyperplane.
+    a region is a multiple of a measured hyperplane
+    (:func:`polyrelu.formulas.parallel_equations`).
 
 What it leaves to others: finding the formulas (``tracing``, ``families``),
 orienting the layer (``orientation``).
@@ -114,9 +115,3 @@ class PartialNetwork:
             return False
         rows = self.net.pre_activation_rows(self.net.signs(bp.point))
         return any(self.numerics.on_hyperplane(row, bp) for row in rows)
-
-
-def parallel_equations(F, h):
-    """Rows in the unknowns ``c`` saying that the affine function ``F c`` is a multiple of ``h``."""
-    p = max(range(len(h)), key=lambda i: abs(h[i]))
-    return [tuple(h[p] * a - h[q] * b for a, b in zip(F[q], F[p])) for q in range(len(h)) if q != p]

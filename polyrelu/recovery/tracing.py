@@ -27,12 +27,12 @@ import collections
 import math
 from fractions import Fraction
 
+from ..formulas import parallel_equations
 from ..geometry import Polyhedron
 from ..geometry.rational import primitive_integer_row, row_value
 from .breakpoints import breakpoint_at, is_breakpoint_along, segment_breakpoints
 from .families import formula_family, scale_on_region, vanishes_somewhere
 from .numerics import vadd, vdot, vscale, vsub
-from .partial import parallel_equations
 
 __all__ = []
 
