@@ -249,10 +249,10 @@ def test_an_upward_import_is_reported_with_its_file_and_line(sources, contracts,
 
 def test_an_import_within_a_layer_is_allowed_but_a_cycle_is_not(sources, contracts):
     # plot imports dependency (one layer); dependency importing plot closes the circle
-    changed, lineno = with_line(sources, "polyrelu.dependency", "def f():\n    from .plot import save_figure")
+    changed, lineno = with_line(sources, "polyrelu.dependency._graph", "def f():\n    from ..plot import save_figure")
     problems = check(changed, contracts)
     assert len(problems) == 1 and problems[0].startswith("import cycle: "), problems
-    assert f"polyrelu/dependency.py:{lineno + 1} polyrelu.dependency → polyrelu.plot" in problems[0]
+    assert f"polyrelu/dependency/_graph.py:{lineno + 1} polyrelu.dependency._graph → polyrelu.plot" in problems[0]
     assert "polyrelu.plot.dependency → polyrelu.dependency" in problems[0]
 
 

@@ -28,9 +28,9 @@ from polyrelu import (
 )
 from polyrelu.errors import InvalidArgumentError, UsageError
 from polyrelu.examples import generic_network
+from polyrelu.formulas import parallel_equations
 from polyrelu.geometry import Polyhedron
 from polyrelu.geometry.rational import primitive_integer_row, row_value
-from polyrelu.formulas import parallel_equations
 from polyrelu.recovery.breakpoints import (
     breakpoint_at,
     breakpoints_on_line,
