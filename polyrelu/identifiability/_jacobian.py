@@ -61,14 +61,34 @@ def jacobian_factors(network, patterns, layers, modulus=None):
         mask[:, 1:] = signs[:, k : k + n]
         masks.append(mask)
         k += n
+    first_neuron = np.cumsum([0, *arch.hidden_widths]).tolist()
+    # Q[l] depends on the pattern of the layers before l only and P[l + 1] on that of layer l + 1 and after:
+    # each product is taken once per distinct part of a pattern (exact entries are large integers), and only
+    # the mask of layer l is applied per region
     Q = [np.broadcast_to(np.eye(n0 + 1, dtype=int).astype(kind), (R, n0 + 1, n0 + 1))]
     for l in range(L - 1):
-        Q.append(reduce(np.matmul(layers[l], Q[-1])) * masks[l][:, :, None])
+        chosen, owner = _distinct_rows(signs[:, : first_neuron[l]])
+        Q.append(reduce(np.matmul(layers[l], Q[-1][chosen]))[owner] * masks[l][:, :, None])
     P = [None] * L
     P[L - 1] = np.broadcast_to(np.eye(m + 1, dtype=int).astype(kind), (R, m + 1, m + 1))
     for l in range(L - 2, -1, -1):
-        P[l] = reduce(np.matmul(P[l + 1], layers[l + 1])) * masks[l][:, None, :]
+        chosen, owner = _distinct_rows(signs[:, first_neuron[l + 1] :])
+        P[l] = reduce(np.matmul(P[l + 1][chosen], layers[l + 1]))[owner] * masks[l][:, None, :]
     return P, Q
+
+
+def _distinct_rows(keys):
+    """``(chosen, owner)``: one row index per distinct row of ``keys``, and each row's index into ``chosen``."""
+    if keys.shape[1] == 0:
+        return np.zeros(1, dtype=int), np.zeros(len(keys), dtype=int)
+    _, chosen, owner = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    return chosen, owner.reshape(-1)
+
+
+def _distinct_rows(keys):
+    """``(chosen, owner)``: one row index per distinct row of ``keys``, and each row's index into ``chosen``."""
+    _, chosen, owner = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    return chosen, owner.reshape(-1)
 
 
 def jacobian(network, patterns, layers, modulus=None):

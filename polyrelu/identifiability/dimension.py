@@ -61,7 +61,7 @@ from ._jacobian import (
     jacobian_factors,
     nonzero_columns,
 )
-from ._kernel import independent_rows, local_kernel, sparse_kernel
+from ._kernel import independent_rows, local_kernel, sparse_kernel, stable_kernel
 from ._parameters import offsets
 
 __all__ = [
@@ -341,7 +341,7 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
         # the scaling directions in J's coordinates, modulo p: kernel vectors by the positive homogeneity of relu
         known = [[residue(Fraction(v) / c, p) if v else 0 for v, c in zip(vec, column_scale)] for vec in scaling]
         rows_modulo_p = partial(jacobian, network, patterns, reduced, modulus=p)
-        found = _exact_kernel(network, patterns, factors, rows_modulo_p, D, zero, echelon, rank, p, known)
+        found = _exact_kernel(network, patterns, factors, rows_modulo_p, column_scale, zero, echelon, rank, p, known)
         if found is None:
             continue  # an unlucky prime or sketch: the rank modulo p was below the rank over Q
         extra = ()
@@ -383,7 +383,7 @@ def _echelon_rows(network, reduced_layers, p, patterns):
     return np.array([int(v) for v in echelon.entries()[: rank * D]], dtype=np.int64).reshape(rank, D)
 
 
-def _exact_kernel(network, patterns, factors, rows_modulo_p, D, zero, echelon, rank, p, known):
+def _exact_kernel(network, patterns, factors, rows_modulo_p, column_scale, zero, echelon, rank, p, known):
     """Kernel vectors of ``J`` beyond the ``known`` ones, exact and verified, completing a kernel basis; or None.
 
     ``echelon`` is the reduced echelon form modulo ``p`` of random
@@ -393,7 +393,9 @@ def _exact_kernel(network, patterns, factors, rows_modulo_p, D, zero, echelon, r
     non-pivot columns). The ``zero`` columns give unit vectors; the ``known``
     vectors (the scaling directions, residues modulo ``p``) are kernel
     vectors by theory; the local kernel vectors
-    (:func:`~polyrelu.identifiability._kernel.local_kernel`) are exact and
+    (:func:`~polyrelu.identifiability._kernel.local_kernel`) and those of
+    the neurons active on every region
+    (:func:`~polyrelu.identifiability._kernel.stable_kernel`) are exact and
     verified. If their projections onto the free coordinates fall short of
     rank ``D − rank`` modulo ``p``, each missing free coordinate ``c`` gets
     the kernel vector equal to ``e_c`` on the free coordinates, solved
@@ -405,11 +407,14 @@ def _exact_kernel(network, patterns, factors, rows_modulo_p, D, zero, echelon, r
     vectors first), or None.
     """
     widths = network.architecture.widths
+    D = len(column_scale)
     zero_set = set(zero)
     pivots = echelon_pivots(echelon, rank) if rank else []
     pivot_set = set(pivots)
     free = [j for j in range(D) if j not in pivot_set]
-    found = [{j: 1} for j in zero] + (local_kernel(network, patterns, factors, p) if patterns else [])
+    found = [{j: 1} for j in zero]
+    if patterns:
+        found += local_kernel(network, patterns, factors, p) + stable_kernel(network, patterns, factors, column_scale)
     projection = [[vec[j] for j in free] for vec in known]
     projection += [[residue(vec[j], p) if j in vec else 0 for j in free] for vec in found]
     covered = set(pivot_columns(projection, modulus=p)) if projection else set()
