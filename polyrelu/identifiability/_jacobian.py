@@ -85,12 +85,6 @@ def _distinct_rows(keys):
     return chosen, owner.reshape(-1)
 
 
-def _distinct_rows(keys):
-    """``(chosen, owner)``: one row index per distinct row of ``keys``, and each row's index into ``chosen``."""
-    _, chosen, owner = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    return chosen, owner.reshape(-1)
-
-
 def jacobian(network, patterns, layers, modulus=None):
     """The Jacobian of ``θ ↦ (c_R, A_R)`` over the patterns, in homogeneous form, as a numpy array.
 

@@ -8,16 +8,19 @@ rescaling a neuron's incoming and outgoing weights does not move ``f``.
 
 The rank is decided exactly, with a certificate both ways:
 
-- a lower bound ``r``: the rank of the integer-scaled Jacobian modulo a prime
-  (a minor that is non-zero modulo ``p`` is non-zero over the integers);
+- a lower bound ``r``: the rank modulo a prime of random combinations of the
+  rows of the integer-scaled Jacobian (a minor that is non-zero modulo ``p``
+  is non-zero over the integers, and combinations of rows stay in the row
+  space);
 - the matching upper bound: ``D − r`` kernel vectors, independent modulo the
   prime (hence over Q). The ``H`` scaling directions are kernel vectors by the
   positive homogeneity of relu (independent when no hidden neuron's incoming
   row and bias all vanish, since each moves its own neuron's incoming row),
-  so ``r = D − H`` then needs nothing more; otherwise the
-  unit vectors of zero columns join them, and the few missing ones are solved
-  exactly from an ``r × r`` subsystem and checked against the whole Jacobian
-  in integer arithmetic.
+  so ``r = D − H`` then needs nothing more; otherwise the unit vectors of
+  zero columns, local vectors, those of neurons active on every region
+  (:mod:`~polyrelu.identifiability._kernel`) join them, and the few still
+  missing are solved exactly on their support in the echelon form; every
+  vector not known in advance is checked against the Jacobian in integers.
 
 :func:`float_functional_dimension` is the float fast path (SVD rank), named as
 such and never the default.
