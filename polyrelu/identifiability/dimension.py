@@ -316,6 +316,7 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
             continue  # a column scale vanishes modulo p
         reduced = [(Lz % p).astype(np.int64) for Lz in layers]
         modular = jacobian_factors(network, patterns, reduced, modulus=p) if patterns else None
+        J_mod = None  # J modulo p, when the serial path has built it
         if not patterns:
             compressed = np.zeros((0, D), dtype=np.int64)
         elif batches > 1:
@@ -343,7 +344,7 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
             if patterns else maybe_zero
         # the scaling directions in J's coordinates, modulo p: kernel vectors by the positive homogeneity of relu
         known = [[residue(Fraction(v) / c, p) if v else 0 for v, c in zip(vec, column_scale)] for vec in scaling]
-        rows_modulo_p = partial(jacobian, network, patterns, reduced, modulus=p)
+        rows_modulo_p = partial(jacobian, network, patterns, reduced, modulus=p) if J_mod is None else partial(np.asarray, J_mod)
         found = _exact_kernel(network, patterns, factors, rows_modulo_p, column_scale, zero, echelon, rank, p, known)
         if found is None:
             continue  # an unlucky prime or sketch: the rank modulo p was below the rank over Q
