@@ -10,8 +10,9 @@ For each network (the seed-0 Gaussian recipe of the benchmarks: ``np.random.seed
 ``W = randn(out, in)``, ``b = randn(out)``; and ``generic_network``, which passes the four genericity
 conditions), on all of R^n0, with the canonical complex built once beforehand:
 
-* ``functional_dimension`` (exact, certified both ways: rank modulo a prime below; above, D - rank
-  independent kernel vectors, the ones not known in advance verified against the whole Jacobian),
+* ``functional_dimension`` (exact, certified both ways: below, the rank modulo a prime of random combinations
+  of the Jacobian's rows; above, D - rank independent kernel vectors, the ones not known in advance verified
+  against the Jacobian in integers),
   best of 3, with the complex given and with it built inside (the 2 s target);
 * ``float_functional_dimension`` (float64 SVD rank, not certified);
 * BASELINE (``--no-baseline`` skips it): the same integer Jacobian, built by polyrelu's code, and

@@ -18,7 +18,7 @@ from polyrelu.identifiability._jacobian import (
     jacobian,
     jacobian_factors,
 )
-from polyrelu.identifiability._kernel import local_kernel, sparse_kernel
+from polyrelu.identifiability._kernel import local_kernel, sparse_kernel, stable_kernel
 
 P = 268435399
 
@@ -45,7 +45,8 @@ def moves_nothing(J, vector):
 
 # rank 74 of D - H = 89: the whole kernel beyond scaling is local
 DEFICIENT = seeded_gaussian_network((2, 8, 8, 1))
-# rank 125 of D - H = 131: three kernel vectors come from the echelon form (supports of 17, 108 and 1 pivots)
+# rank 125 of D - H = 131: two kernel vectors come from the echelon form (supports of 17 and 108 pivots); a third
+# (support 1 there) is the bias shift of neuron 1 of layer 2, active on every region
 MIXED = ReLUNetwork.random((2, 10, 10, 1), seed=0, kind="gaussian")
 
 
@@ -114,9 +115,42 @@ def test_fallback_to_all_pivots_and_echelon_only_kernels_give_the_same_certifica
     monkeypatch.setattr(dimension, "sparse_kernel", first_solve_fails)
     fallback = functional_dimension(MIXED)
     assert (fallback.rank, fallback.prime, len(fallback.kernel)) == (expected.rank, expected.prime, len(expected.kernel))
-    assert len(calls) == 4 and calls[-1] > max(calls[:-1])  # three sparse solves, then one on all the pivots
+    assert len(calls) == 3 and calls[-1] > max(calls[:-1])  # two sparse solves, then one on all the pivots
     monkeypatch.setattr(dimension, "sparse_kernel", real)
     monkeypatch.setattr(dimension, "local_kernel", lambda *args: [])
+    monkeypatch.setattr(dimension, "stable_kernel", lambda *args: [])
     for net in (DEFICIENT, MIXED):
         echelon_only, both = functional_dimension(net), before[net]
         assert (echelon_only.rank, echelon_only.prime, len(echelon_only.kernel)) == (both.rank, both.prime, len(both.kernel))
+
+
+STABLE = ReLUNetwork([[[1, 0], [0, 1], [1, 1]], [[1, 0, 0], [0, 1, 0], [0, 0, 1]], [[1, 1, 0], [0, 1, 1]], [[1, -1]]],
+                     [[0, 0, -1], [10, 10, 10], [0, 0], [0]])  # layers 2 and 3 active on every region
+
+
+@pytest.mark.parametrize("net", [STABLE, ReLUNetwork.random((2, 16, 16, 16, 1), seed=0, kind="gaussian")])
+def test_stable_kernel_vectors_are_exact_kernel_vectors(net):
+    # on the seed-0 Gaussian 2→16→16→16→1, neuron 1 of layer 2 is active on every region: its bias shift is
+    # the kernel vector the local ones miss (before, it was solved from the echelon form, 337 entries)
+    patterns = [r.signs for r in canonical_complex(net).regions()]
+    layers, _ = integer_layers(net)
+    J = jacobian(net, patterns, layers)
+    found = stable_kernel(net, patterns, jacobian_factors(net, patterns, layers), column_scales(net))
+    assert found and all(moves_nothing(J, vector) for vector in found)
+    fd = functional_dimension(net)
+    assert fd.rank == fmpz_rank(J) and len(fd.kernel) == fd.bound - fd.rank
+
+
+def test_stable_kernel_drops_a_proposal_that_fails_the_check(monkeypatch):
+    import polyrelu.identifiability._kernel as kernel
+
+    patterns = [r.signs for r in canonical_complex(STABLE).regions()]
+    layers, _ = integer_layers(STABLE)
+    J = jacobian(STABLE, patterns, layers)
+    factors = jacobian_factors(STABLE, patterns, layers)
+    right = stable_kernel(STABLE, patterns, factors, column_scales(STABLE))
+    # (1, 1, 1) is no null vector of layer 3's columns [[1, 1, 0], [0, 1, 1]]: its 4 proposals must be dropped
+    monkeypatch.setattr(kernel, "nullspace", lambda rows, n: [(Fraction(1),) * n] if n == 3 else [])
+    wrong = stable_kernel(STABLE, patterns, factors, column_scales(STABLE))
+    assert all(moves_nothing(J, vector) for vector in wrong)
+    assert len(wrong) == len(right) - 4  # the true null vector's 4 directions are gone, none of the wrong ones came

@@ -38,10 +38,17 @@ def keeps_f(net, other, domain=None):
 
 
 def flips_that_keep_f(net, layer=1, domain=None):
-    """Every non-empty set of neurons of ``layer`` whose flip keeps ``f`` (brute force over all subsets)."""
+    """Every non-empty set of neurons of ``layer`` whose flip keeps ``f`` and is not a trivial symmetry (brute force).
+
+    A flip can be a permutation: ``relu(x1)`` and ``relu(-x1)`` flipped together trade places.
+    """
     n = net.architecture.hidden_widths[layer - 1]
-    return [S for k in range(1, n + 1) for S in itertools.combinations(range(n), k)
-            if keeps_f(net, flipped(net, layer, S), domain)]
+    found = []
+    for S in (S for k in range(1, n + 1) for S in itertools.combinations(range(n), k)):
+        other = flipped(net, layer, S)
+        if keeps_f(net, other, domain) and not equivalent(net, other):
+            found.append(S)
+    return found
 
 
 def check_witness(net, report, domain=None):

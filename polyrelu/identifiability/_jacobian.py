@@ -17,7 +17,21 @@ import numpy as np
 
 from ..network import ReLUNetwork
 
-__all__ = ["jacobian", "jacobian_factors", "jacobian_columns", "parameter_position", "integer_layers", "integer_jacobian"]
+__all__ = [
+    "jacobian",
+    "jacobian_factors",
+    "jacobian_columns",
+    "compressed_jacobian",
+    "nonzero_columns",
+    "parameter_position",
+    "integer_layers",
+    "integer_jacobian",
+]
+
+# compressed_jacobian multiplies residues in float64, exactly: below 2^20 a product of two residues is below
+# 2^40, and a sum of up to 2^12 of them stays below 2^52 (float64 holds every integer below 2^53)
+COMPRESSION_MODULUS = 2**20
+_TERMS = 2**12
 
 
 def jacobian_factors(network, patterns, layers, modulus=None):
@@ -47,14 +61,28 @@ def jacobian_factors(network, patterns, layers, modulus=None):
         mask[:, 1:] = signs[:, k : k + n]
         masks.append(mask)
         k += n
+    first_neuron = np.cumsum([0, *arch.hidden_widths]).tolist()
+    # Q[l] depends on the pattern of the layers before l only and P[l + 1] on that of layer l + 1 and after:
+    # each product is taken once per distinct part of a pattern (exact entries are large integers), and only
+    # the mask of layer l is applied per region
     Q = [np.broadcast_to(np.eye(n0 + 1, dtype=int).astype(kind), (R, n0 + 1, n0 + 1))]
     for l in range(L - 1):
-        Q.append(reduce(np.matmul(layers[l], Q[-1])) * masks[l][:, :, None])
+        chosen, owner = _distinct_rows(signs[:, : first_neuron[l]])
+        Q.append(reduce(np.matmul(layers[l], Q[-1][chosen]))[owner] * masks[l][:, :, None])
     P = [None] * L
     P[L - 1] = np.broadcast_to(np.eye(m + 1, dtype=int).astype(kind), (R, m + 1, m + 1))
     for l in range(L - 2, -1, -1):
-        P[l] = reduce(np.matmul(P[l + 1], layers[l + 1])) * masks[l][:, None, :]
+        chosen, owner = _distinct_rows(signs[:, first_neuron[l + 1] :])
+        P[l] = reduce(np.matmul(P[l + 1][chosen], layers[l + 1]))[owner] * masks[l][:, None, :]
     return P, Q
+
+
+def _distinct_rows(keys):
+    """``(chosen, owner)``: one row index per distinct row of ``keys``, and each row's index into ``chosen``."""
+    if keys.shape[1] == 0:
+        return np.zeros(1, dtype=int), np.zeros(len(keys), dtype=int)
+    _, chosen, owner = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    return chosen, owner.reshape(-1)
 
 
 def jacobian(network, patterns, layers, modulus=None):
@@ -88,6 +116,65 @@ def jacobian(network, patterns, layers, modulus=None):
         blocks.append(B[:, :, 1:].reshape(len(B), -1))
         blocks.append(B[:, :, 0])
     return np.concatenate(blocks, axis=1)
+
+
+def compressed_jacobian(J_mod, p, rows, seed=0):
+    """``S J`` modulo ``p`` for a random ``rows × N`` matrix ``S`` of residues: random combinations of ``J``'s rows.
+
+    Any integer combination of ``J``'s rows lies in its row space, so the rank
+    of ``S J`` modulo ``p`` is a lower bound on the rank of ``J`` over Q; for
+    ``S`` uniform with at least ``rank J`` rows it equals the rank of ``J``
+    modulo ``p`` with probability at least ``1 − 1 / (p − 1)``, and then
+    ``S J`` has the same reduced echelon form modulo ``p`` as ``J``: a
+    ``rows × D`` echelon form in place of one of ``N × D``. ``S J`` is one
+    float64 matrix product per :data:`_TERMS` rows of ``J``, exact below
+    :data:`COMPRESSION_MODULUS`.
+
+    Parameters
+    ----------
+    J_mod : numpy.ndarray
+        ``J`` modulo ``p`` (``N × D`` residues, e.g. :func:`jacobian` with a modulus).
+    p : int
+        A prime below :data:`COMPRESSION_MODULUS`.
+    rows : int
+        The rows of ``S`` (at least the rank expected).
+    seed : int
+        The seed of ``S``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``rows × D`` int64 residues.
+    """
+    if not 1 < p < COMPRESSION_MODULUS:
+        raise ValueError(f"compressed_jacobian needs a prime below 2^20 for exact float64 products, not {p}")
+    rng = np.random.default_rng(seed)
+    out = np.zeros((rows, J_mod.shape[1]))
+    for a in range(0, len(J_mod), _TERMS):
+        part = J_mod[a : a + _TERMS].astype(np.float64)
+        S = np.floor(rng.random((rows, len(part))) * p)
+        out += S @ part  # at most _TERMS products below 2^40 each, then the running sum is reduced
+        np.fmod(out, p, out=out)
+    return out.astype(np.int64)
+
+
+def nonzero_columns(widths, factors):
+    """Whether each column of :func:`jacobian` is non-zero, from the factors (a boolean array, one entry per column).
+
+    Column ``(l, i, q)`` is ``P_l[:, o, i] Q_l[:, q, x]`` over the rows
+    ``(r, o, x)``: non-zero exactly when some region has both a non-zero
+    ``P_l[r, :, i]`` and a non-zero ``Q_l[r, q, :]``. With factors modulo a
+    prime, ``True`` means non-zero modulo the prime, hence over the integers.
+    """
+    P, Q = factors
+    out = []
+    for l in range(len(widths) - 1):
+        live = (P[l][:, 1:, 1:] != 0).any(axis=1).astype(np.int64)  # (R, n_l)
+        moving = (Q[l] != 0).any(axis=2).astype(np.int64)  # (R, n_{l-1} + 1)
+        both = (live.T @ moving) > 0  # (n_l, n_{l-1} + 1)
+        out.append(both[:, 1:].reshape(-1))
+        out.append(both[:, 0])
+    return np.concatenate(out)
 
 
 def integer_layers(network):

@@ -13,6 +13,14 @@ certificate is a set of independent exact kernel vectors of the Jacobian
   Outgoing weights likewise, with the roles of ``P`` and ``Q`` exchanged. This
   is where a neuron active only where few inputs of its layer vary loses
   parameters;
+- *stable* ones (:func:`stable_kernel`), from a set ``A`` of neurons of one
+  layer active on every region: there relu is the identity on ``A``, so the
+  layer acts linearly on them. Moving neuron ``a``'s incoming row along
+  neuron ``c``'s (``c ≠ a`` in ``A``) and taking ``a``'s share off ``c``'s
+  outgoing column (the ``|A|² − |A|`` mixings), raising ``a``'s bias and
+  taking the shift off the next layer's biases (``|A|`` of them), and moving
+  the incoming rows of ``A`` along a null vector of the next layer's columns
+  on ``A`` (``(|A| − rank) × (n_{l−1} + 1)`` of them) do not move ``f``;
 - *sparse* ones (:func:`sparse_kernel`): the kernel vector of a free column of
   the reduced echelon form modulo ``p`` is supported on that column and the
   pivots whose rows have a non-zero entry there; it is solved exactly on that
@@ -33,11 +41,16 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from ..geometry.linalg import echelon_pivots, modular_echelon, solve_nonsingular
+from ..geometry.linalg import (
+    echelon_pivots,
+    modular_echelon,
+    nullspace,
+    solve_nonsingular,
+)
 from ._jacobian import jacobian_columns
 from ._parameters import offsets
 
-__all__ = ["local_kernel", "sparse_kernel", "independent_rows"]
+__all__ = ["local_kernel", "stable_kernel", "sparse_kernel", "independent_rows"]
 
 
 def local_kernel(network, patterns, factors, p):
@@ -80,6 +93,84 @@ def local_kernel(network, patterns, factors, p):
         for j in range(widths[l]):
             columns = [w_off + i * widths[l] + j for i in range(widths[l + 1])]
             found += _block_kernel(blocks, np.unique(owner[live[:, j]]), columns, p)
+    return found
+
+
+def stable_kernel(network, patterns, factors, column_scale):
+    """Exact kernel vectors of ``J`` from the sets of neurons active on every region, verified.
+
+    Parameters
+    ----------
+    network : ReLUNetwork
+    patterns : sequence of activation patterns (the rows of ``J``)
+    factors : the exact factors ``(P, Q)`` of ``J`` (as for :func:`local_kernel`)
+    column_scale : sequence of int
+        ``J``'s column scales: ``J = J_true · diag(column_scale)``.
+
+    Returns
+    -------
+    list of dict
+        Each vector as ``{column: Fraction}`` in ``J``'s coordinates (its
+        non-zero entries), with ``J k = 0`` checked on every row in integers;
+        a proposal that fails the check is dropped (theory proposes, the check
+        decides).
+
+    Notes
+    -----
+    For a set ``A`` of neurons of hidden layer ``l`` active on every region,
+    with ``h_a = H_l[a, :] z̃`` (``z̃`` the homogeneous output of layer
+    ``l − 1``) and ``V = H_{l+1}[:, 1 + A]``, the next layer reads
+    ``V h_A``. To first order: ``H_l[a, :] += H_l[c, :]`` adds ``h_c`` to
+    ``h_a``, which ``H_{l+1}[:, 1 + c] −= H_{l+1}[:, 1 + a]`` takes off;
+    ``H_l[a, 0] += 1`` adds 1, which ``H_{l+1}[:, 0] −= H_{l+1}[:, 1 + a]``
+    takes off; and ``H_l[A, q] += N`` with ``V N = 0`` adds nothing the next
+    layer sees.
+    """
+    arch = network.architecture
+    widths, L = arch.widths, len(arch.widths) - 1
+    positions = offsets(widths)
+    signs = np.array(patterns, dtype=int).reshape(len(patterns), arch.num_hidden) > 0
+    first_neuron = np.cumsum([0, *arch.hidden_widths]).tolist()
+    proposals = []
+    for l in range(1, L):
+        stable = np.flatnonzero(signs[:, first_neuron[l - 1] : first_neuron[l]].all(axis=0)).tolist()
+        if not stable:
+            continue
+        W, b = network.layers[l - 1]
+        W_next = network.layers[l][0]
+        w_off, b_off = positions[l - 1]
+        next_w_off, next_b_off = positions[l]
+        inputs, n = widths[l - 1], widths[l]
+
+        def incoming(a, q, w_off=w_off, b_off=b_off, inputs=inputs):
+            return b_off + a if q == 0 else w_off + a * inputs + q - 1
+
+        rows_of = [[b[c], *W[c]] for c in range(n)]
+        for a in stable:
+            shift = {incoming(a, 0): Fraction(1)}
+            shift.update({next_b_off + r: -Fraction(W_next[r][a]) for r in range(widths[l + 1]) if W_next[r][a]})
+            proposals.append(shift)
+            for c in stable:
+                if c != a:
+                    mixing = {incoming(a, q): Fraction(v) for q, v in enumerate(rows_of[c]) if v}
+                    mixing.update({next_w_off + r * n + c: -Fraction(W_next[r][a]) for r in range(widths[l + 1]) if W_next[r][a]})
+                    proposals.append(mixing)
+        V = [[W_next[r][a] for a in stable] for r in range(widths[l + 1])]
+        for null in nullspace(V, len(stable)):
+            for q in range(inputs + 1):
+                proposals.append({incoming(a, q): Fraction(v) for a, v in zip(stable, null) if v})
+    if not proposals:
+        return []
+    union = sorted({c for vector in proposals for c in vector})
+    exact = jacobian_columns(widths, factors, union)
+    where = {c: k for k, c in enumerate(union)}
+    found = []
+    for vector in proposals:
+        in_J = {c: v / column_scale[c] for c, v in vector.items()}
+        den = math.lcm(*(v.denominator for v in in_J.values()))
+        integral = np.array([int(v * den) for v in in_J.values()], dtype=object)
+        if not any(exact[:, [where[c] for c in in_J]].dot(integral)):
+            found.append(in_J)
     return found
 
 

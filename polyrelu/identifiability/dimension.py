@@ -8,16 +8,19 @@ rescaling a neuron's incoming and outgoing weights does not move ``f``.
 
 The rank is decided exactly, with a certificate both ways:
 
-- a lower bound ``r``: the rank of the integer-scaled Jacobian modulo a prime
-  (a minor that is non-zero modulo ``p`` is non-zero over the integers);
+- a lower bound ``r``: the rank modulo a prime of random combinations of the
+  rows of the integer-scaled Jacobian (a minor that is non-zero modulo ``p``
+  is non-zero over the integers, and combinations of rows stay in the row
+  space);
 - the matching upper bound: ``D − r`` kernel vectors, independent modulo the
   prime (hence over Q). The ``H`` scaling directions are kernel vectors by the
   positive homogeneity of relu (independent when no hidden neuron's incoming
   row and bias all vanish, since each moves its own neuron's incoming row),
-  so ``r = D − H`` then needs nothing more; otherwise the
-  unit vectors of zero columns join them, and the few missing ones are solved
-  exactly from an ``r × r`` subsystem and checked against the whole Jacobian
-  in integer arithmetic.
+  so ``r = D − H`` then needs nothing more; otherwise the unit vectors of
+  zero columns, local vectors, those of neurons active on every region
+  (:mod:`~polyrelu.identifiability._kernel`) join them, and the few still
+  missing are solved exactly on their support in the echelon form; every
+  vector not known in advance is checked against the Jacobian in integers.
 
 :func:`float_functional_dimension` is the float fast path (SVD rank), named as
 such and never the default.
@@ -49,11 +52,19 @@ from ..network import ReLUNetwork
 from ..parallel import (
     SERIAL_SECONDS,
     check_parallel_arguments,
+    one_blas_thread,
     parallel_map,
     worker_count,
 )
-from ._jacobian import integer_layers, jacobian, jacobian_columns, jacobian_factors
-from ._kernel import independent_rows, local_kernel, sparse_kernel
+from ._jacobian import (
+    compressed_jacobian,
+    integer_layers,
+    jacobian,
+    jacobian_columns,
+    jacobian_factors,
+    nonzero_columns,
+)
+from ._kernel import independent_rows, local_kernel, sparse_kernel, stable_kernel
 from ._parameters import offsets
 
 __all__ = [
@@ -64,13 +75,12 @@ __all__ = [
     "scaling_directions",
 ]
 
-_PRIMES = (2**62 - 57, 2**61 - 1, 2**63 - 25)
+# below 2^20, as compressed_jacobian's exact float64 products need
+_PRIMES = (1048573, 1048571, 1048559)
 # rows × columns × min(rows, columns) per second of flint's reduced echelon form modulo a small prime
 # (measured: a 5952 × 1185 Jacobian of rank 922 in 1.7 s, one thread on a loaded machine), to tell when
 # functional_dimension is long enough for workers
 _ECHELON_RATE = 5e9
-# below 2^28, products of two residues summed over up to 127 terms stay inside int64
-_SMALL_PRIMES = (268435399, 268435367, 268435361)
 
 
 @dataclass(frozen=True)
@@ -286,61 +296,66 @@ def scaling_directions(network: ReLUNetwork) -> tuple[FractionVector, ...]:
 
 def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
     arch = network.architecture
+    widths = arch.widths
     D, H = arch.num_parameters, arch.num_hidden
     layers, scales = integer_layers(network)
     # J = J_true · diag(s): the column of a layer-l parameter carries the product of the other layers' scales
     total = math.prod(scales)
-    column_scale = [total // scales[l] for l, (p, n) in enumerate(zip(arch.widths, arch.widths[1:])) for _ in range(n * (p + 1))]
+    column_scale = [total // scales[l] for l, (p, n) in enumerate(zip(widths, widths[1:])) for _ in range(n * (p + 1))]
     scaling = scaling_directions(network)
     # each scaling direction moves its own neuron's incoming row: independent unless such a row is zero
     independent_scaling = all(any(row) or bias for W, b in network.layers[:-1] for row, bias in zip(W, b))
     exact = {}  # the exact factors of J, computed once for all primes, only when the kernel must be found
 
-    small = max(arch.widths) + 1 <= 127
     rows = len(patterns) * arch.output_dim * (arch.input_dim + 1)
-    batches = min(_echelon_batches(rows, D, n_jobs, scheduler), len(patterns)) if small else 1
-    for p in _SMALL_PRIMES if small else _PRIMES:
-        reduced = [(Lz % p).astype(np.int64) for Lz in layers] if small else None
-        if batches > 1:
+    batches = min(_echelon_batches(rows, D, n_jobs, scheduler), len(patterns))
+    # the rank is at most D − H when the scaling directions are independent kernel vectors, and at most the rows
+    sketch_rows = max(1, min(rows, D - H if independent_scaling else D))
+    for p in _PRIMES:
+        if total % p == 0:
+            continue  # a column scale vanishes modulo p
+        reduced = [(Lz % p).astype(np.int64) for Lz in layers]
+        modular = jacobian_factors(network, patterns, reduced, modulus=p) if patterns else None
+        J_mod = None  # J modulo p, when the serial path has built it
+        if not patterns:
+            compressed = np.zeros((0, D), dtype=np.int64)
+        elif batches > 1:
             # the row space of J is the sum of those of its batches of regions, and a reduced echelon form
             # depends on the row space alone: the same echelon form as from J itself, without J
             cut = np.linspace(0, len(patterns), batches + 1).astype(int).tolist()
             parts = parallel_map(partial(_echelon_rows, network, reduced, p), [patterns[a:b] for a, b in zip(cut, cut[1:])],
                                  n_jobs=n_jobs, scheduler=scheduler, names=[f"regions {a} to {b - 1}" for a, b in zip(cut, cut[1:])])
-            J_mod = np.concatenate(parts)
-        elif small:
-            J_mod = jacobian(network, patterns, reduced, modulus=p)
+            compressed = np.concatenate(parts)
         else:
-            if "J" not in exact:
-                exact["J"] = jacobian(network, patterns, layers)
-            J_mod = (exact["J"] % p).astype(np.uint64)
-        columns = [j for j in range(D) if J_mod[:, j].any()]
-        # one echelon form of the non-zero columns gives the rank and, if needed, the kernel
-        echelon, rank = modular_echelon(J_mod[:, columns], p)
+            # random combinations of J's rows: a lower bound on the rank, and with luck (probability at least
+            # 1 − 1/(p − 1)) J's own echelon form modulo p; the exact checks below decide
+            J_mod = jacobian(network, patterns, reduced, modulus=p)
+            with one_blas_thread():
+                compressed = compressed_jacobian(J_mod, p, sketch_rows) if len(J_mod) > sketch_rows else J_mod
+        echelon, rank = modular_echelon(compressed, p)
         if rank == D - H and independent_scaling:
             return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p)
-        if batches > 1:  # the certificate reads rows of J itself
-            J_mod = jacobian(network, patterns, reduced, modulus=p)
         if "factors" not in exact:
-            exact["factors"] = jacobian_factors(network, patterns, layers)
+            exact["factors"] = jacobian_factors(network, patterns, layers) if patterns else None
         factors = exact["factors"]
-        # the parameters that move something; a column non-zero modulo a prime is non-zero
-        maybe_zero = [j for j in range(D) if j not in set(columns)]
-        nonzero = sorted([*columns, *(j for j, column in zip(maybe_zero, jacobian_columns(arch.widths, factors, maybe_zero).T) if any(column))])
-        if nonzero != columns:  # a column that vanishes modulo p only: take the echelon form of the true ones
-            echelon, rank = modular_echelon(J_mod[:, nonzero], p)
+        # the parameters that move nothing; a column non-zero modulo a prime is non-zero
+        maybe_zero = [j for j, moves in enumerate(nonzero_columns(widths, modular)) if not moves] if patterns else list(range(D))
+        zero = [j for j, column in zip(maybe_zero, jacobian_columns(widths, factors, maybe_zero).T) if not any(column)] \
+            if patterns else maybe_zero
         # the scaling directions in J's coordinates, modulo p: kernel vectors by the positive homogeneity of relu
         known = [[residue(Fraction(v) / c, p) if v else 0 for v, c in zip(vec, column_scale)] for vec in scaling]
-        found = _exact_kernel(network, patterns, factors, J_mod, nonzero, echelon, rank, p, known)
+        rows_modulo_p = partial(jacobian, network, patterns, reduced, modulus=p) if J_mod is None else partial(np.asarray, J_mod)
+        found = _exact_kernel(network, patterns, factors, rows_modulo_p, column_scale, zero, echelon, rank, p, known)
         if found is None:
-            continue  # an unlucky prime: the rank modulo p was below the rank over Q
+            continue  # an unlucky prime or sketch: the rank modulo p was below the rank over Q
         extra = ()
         if want_kernel:
             # the found vectors that extend a basis of span(known), by independence modulo p
             residues = [[residue(vec[j], p) if j in vec else 0 for j in range(D)] for vec in found]
             beyond = [found[k] for k in span_complement(known, residues, modulus=p)]
-            zero = Fraction(0)
-            extra = tuple(tuple(Fraction(vec[j]) * c if j in vec else zero for j, c in enumerate(column_scale)) for vec in beyond)
+            zero_value = Fraction(0)
+            extra = tuple(tuple(Fraction(vec[j]) * c if j in vec else zero_value for j, c in enumerate(column_scale))
+                          for vec in beyond)
         return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p, extra)
     raise GeometryError(f"no rank certificate for {network.name or 'the network'} with the primes tried")
 
@@ -372,42 +387,48 @@ def _echelon_rows(network, reduced_layers, p, patterns):
     return np.array([int(v) for v in echelon.entries()[: rank * D]], dtype=np.int64).reshape(rank, D)
 
 
-def _exact_kernel(network, patterns, factors, J_mod, nonzero, echelon, rank, p, known):
+def _exact_kernel(network, patterns, factors, rows_modulo_p, column_scale, zero, echelon, rank, p, known):
     """Kernel vectors of ``J`` beyond the ``known`` ones, exact and verified, completing a kernel basis; or None.
 
-    The kernel has dimension at least ``D − rank`` over Q; modulo ``p`` it has
-    exactly that dimension, and a kernel vector modulo ``p`` is determined by
-    its entries on the *free* coordinates (the zero columns and the non-pivot
-    columns of ``echelon``, the echelon form of the non-zero columns
-    ``nonzero``). Zero columns give unit vectors; the ``known`` vectors (the
-    scaling directions, residues modulo ``p``) are kernel vectors by theory;
-    the local kernel vectors (:func:`~polyrelu.identifiability._kernel.local_kernel`)
-    are exact and verified. If their projections onto the free coordinates
-    fall short of rank ``D − rank`` modulo ``p``, each missing free coordinate
-    ``c`` gets the kernel vector equal to ``e_c`` on the free coordinates,
-    solved exactly on its support in the echelon form (all pivots if that
-    fails) and verified against every row of ``J`` in integers. All together
-    they have rank ``D − rank`` modulo ``p``, hence over Q: the rank of ``J``
-    is at most ``rank``. Returns the new vectors as ``{column: value}``
-    (unit vectors first), or None.
+    ``echelon`` is the reduced echelon form modulo ``p`` of random
+    combinations of ``J``'s rows (``rank`` rows); when it has ``J``'s rank
+    modulo ``p`` it is ``J``'s own echelon form, and a kernel vector modulo
+    ``p`` is determined by its entries on the *free* coordinates (the
+    non-pivot columns). The ``zero`` columns give unit vectors; the ``known``
+    vectors (the scaling directions, residues modulo ``p``) are kernel
+    vectors by theory; the local kernel vectors
+    (:func:`~polyrelu.identifiability._kernel.local_kernel`) and those of
+    the neurons active on every region
+    (:func:`~polyrelu.identifiability._kernel.stable_kernel`) are exact and
+    verified. If their projections onto the free coordinates fall short of
+    rank ``D − rank`` modulo ``p``, each missing free coordinate ``c`` gets
+    the kernel vector equal to ``e_c`` on the free coordinates, solved
+    exactly on its support in the echelon form (all pivots if that fails)
+    from rows of ``J`` modulo ``p`` (``rows_modulo_p()``, built only then)
+    and verified against every row of ``J`` in integers. All together they
+    have rank ``D − rank`` modulo ``p``, hence over Q: the rank of ``J`` is at
+    most ``rank``. Returns the new vectors as ``{column: value}`` (unit
+    vectors first), or None.
     """
     widths = network.architecture.widths
-    D = J_mod.shape[1]
-    nonzero_set = set(nonzero)
-    pivot_pos = echelon_pivots(echelon, rank) if rank else []
-    pivots = [nonzero[j] for j in pivot_pos]
+    D = len(column_scale)
+    zero_set = set(zero)
+    pivots = echelon_pivots(echelon, rank) if rank else []
     pivot_set = set(pivots)
     free = [j for j in range(D) if j not in pivot_set]
-    units = [{j: 1} for j in range(D) if j not in nonzero_set]
-    found = units + local_kernel(network, patterns, factors, p)
+    found = [{j: 1} for j in zero]
+    if patterns:
+        found += local_kernel(network, patterns, factors, p) + stable_kernel(network, patterns, factors, column_scale)
     projection = [[vec[j] for j in free] for vec in known]
     projection += [[residue(vec[j], p) if j in vec else 0 for j in free] for vec in found]
     covered = set(pivot_columns(projection, modulus=p)) if projection else set()
     missing = [free[k] for k in range(len(free)) if k not in covered]
-    if any(j not in nonzero_set for j in missing):
+    if any(j in zero_set for j in missing):
         return None  # not expected: every zero column has its unit vector
-    position = {c: k for k, c in enumerate(nonzero)}
-    supports = [[c for i, c in enumerate(pivots) if int(echelon[i, position[column]])] for column in missing]
+    if not missing:
+        return found
+    J_mod = rows_modulo_p()
+    supports = [[c for i, c in enumerate(pivots) if int(echelon[i, column])] for column in missing]
     # rows independent modulo p on the pivots the supports meet: every square system is chosen among them
     union = sorted({c for support in supports for c in support})
     rows = independent_rows(J_mod[:, union], None, p) if union else []
