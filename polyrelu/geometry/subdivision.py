@@ -186,7 +186,8 @@ class Subdivision:
         self._verts: list[tuple[int, ...]] = []  # the vertices of every cell's closure, ascending
         # The vertex sets again, flat, for the cut's vectorised pass: every version of a cell's set is appended
         # (a cut cell keeps its id and gets a new set), and _segment[c] is the index in _starts of cell c's
-        # current one; the stale versions are skipped by index and dropped when they outgrow the live ones.
+        # current one; stale versions are read and ignored until they outnumber the current ones (a cell cut
+        # again and again, which a network's complex rarely has: 1.6-1.8 times the current ones at most).
         self._flat = array("i")  # 4 bytes an entry: a complex with 2^31 vertices would not fit in memory anyway
         self._starts = array("q")  # where every version starts in _flat, ascending
         self._segment = array("q")
