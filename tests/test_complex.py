@@ -1050,6 +1050,27 @@ def test_float_screen_decides_only_signs_it_certifies(kind, seed):
     assert zeros and decided > 10 * undecided  # the floats decide nearly every non-zero value
 
 
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("kind", ["gaussian", "integer"])
+@pytest.mark.parametrize("screened", [True, False])
+def test_second_layer_values_from_the_first_layers_signs_are_the_forward_pass(kind, seed, screened):
+    """The second layer's exact values, summed over the first layer's positive neurons, at points on its zero sets too."""
+    from types import SimpleNamespace
+
+    from polyrelu.complex._screen import FloatScreen as _FloatScreen
+    from polyrelu.complex._screen import IntegerNetwork as _IntegerNetwork
+    from polyrelu.complex._screen import LayerValues as _LayerValues
+
+    net = ReLUNetwork.random((2, 7, 5, 1), seed=seed, kind=kind)  # 7 first-layer neurons: a block of 4 and one of 3
+    points = homogeneous_points(net, random.Random(seed), 30)
+    evaluate = _IntegerNetwork(net)
+    screen = _FloatScreen(net) if screened else SimpleNamespace(usable=False)  # unscreened: every sign exact
+    values = _LayerValues(SimpleNamespace(vertices=points), evaluate, screen, 2, 7)
+    expected = evaluate(points, 2)
+    for j in range(5):
+        assert values.exact(j, range(len(points))) == [v[j] for v in expected]
+
+
 def test_float_screen_leaves_a_tiny_value_to_exact_arithmetic():
     """A point 10^-40 off a zero set: the float value is within its bound, so exact arithmetic decides."""
     from polyrelu.complex._screen import FloatScreen as _FloatScreen
