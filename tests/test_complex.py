@@ -8,6 +8,7 @@ face counts come from the hyperplane arrangement formulas; the exported
 representations are re-read by SageMath (passagemath) when it is installed.
 """
 
+import gc
 import inspect
 import itertools
 import json
@@ -992,6 +993,34 @@ def test_domain_given_as_inequality_rows():
     assert {(F(0), F(0)), (F(3), F(0)), (F(0), F(3)), (F(1), F(0)), (F(0), F(1))} == corners
     with pytest.raises(GeometryError, match="unbounded"):
         canonical_complex(net, [(0, 1, 0)])
+
+
+def test_a_build_leaves_the_garbage_collector_as_it_found_it_with_its_objects_out_of_the_youngest_generation():
+    net = ReLUNetwork.random((3, 8, 8, 1), seed=0, kind="gaussian")
+    assert gc.isenabled()
+    collections = []
+    gc.collect()  # the youngest generation empty: the few allocations before the build starts trigger nothing
+    gc.callbacks.append(record := lambda phase, info: collections.append(info["generation"]) if phase == "start" else None)
+    try:
+        K = canonical_complex(net)
+    finally:
+        gc.callbacks.remove(record)
+    # none during the build, and none when it ends: its objects were moved out of the youngest generation
+    assert len(K) > 1000 and collections == [] and gc.get_freeze_count() == 0 and gc.isenabled()
+    gc.freeze()  # objects frozen by the caller stay frozen
+    try:
+        frozen = gc.get_freeze_count()
+        canonical_complex(net)
+        # still frozen (a few may have been freed since): a gc.unfreeze would have released all of them
+        assert gc.get_freeze_count() > frozen // 2 and gc.isenabled()
+    finally:
+        gc.unfreeze()
+    gc.disable()  # and a disabled collector stays disabled
+    try:
+        canonical_complex(net)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_the_guard_refuses_a_layer_just_past_the_limit():
