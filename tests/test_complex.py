@@ -1131,6 +1131,17 @@ def test_complexes_agree_with_and_without_the_float_screen():
     assert L == canonical_complex(scaled, method="lp")
 
 
+@pytest.mark.parametrize(
+    ("weight", "usable"),
+    [(F(2) ** 900, True), (F(2) ** 900 + F(1, 10**300), False), (F(1, 2**900), True), (F(1, 2**900 + 1), False),
+     (-F(2) ** 900, True), (F(-3, 7), True), (0, True)],
+)
+def test_the_float_screen_is_used_exactly_for_weights_within_two_to_the_plus_minus_900(weight, usable):
+    from polyrelu.complex._screen import FloatScreen as _FloatScreen
+
+    assert _FloatScreen(ReLUNetwork([[[weight, 1]], [[1]]], [[0], [0]])).usable is usable
+
+
 @pytest.mark.parametrize("shape", [(2, 3, 1), (3, 4, 3, 2), (2, 3, 2, 3, 1), (2, 1)])
 def test_pattern_maps_are_the_networks_maps_in_integers(shape):
     from polyrelu.complex import PatternMaps

@@ -89,13 +89,18 @@ class FloatScreen:
 
     def __init__(self, net):
         self.layers = []
-        magnitudes = [abs(v) for W, b in net.layers[:-1] for v in (*(w for row in W for w in row), *b) if v]
-        self.usable = not magnitudes or (2.0**-900 <= min(magnitudes) and max(magnitudes) <= 2.0**900)
+        # every non-zero weight and bias p/q within [2^-900, 2^900] in absolute value, in integers (a wide
+        # layer has tens of thousands of them: Fractions compared and converted one by one cost a tenth of a slice)
+        self.usable = all(
+            abs(v.numerator) << 900 >= v.denominator and abs(v.numerator) <= v.denominator << 900
+            for W, b in net.layers[:-1] for v in (*(w for row in W for w in row), *b) if v
+        )
         if not self.usable:
             return
         for W, b in net.layers[:-1]:
-            Wf = np.array([[float(w) for w in row] for row in W])
-            bf = np.array([float(v) for v in b])
+            # p / q of two ints is correctly rounded, as float(Fraction) is
+            Wf = np.array([[w.numerator / w.denominator for w in row] for row in W])
+            bf = np.array([v.numerator / v.denominator for v in b])
             self.layers.append((Wf, bf, np.abs(Wf), np.abs(bf), (len(W[0]) + 5) * self._U))
 
     @staticmethod
