@@ -417,15 +417,10 @@ class CanonicalComplex:
         order = np.lexsort(keys)  # the last key first: by dimension, then sign vector
         ids = list(range(len(order)))  # one int object per id, for the cells and the facets that name them
         K = cls.__new__(cls)
-        polyhedra, found_dimensions = found.polyhedra, found.dimensions
-        ordered = signs[order]
-        # each cell's signs as one tuple made from a list (the domain's signs are a few distinct tuples, shared)
-        neuron_signs = map(tuple, ordered[:, n_domain:].tolist())
-        shared: dict[tuple[int, ...], tuple[int, ...]] = {}
-        domain_signs = (shared.setdefault(t, t) for t in map(tuple, ordered[:, :n_domain].tolist()))
+        polyhedra = found.polyhedra
         cells = [
-            Cell(i, found_dimensions[old], row, inside, K, polyhedra[old] if polyhedra else None)
-            for i, old, row, inside in zip(ids, order.tolist(), neuron_signs, domain_signs)
+            Cell(i, found.dimensions[old], row[n_domain:], row[:n_domain], K, polyhedra[old] if polyhedra else None)
+            for i, old, row in zip(ids, order.tolist(), signs[order].tolist())
         ]
         dimensions = [c.dimension for c in cells]
         if found.facets is not None:
