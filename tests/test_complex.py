@@ -8,6 +8,7 @@ face counts come from the hyperplane arrangement formulas; the exported
 representations are re-read by SageMath (passagemath) when it is installed.
 """
 
+import gc
 import inspect
 import itertools
 import json
@@ -994,6 +995,34 @@ def test_domain_given_as_inequality_rows():
         canonical_complex(net, [(0, 1, 0)])
 
 
+def test_a_build_leaves_the_garbage_collector_as_it_found_it_with_its_objects_out_of_the_youngest_generation():
+    net = ReLUNetwork.random((3, 8, 8, 1), seed=0, kind="gaussian")
+    assert gc.isenabled()
+    collections = []
+    gc.collect()  # the youngest generation empty: the few allocations before the build starts trigger nothing
+    gc.callbacks.append(record := lambda phase, info: collections.append(info["generation"]) if phase == "start" else None)
+    try:
+        K = canonical_complex(net)
+    finally:
+        gc.callbacks.remove(record)
+    # none during the build, and none when it ends: its objects were moved out of the youngest generation
+    assert len(K) > 1000 and collections == [] and gc.get_freeze_count() == 0 and gc.isenabled()
+    gc.freeze()  # objects frozen by the caller stay frozen
+    try:
+        frozen = gc.get_freeze_count()
+        canonical_complex(net)
+        # still frozen (a few may have been freed since): a gc.unfreeze would have released all of them
+        assert gc.get_freeze_count() > frozen // 2 and gc.isenabled()
+    finally:
+        gc.unfreeze()
+    gc.disable()  # and a disabled collector stays disabled
+    try:
+        canonical_complex(net)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_the_guard_refuses_a_layer_just_past_the_limit():
     # a case where the sampled lower bound used to be truncated down to max_cells exactly and let the layer pass
     net = ReLUNetwork.random((3, 5, 3, 1), seed=1553, kind="gaussian")
@@ -1050,6 +1079,27 @@ def test_float_screen_decides_only_signs_it_certifies(kind, seed):
     assert zeros and decided > 10 * undecided  # the floats decide nearly every non-zero value
 
 
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("kind", ["gaussian", "integer"])
+@pytest.mark.parametrize("screened", [True, False])
+def test_second_layer_values_from_the_first_layers_signs_are_the_forward_pass(kind, seed, screened):
+    """The second layer's exact values, summed over the first layer's positive neurons, at points on its zero sets too."""
+    from types import SimpleNamespace
+
+    from polyrelu.complex._screen import FloatScreen as _FloatScreen
+    from polyrelu.complex._screen import IntegerNetwork as _IntegerNetwork
+    from polyrelu.complex._screen import LayerValues as _LayerValues
+
+    net = ReLUNetwork.random((2, 7, 5, 1), seed=seed, kind=kind)  # 7 first-layer neurons: a block of 4 and one of 3
+    points = homogeneous_points(net, random.Random(seed), 30)
+    evaluate = _IntegerNetwork(net)
+    screen = _FloatScreen(net) if screened else SimpleNamespace(usable=False)  # unscreened: every sign exact
+    values = _LayerValues(SimpleNamespace(vertices=points), evaluate, screen, 2, 7)
+    expected = evaluate(points, 2)
+    for j in range(5):
+        assert values.exact(j, range(len(points))) == [v[j] for v in expected]
+
+
 def test_float_screen_leaves_a_tiny_value_to_exact_arithmetic():
     """A point 10^-40 off a zero set: the float value is within its bound, so exact arithmetic decides."""
     from polyrelu.complex._screen import FloatScreen as _FloatScreen
@@ -1079,6 +1129,17 @@ def test_complexes_agree_with_and_without_the_float_screen():
     assert [(c.signs, c.dimension) for c in K] == [(c.signs, c.dimension) for c in L]
     assert K.lattice.covering_relation() == L.lattice.covering_relation()
     assert L == canonical_complex(scaled, method="lp")
+
+
+@pytest.mark.parametrize(
+    ("weight", "usable"),
+    [(F(2) ** 900, True), (F(2) ** 900 + F(1, 10**300), False), (F(1, 2**900), True), (F(1, 2**900 + 1), False),
+     (-F(2) ** 900, True), (F(-3, 7), True), (0, True)],
+)
+def test_the_float_screen_is_used_exactly_for_weights_within_two_to_the_plus_minus_900(weight, usable):
+    from polyrelu.complex._screen import FloatScreen as _FloatScreen
+
+    assert _FloatScreen(ReLUNetwork([[[weight, 1]], [[1]]], [[0], [0]])).usable is usable
 
 
 @pytest.mark.parametrize("shape", [(2, 3, 1), (3, 4, 3, 2), (2, 3, 2, 3, 1), (2, 1)])

@@ -119,3 +119,20 @@ def test_polytope_seed_signs_start_every_cells_signs():
         (F(0), F(1, 2)): (1, 1, -1),
         (F(1, 2), F(1)): (1, 1, 1),
     }
+
+
+def test_a_cell_cut_again_and_again_is_split_right_after_its_old_vertex_sets_pile_up():
+    # A convex 40-gon (the points (i, i^2)) sliced by x = 38.5, 37.5, ..., 0.5: every cut splits the part left of
+    # it, with all its vertices, so the cells' outgrown vertex sets soon outnumber the current ones, and are dropped.
+    m = 40
+    faces = [(0, [i], []) for i in range(m)] + [(1, [i, (i + 1) % m], [i, (i + 1) % m]) for i in range(m)]
+    S = Subdivision.from_polytope([(i, i * i) for i in range(m)], faces + [(2, list(range(m)), list(range(m, 2 * m)))])
+    cuts = [(-(2 * i + 1), 2, 0) for i in range(m - 2, -1, -1)]  # 2x - (2i + 1): x = i + 1/2
+    for row in cuts:
+        S.cut([homogeneous_value(row, v) for v in S.vertices])
+    k = len(cuts)
+    assert S.finite_f_vector() == (m + 2 * k, m + 3 * k, 1 + k)  # each cut: two new vertices, three edges, one polygon
+    for cid in S.finite_cells():
+        finite = [S.vertices[i] for i in S.cell_vertices(cid)]
+        point = [sum(F(v[j + 1], v[0]) for v in finite) / len(finite) for j in range(2)]
+        assert list(S.cell_signs(cid)[-k:]) == [sign(affine_value(r, point)) for r in cuts]

@@ -78,6 +78,13 @@ def paused_gc() -> Iterator[None]:
     construction. The constructions make no reference cycles worth
     collecting early; the collector is back on (if it was on) when the block
     exits, normally or by an exception.
+
+    Everything allocated in the block is then still in the youngest
+    generation, and the first collection after it would walk it all to find
+    nothing (a tenth of a build's time). It is moved to the oldest generation
+    instead, as if it had survived collections (``gc.freeze`` then
+    ``gc.unfreeze``), where full collections still see it, unless the
+    process has frozen objects of its own, which ``gc.unfreeze`` would release.
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -85,6 +92,9 @@ def paused_gc() -> Iterator[None]:
         yield
     finally:
         if enabled:
+            if not gc.get_freeze_count():
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 

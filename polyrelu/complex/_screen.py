@@ -89,13 +89,18 @@ class FloatScreen:
 
     def __init__(self, net):
         self.layers = []
-        magnitudes = [abs(v) for W, b in net.layers[:-1] for v in (*(w for row in W for w in row), *b) if v]
-        self.usable = not magnitudes or (2.0**-900 <= min(magnitudes) and max(magnitudes) <= 2.0**900)
+        # every non-zero weight and bias p/q within [2^-900, 2^900] in absolute value, in integers (a wide
+        # layer has tens of thousands of them: Fractions compared and converted one by one cost a tenth of a slice)
+        self.usable = all(
+            abs(v.numerator) << 900 >= v.denominator and abs(v.numerator) <= v.denominator << 900
+            for W, b in net.layers[:-1] for v in (*(w for row in W for w in row), *b) if v
+        )
         if not self.usable:
             return
         for W, b in net.layers[:-1]:
-            Wf = np.array([[float(w) for w in row] for row in W])
-            bf = np.array([float(v) for v in b])
+            # p / q of two ints is correctly rounded, as float(Fraction) is
+            Wf = np.array([[w.numerator / w.denominator for w in row] for row in W])
+            bf = np.array([v.numerator / v.denominator for v in b])
             self.layers.append((Wf, bf, np.abs(Wf), np.abs(bf), (len(W[0]) + 5) * self._U))
 
     @staticmethod
@@ -127,6 +132,7 @@ class FloatScreen:
 
 
 EVALUATE_ALL = 2048  # vertices up to which the size guard's first read evaluates them all
+_BLOCK = 4  # first-layer neurons per table of partial sums in the second layer's exact values
 
 
 class LayerValues:
@@ -135,9 +141,12 @@ class LayerValues:
     Signs are certified by :class:`FloatScreen` where it can, and computed
     exactly (:class:`IntegerNetwork`, in batches) where it cannot; exact
     values are computed only where asked for (the ends of crossed edges, the
-    size guard's samples) and kept. Indexing gives a vertex's exact values as
-    a tuple indexed by neuron (earlier layers' entries are 0), as the size
-    guard reads them.
+    size guard's samples). The second layer's come from the first layer's
+    signs at the vertex (certified by the floats where they can be), without
+    the first layer's values; a deeper layer's, from its inputs at the
+    vertex, which are kept. Indexing gives a vertex's exact values as a tuple
+    indexed by neuron (earlier layers' entries are 0), as the size guard
+    reads them.
     """
 
     def __init__(self, subdivision, evaluate, screen, layer, offset):
@@ -150,7 +159,7 @@ class LayerValues:
         self.columns: list[flint.fmpz_mat | None] = [None] * len(self.rows)  # each neuron's row as a column
         self.pad = (0,) * offset
         self.padded_values = {}  # vertex -> pad + the exact values of all the layer's neurons (read by the size guard)
-        # vertex -> the layer's exact homogeneous input (the first layer's input is the vertex itself)
+        # vertex -> the layer's exact homogeneous input (the first layer's input is the vertex itself; unused at the second)
         self.inputs: Any = subdivision.vertices if layer == 1 else {}
         self.floats = self.bounds = None
         self.screened = 0  # vertices with float values so far (the arrays grow by doubling)
@@ -175,22 +184,67 @@ class LayerValues:
         return [self.pad + v for v in self.evaluate(points, self.layer)]
 
     def exact(self, j, indices):
-        """Exact values of the layer's neuron ``j`` at the vertices ``indices``: one dot product each, inputs kept."""
-        known, inputs = self.padded_values, self.inputs
-        if self.layer > 1:
-            missing = [i for i in indices if i not in inputs and i not in known]
-            if missing:
-                vertices = self.subdivision.vertices
-                inputs.update(zip(missing, self.evaluate.inputs([vertices[i] for i in missing], self.layer)))
-        k = self.offset + j
+        """Exact values of the layer's neuron ``j`` at the vertices ``indices`` (kept ones read, the others computed)."""
+        known, k = self.padded_values, self.offset + j
         unknown = [i for i in indices if i not in known]
         if not unknown:
             return [known[i][k] for i in indices]
+        computed = iter(self._second_layer_values(j, unknown) if self.layer == 2 else self._dot_values(j, unknown))
+        return [known[i][k] if i in known else next(computed) for i in indices]
+
+    def _dot_values(self, j, indices):
+        """The values of neuron ``j`` at the vertices ``indices``: dot products with the layer's inputs there, kept."""
+        inputs = self.inputs
+        if self.layer > 1:
+            missing = [i for i in indices if i not in inputs]
+            if missing:
+                vertices = self.subdivision.vertices
+                inputs.update(zip(missing, self.evaluate.inputs([vertices[i] for i in missing], self.layer)))
         # the dot products with the neuron's row, all at once in flint: a wide layer's rows are long
         if self.columns[j] is None:
             self.columns[j] = flint.fmpz_mat([[v] for v in self.rows[j]])
-        products = iter(int(v) for v in (flint.fmpz_mat([list(inputs[i]) for i in unknown]) * self.columns[j]).entries())
-        return [known[i][k] if i in known else next(products) for i in indices]
+        return [int(v) for v in (flint.fmpz_mat([list(inputs[i]) for i in indices]) * self.columns[j]).entries()]
+
+    def _second_layer_values(self, j, indices):
+        """The values of the second layer's neuron ``j`` at the vertices ``indices``, through the first layer's signs there.
+
+        At a vertex ``v`` where the first layer's positive neurons are ``P``,
+        the value is ``R(P)·v`` with ``R(P) = c b_j e_0 + Σ_{i ∈ P} w_ji r_i``
+        (``r_i`` the first layer's integer rows, ``c`` their scale, ``(b_j, w_j)``
+        the neuron's integer row), exactly as :class:`IntegerNetwork` computes
+        it. The signs come from the float screen where it certifies them and
+        from exact dot products elsewhere; ``R(P)`` is summed from tables of the
+        partial sums over blocks of :data:`_BLOCK` neurons. No first-layer
+        value is computed where a float certifies its sign.
+        """
+        vertices = self.subdivision.vertices
+        points = [vertices[i] for i in indices]
+        first, scale = self.evaluate.rows[0], self.evaluate.layers[0][1]
+        width = len(first)
+        positive = np.zeros((len(points), -(-width // _BLOCK) * _BLOCK), dtype=np.int64)
+        if self.screen is not None:
+            z, e = self.screen(points, 1)
+            positive[:, :width] = z > e
+            undecided = np.nonzero(~((z > e) | (z < -e)))  # nan (an overflow) included
+        else:
+            undecided = np.nonzero(np.ones((len(points), width), dtype=bool))
+        for r, i in zip(*(a.tolist() for a in undecided)):
+            positive[r, i] = sum(a * x for a, x in zip(first[i], points[r])) > 0
+        masks = (positive.reshape(len(points), -1, _BLOCK) @ (1 << np.arange(_BLOCK))).tolist()
+        row = self.rows[j]
+        tables = []  # tables[c][block][mask]: coordinate c of the sum of w_ji r_i over the block's neurons in mask
+        for c in range(len(first[0])):
+            blocks = []
+            for start in range(0, width, _BLOCK):
+                table = [scale * row[0] if c == 0 and start == 0 else 0]
+                terms = [row[1 + i] * first[i][c] for i in range(start, min(start + _BLOCK, width))]
+                for mask in range(1, 1 << len(terms)):
+                    low = mask & -mask
+                    table.append(table[mask ^ low] + terms[low.bit_length() - 1])
+                blocks.append(table)
+            tables.append(blocks)
+        getitem = list.__getitem__
+        return [sum(sum(map(getitem, blocks, mask)) * x for blocks, x in zip(tables, point)) for point, mask in zip(points, masks)]
 
     def _screen_new_vertices(self):
         """Float values and error bounds of all the layer's neurons at the vertices not screened yet."""

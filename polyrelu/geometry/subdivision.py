@@ -184,7 +184,14 @@ class Subdivision:
         self._finite = bytearray()
         self._facets: list[tuple[int, ...]] = []
         self._verts: list[tuple[int, ...]] = []  # the vertices of every cell's closure, ascending
-        self._sizes = array("l")  # len(self._verts[c]), kept for the cut's vectorised pass
+        # The vertex sets again, flat, for the cut's vectorised pass: every version of a cell's set is appended
+        # (a cut cell keeps its id and gets a new set), and _segment[c] is the index in _starts of cell c's
+        # current one; stale versions are read and ignored until they outnumber the current ones (a cell cut
+        # again and again, which a network's complex rarely has: 1.6-1.8 times the current ones at most).
+        self._flat = array("i")  # 4 bytes an entry: a complex with 2^31 vertices would not fit in memory anyway
+        self._starts = array("q")  # where every version starts in _flat, ascending
+        self._segment = array("q")
+        self._live = 0  # the entries of the current versions
         self._parent = array("q")  # the cell a cut made this one from (-1 for the first cells)
         self._columns: list[bytearray] = []  # one per sign: the sign bytes of the cells that existed then
 
@@ -199,7 +206,10 @@ class Subdivision:
         self._finite.append(finite)
         self._facets.append(facets)
         self._verts.append(verts)
-        self._sizes.append(len(verts))
+        self._segment.append(len(self._starts))
+        self._starts.append(len(self._flat))
+        self._flat.extend(verts)
+        self._live += len(verts)
         self._parent.append(parent)
         return cid
 
@@ -417,13 +427,12 @@ class Subdivision:
 
     def _cut(self, codes: np.ndarray, exact_values: Callable[[list[int]], Sequence[int]], caller: str = "Subdivision.cut") -> None:
         """The cut by the vertices' codes, with the exact values at the ends of the crossed edges."""
-        n = len(self._verts)
-        # every cell's code or-ed over its vertices, in one pass over all the vertex sets
-        lengths = np.array(self._sizes, dtype=np.intp)
-        starts = np.zeros(n, dtype=np.intp)
-        np.cumsum(lengths[:-1], out=starts[1:])
-        flat = np.fromiter(chain.from_iterable(self._verts), dtype=np.intp, count=int(starts[-1] + lengths[-1]))
-        seen = np.bitwise_or.reduceat(codes[flat], starts)
+        if len(self._flat) > 2 * self._live:
+            self._compact()
+        # every cell's code or-ed over its vertices, in one pass over all the vertex sets (stale versions too)
+        flat = np.frombuffer(self._flat, dtype=np.intc)
+        seen = np.bitwise_or.reduceat(codes[flat], np.frombuffer(self._starts, dtype=np.int64))[np.frombuffer(self._segment, dtype=np.int64)]
+        del flat  # the arrays grow again in the split: no view of them may be left
         column = bytearray(_SIGN_BYTE[seen].tobytes())
         split = np.flatnonzero(seen == 3)
         split = split[np.argsort(np.frombuffer(self._dim, dtype=np.int8)[split], kind="stable")].tolist()
@@ -434,6 +443,15 @@ class Subdivision:
         self._columns.append(column)
         self._split(split, values, code, column)
 
+    def _compact(self) -> None:
+        """Drop the stale versions from the flat vertex sets: every cell's current one, in the order of the cells."""
+        self._flat = array("i", chain.from_iterable(self._verts))
+        sizes = np.fromiter(map(len, self._verts), dtype=np.int64, count=len(self._verts))
+        starts = np.zeros(len(sizes), dtype=np.int64)
+        np.cumsum(sizes[:-1], out=starts[1:])
+        self._starts = array("q", starts.tobytes())
+        self._segment = array("q", np.arange(len(sizes), dtype=np.int64).tobytes())
+
     def _split(self, split: list[int], values: dict[int, int], code: list[int], column: bytearray) -> None:
         """Split the cells ``split`` (by dimension, so that a cell's facets come before it); new cells' signs go to ``column``.
 
@@ -443,8 +461,10 @@ class Subdivision:
         the function vanishes). Old vertices where it vanishes are rare (not in
         general position): they are looked for only when there are any.
         """
-        dims, finites, facets, verts, parents, sizes = self._dim, self._finite, self._facets, self._verts, self._parent, self._sizes
+        dims, finites, facets, verts, parents = self._dim, self._finite, self._facets, self._verts, self._parent
+        flat, starts, segment = self._flat, self._starts, self._segment
         vertices, vertex_cell = self.vertices, self.vertex_cell
+        live = self._live
         zeros = 0 in code
         parts: dict[int, tuple[int, int, int, tuple[int, ...]]] = {}  # cut cell -> (plus, minus, zero, vertices made on it)
         for cid in split:  # the hot loop: every cut cell; the appends are _add_cell's, inline
@@ -469,7 +489,10 @@ class Subdivision:
                 finites.append(finite)
                 facets.append(())
                 verts.append(created)
-                sizes.append(1)
+                segment.append(len(starts))
+                starts.append(len(flat))
+                flat.extend(created)
+                live += 1
                 parents.append(cid)
                 column.append(0)
                 finite = finites[cid]
@@ -503,7 +526,10 @@ class Subdivision:
                 facets.append(tuple(below))
                 on = (tuple([i for i in old if code[i] == 0]) + created) if zeros else created
                 verts.append(on)
-                sizes.append(len(on))
+                segment.append(len(starts))
+                starts.append(len(flat))
+                flat.extend(on)
+                live += len(on)
                 parents.append(cid)
                 column.append(0)
                 plus.append(zero)
@@ -515,14 +541,21 @@ class Subdivision:
             facets.append(minus_facets)
             side = tuple([i for i in old if code[i] != 1]) + created
             verts.append(side)
-            sizes.append(len(side))
+            segment.append(len(starts))
+            starts.append(len(flat))
+            flat.extend(side)
+            live += len(side)
             parents.append(cid)
             column.append(255)
             facets[cid] = plus_facets
             side = tuple([i for i in old if code[i] != 2]) + created
             verts[cid] = side
-            sizes[cid] = len(side)
+            segment[cid] = len(starts)
+            starts.append(len(flat))
+            flat.extend(side)
+            live += len(side) - len(old)
             parts[cid] = (cid, minus_part, zero, created)
+        self._live = live
 
     # -- local copies -----------------------------------------------------------------------
     def closure(self, cid: int) -> tuple[Subdivision, list[int]]:
