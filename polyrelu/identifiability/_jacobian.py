@@ -21,6 +21,7 @@ __all__ = [
     "jacobian",
     "jacobian_factors",
     "jacobian_columns",
+    "distinct_rows",
     "compressed_jacobian",
     "nonzero_columns",
     "parameter_position",
@@ -67,17 +68,17 @@ def jacobian_factors(network, patterns, layers, modulus=None):
     # the mask of layer l is applied per region
     Q = [np.broadcast_to(np.eye(n0 + 1, dtype=int).astype(kind), (R, n0 + 1, n0 + 1))]
     for l in range(L - 1):
-        chosen, owner = _distinct_rows(signs[:, : first_neuron[l]])
+        chosen, owner = distinct_rows(signs[:, : first_neuron[l]])
         Q.append(reduce(np.matmul(layers[l], Q[-1][chosen]))[owner] * masks[l][:, :, None])
     P = [None] * L
     P[L - 1] = np.broadcast_to(np.eye(m + 1, dtype=int).astype(kind), (R, m + 1, m + 1))
     for l in range(L - 2, -1, -1):
-        chosen, owner = _distinct_rows(signs[:, first_neuron[l + 1] :])
+        chosen, owner = distinct_rows(signs[:, first_neuron[l + 1] :])
         P[l] = reduce(np.matmul(P[l + 1][chosen], layers[l + 1]))[owner] * masks[l][:, None, :]
     return P, Q
 
 
-def _distinct_rows(keys):
+def distinct_rows(keys):
     """``(chosen, owner)``: one row index per distinct row of ``keys``, and each row's index into ``chosen``."""
     if keys.shape[1] == 0:
         return np.zeros(1, dtype=int), np.zeros(len(keys), dtype=int)

@@ -47,7 +47,7 @@ from ..geometry.linalg import (
     nullspace,
     solve_nonsingular,
 )
-from ._jacobian import jacobian_columns
+from ._jacobian import distinct_rows, jacobian_columns
 from ._parameters import offsets
 
 __all__ = ["local_kernel", "stable_kernel", "sparse_kernel", "independent_rows"]
@@ -82,13 +82,15 @@ def local_kernel(network, patterns, factors, p):
     for l in range(1, L):
         w_off, b_off = positions[l]
         # incoming rows of layer l's neurons: Q_l depends on the pattern of the earlier layers only
-        blocks, owner = _distinct(signs[:, : first_neuron[l]], Q[l].transpose(0, 2, 1))
+        chosen, owner = distinct_rows(signs[:, : first_neuron[l]])
+        blocks = Q[l].transpose(0, 2, 1)[chosen]
         live = (P[l][:, 1:, 1:] != 0).any(axis=1)
         for i in range(widths[l + 1]):
             columns = [b_off + i] + [w_off + i * widths[l] + j for j in range(widths[l])]
             found += _block_kernel(blocks, np.unique(owner[live[:, i]]), columns, p)
         # outgoing weights of the neurons of hidden layer l - 1: P_l depends on the pattern of layer l and later
-        blocks, owner = _distinct(signs[:, first_neuron[l] :], P[l][:, 1:, 1:])
+        chosen, owner = distinct_rows(signs[:, first_neuron[l] :])
+        blocks = P[l][:, 1:, 1:][chosen]
         live = (Q[l][:, 1:, :] != 0).any(axis=2)
         for j in range(widths[l]):
             columns = [w_off + i * widths[l] + j for i in range(widths[l + 1])]
@@ -172,14 +174,6 @@ def stable_kernel(network, patterns, factors, column_scale):
         if not any(exact[:, [where[c] for c in in_J]].dot(integral)):
             found.append(in_J)
     return found
-
-
-def _distinct(keys, rows):
-    """``(blocks, owner)``: ``rows`` (one 2-D block per region) for the distinct rows of ``keys``, and each region's block."""
-    if keys.shape[1] == 0:
-        return rows[:1], np.zeros(len(rows), dtype=int)
-    _, first, owner = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    return rows[first], owner.reshape(-1)
 
 
 def _block_kernel(blocks, chosen, columns, p):
