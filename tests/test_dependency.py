@@ -242,7 +242,9 @@ def test_networkx_round_trip_keeps_attributes_and_types(generic_graph):
     g = generic_graph.graph
     G = generic_graph.to_networkx()
     assert set(G.graph) == {"kind", "input_dim"}
-    assert all(set(d) == {"facets", "layer", "neuron", "complete", "flat"} for _, d in G.nodes(data=True))
+    assert all(
+        set(d) == {"facets", "layer", "neuron", "complete", "flat", "pieces", "piece", "evidence"} for _, d in G.nodes(data=True)
+    )
     assert all(set(d) == {"witness", "witnesses"} for *_, d in G.edges(data=True))
     back = networkx_to_igraph(G)
     assert_same_graph(g, back)
@@ -298,11 +300,75 @@ def test_malformed_json_is_refused(generic_graph, change, message):
         DependencyGraph.from_json(data)
 
 
+@pytest.fixture(scope="module")
+def split_graph():
+    """Neuron (3, 1) of this network has a bent hypersurface in two connected pieces, joined from f."""
+    return graph_of(generic_network((2, 3, 2, 2, 1), seed=22))[1]
+
+
+def test_joined_pieces_and_their_evidence_travel_with_json_and_graphml(split_graph, tmp_path):
+    import jsonschema
+
+    joins = split_graph.piece_joins()
+    C = split_graph.candidates
+    assert joins == {c.id: c.evidence for c in C if c.evidence is not None}
+    assert any(len(j.pieces) == 2 for j in joins.values())
+    data = split_graph.to_json()
+    jsonschema.validate(data, schema("dependency_graph"))
+    for v, c in zip(data["vertices"], C):
+        assert v["pieces"] == [list(p) for p in c.pieces] and v["piece"] == c.piece
+    path = tmp_path / "g.json"
+    split_graph.write_json(path)
+    back = DependencyGraph.read_json(path)
+    assert back.piece_joins() == joins  # exact rationals: formula, a point on each piece, the output column
+    assert back.to_json() == {k: v for k, v in data.items() if k != "unresolved"}
+    split_graph.write_graphml(tmp_path / "g.graphml")
+    assert DependencyGraph.read_graphml(tmp_path / "g.graphml").piece_joins() == joins
+    # what was read back is true of f: each point lies on a facet of its piece (closed cells of the breakpoint complex)
+    B = split_graph.candidates.breakpoints
+    for join in back.piece_joins().values():
+        for piece, point in zip(join.pieces, join.points):
+            assert any(B.closure(f).contains(point) for f in piece)
+
+
+def _first_join(d):
+    return next(v for v in d["vertices"] if v["evidence"] is not None and len(v["pieces"]) == 2)
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (lambda d: _first_join(d)["pieces"].pop(), "split the vertex's facets"),
+        (lambda d: _first_join(d).update(pieces=[[]]), "split the vertex's facets"),
+        (lambda d: _first_join(d)["evidence"]["points"].pop(), "one point of R\\^2 on each of the 2 pieces"),
+        (lambda d: _first_join(d)["evidence"]["formula"].__setitem__(0, "2/4"), "lowest terms"),
+        (lambda d: _first_join(d)["evidence"]["column"].__setitem__(0, "nan"), "not a finite number"),
+        (lambda d: _first_join(d)["evidence"]["column"].__setitem__(0, 1.5), "not a rational string"),
+        (lambda d: _first_join(d)["evidence"]["points"][0].__setitem__(0, "1" * 30000), "over the limit"),
+        (lambda d: _first_join(d)["evidence"].pop("column"), "feature_layer, formula, points and column"),
+        (lambda d: _first_join(d)["evidence"].update(feature_layer=-1), "feature_layer must be an integer"),
+        (lambda d: _first_join(d).update(piece=3), "'piece' must be a string or null"),
+    ],
+)
+def test_tampered_join_evidence_is_refused(split_graph, change, message):
+    data = json.loads(json.dumps(split_graph.to_json()))
+    change(data)
+    with pytest.raises(GraphFormatError, match=message):
+        DependencyGraph.from_json(data)
+
+
 def test_candidates_from_an_lp_built_complex_agree():
     net = generic_network((2, 3, 2, 1), seed=8)
     _, fast = graph_of(net)
     _, slow = graph_of(net, method="lp")
-    assert fast.to_json() == slow.to_json()
+
+    def without_points(data):  # a point on each joined piece is any point of it: the two builds pick different ones
+        for v in data["vertices"]:
+            if v["evidence"] is not None:
+                v["evidence"]["points"] = len(v["evidence"]["points"])
+        return data
+
+    assert without_points(fast.to_json()) == without_points(slow.to_json())
 
 
 def test_grouping_is_the_same_from_the_candidates_object():

@@ -13,9 +13,16 @@ from ..atomic import write_json
 from ..checks import describe, require_igraph, require_instance, require_path
 from ..complex import CanonicalComplex, canonical_complex, check_complex_of
 from ..domain import Box
-from ..errors import GraphError, GraphFormatError, NetworkFormatError, UsageError
+from ..errors import (
+    GraphError,
+    GraphFormatError,
+    NetworkFormatError,
+    PolyReluError,
+    UsageError,
+)
+from ..formulas import PieceJoin
 from ..geometry import Polyhedron
-from ..geometry.rational import MatrixLike
+from ..geometry.rational import MatrixLike, parse_number
 from ..graphs import (
     igraph_to_networkx,
     longest_layered_chain,
@@ -50,7 +57,12 @@ class DependencyGraph:
         (int, the longest-path layer; None if the graph has a cycle),
         ``neuron`` (``[layer, index]`` of the network's neuron, or None when
         unknown or not a single one), ``complete`` (bool) and ``flat`` (bool,
-        the candidate lies on one hyperplane). Edge attributes: ``witness``
+        the candidate lies on one hyperplane); for graphs built from ``f``
+        also ``pieces`` (the facets of each connected piece joined into the
+        candidate), ``piece`` (why ``f`` cannot show the candidate to be a whole
+        hypersurface, or None) and ``evidence`` (the join's evidence in JSON
+        form, or None; :meth:`piece_joins` gives it as
+        :class:`~polyrelu.formulas.PieceJoin`). Edge attributes: ``witness``
         (the smallest witness cell) and ``witnesses`` (all cells where the
         target bends crossing the source). Graph attributes: ``kind``
         (``"breakpoint"`` or ``"parameter"``) and ``input_dim``.
@@ -135,6 +147,35 @@ class DependencyGraph:
             return self.graph.isomorphic(other.graph)
         return self.graph.isomorphic_vf2(other.graph, color1=self.layers(), color2=other.layers())
 
+    def piece_joins(self) -> dict[int, PieceJoin]:
+        """Vertex → the evidence that ``f`` makes its pieces one neuron's hypersurface, where there is such evidence.
+
+        Available on graphs built from ``f`` and on their JSON and GraphML
+        forms read back (the evidence travels with the graph).
+
+        Examples
+        --------
+        A last-layer neuron whose bent hypersurface falls into two pieces,
+        joined by one formula over the first layer's outputs:
+
+        >>> from polyrelu import canonical_complex, tropical_weights, breakpoint_complex
+        >>> from polyrelu.examples import generic_network
+        >>> net = generic_network((2, 3, 2, 2, 1), seed=22)
+        >>> G = dependency_graph(breakpoint_complex(tropical_weights(canonical_complex(net))))
+        >>> [(v, len(join.pieces), join.feature_layer) for v, join in G.piece_joins().items() if len(join.pieces) > 1]
+        [(2, 2, 2)]
+        >>> G2 = DependencyGraph.from_json(G.to_json())
+        >>> G2.piece_joins() == G.piece_joins()
+        True
+        """
+        if "evidence" not in self.graph.vs.attributes():
+            return {}
+        return {
+            v.index: _join_from_json(v["evidence"], v["pieces"])
+            for v in self.graph.vs
+            if v["evidence"] is not None
+        }
+
     # -- export ---------------------------------------------------------------------------
     def to_networkx(self) -> nx.DiGraph:
         """A ``networkx.DiGraph`` with the same attributes (node ``i`` is vertex ``i``)."""
@@ -159,6 +200,7 @@ class DependencyGraph:
                     "complete": v["complete"],
                     "flat": v["flat"],
                     **({"visible": v["visible"]} if "visible" in g.vs.attributes() else {}),
+                    **({key: v[key] for key in _JOIN_ATTRIBUTES} if "pieces" in g.vs.attributes() else {}),
                 }
                 for v in g.vs
             ],
@@ -207,6 +249,8 @@ class DependencyGraph:
                 graph.vs["layer"] = [v["layer"] for v in vertices]
             if all("visible" in v for v in vertices) and vertices:
                 graph.vs["visible"] = [bool(v["visible"]) for v in vertices]
+            if any(key in v for v in vertices for key in _JOIN_ATTRIBUTES):
+                _set_join_attributes(graph, [{key: v.get(key) for key in _JOIN_ATTRIBUTES} for v in vertices])
         except (KeyError, TypeError) as exc:
             raise GraphFormatError(f"malformed {FORMAT} document: missing or wrong field {exc}") from None
         return cls(graph, network_depth=data.get("network_depth"), output_dim=data.get("output_dim"))
@@ -257,6 +301,8 @@ class DependencyGraph:
         missing = {"facets", "layer", "neuron", "complete", "flat"} - set(graph.vs.attributes())
         if graph.vcount() and missing or "kind" not in graph.attributes():
             raise GraphFormatError(f"{path}: not a polyrelu dependency graph (missing {sorted(missing) or ['kind']})")
+        if set(_JOIN_ATTRIBUTES) & set(graph.vs.attributes()):
+            _set_join_attributes(graph, [{key: v.attributes().get(key) for key in _JOIN_ATTRIBUTES} for v in graph.vs], path)
         return cls(graph)
 
 
@@ -276,6 +322,71 @@ def _make_graph(kind, input_dim, vertices, edges):
     g.es["witness"] = [min(edges[p]) for p in pairs]
     g.vs["layer"] = longest_path_layers(g) if g.is_dag() else [None] * len(vertices)
     return g
+
+
+_JOIN_ATTRIBUTES = ("pieces", "piece", "evidence")
+
+
+def _join_to_json(join: PieceJoin) -> dict[str, Any]:
+    """A :class:`PieceJoin` as JSON (rationals as ``"p/q"`` strings); its pieces are the vertex's own."""
+    return {
+        "feature_layer": join.feature_layer,
+        "formula": [str(v) for v in join.formula],
+        "points": [[str(v) for v in point] for point in join.points],
+        "column": [str(v) for v in join.column],
+    }
+
+
+def _rational(text, where):
+    """The exact rational of a ``"p/q"`` string in lowest terms (the document's own spelling), else GraphFormatError."""
+    if type(text) is not str:
+        raise GraphFormatError(f"{where}: {describe(text)} is not a rational string such as '3/4'")
+    try:
+        value = parse_number(text, where)
+    except PolyReluError as exc:
+        raise GraphFormatError(str(exc)) from None
+    if str(value) != text:
+        raise GraphFormatError(f"{where}: {text[:40]!r} is not written as polyrelu writes it ('p/q' in lowest terms)")
+    return value
+
+
+def _join_from_json(data, pieces, where="evidence"):
+    """The :class:`PieceJoin` of a vertex's ``evidence`` and ``pieces`` (already checked by :func:`_set_join_attributes`)."""
+    return PieceJoin(
+        data["feature_layer"],
+        tuple(_rational(v, f"{where}.formula") for v in data["formula"]),
+        tuple(tuple(p) for p in pieces),
+        tuple(tuple(_rational(v, f"{where}.points") for v in point) for point in data["points"]),
+        tuple(_rational(v, f"{where}.column") for v in data["column"]),
+    )
+
+
+def _set_join_attributes(graph, rows, source="document"):
+    """Check the ``pieces``/``piece``/``evidence`` of every vertex read from a file, then set them on ``graph``."""
+    n0 = graph["input_dim"]
+    for i, (row, facets) in enumerate(zip(rows, graph.vs["facets"])):
+        where = f"{source}: vertex {i}"
+        pieces, piece, evidence = (row[key] for key in _JOIN_ATTRIBUTES)
+        if not (isinstance(pieces, list) and pieces and all(isinstance(p, list) and p for p in pieces)) or sorted(
+            f for p in pieces for f in p
+        ) != sorted(facets):
+            raise GraphFormatError(f"{where}: 'pieces' must split the vertex's facets into non-empty lists")
+        if piece is not None and type(piece) is not str:
+            raise GraphFormatError(f"{where}: 'piece' must be a string or null, got {describe(piece)}")
+        if evidence is None:
+            continue
+        if not isinstance(evidence, dict) or set(evidence) != {"feature_layer", "formula", "points", "column"}:
+            raise GraphFormatError(f"{where}: 'evidence' must be null or have feature_layer, formula, points and column")
+        if type(evidence["feature_layer"]) is not int or evidence["feature_layer"] < 0:
+            raise GraphFormatError(f"{where}: evidence.feature_layer must be an integer >= 0")
+        points = evidence["points"]
+        if not isinstance(points, list) or len(points) != len(pieces) or not all(isinstance(p, list) and len(p) == n0 for p in points):
+            raise GraphFormatError(f"{where}: evidence.points must give one point of R^{n0} on each of the {len(pieces)} pieces")
+        if not all(isinstance(evidence[key], list) and evidence[key] for key in ("formula", "column")):
+            raise GraphFormatError(f"{where}: evidence.formula and evidence.column must be non-empty lists of rationals")
+        _join_from_json(evidence, pieces, f"{where}: evidence")  # every number in the document's own spelling
+    for key in _JOIN_ATTRIBUTES:
+        graph.vs[key] = [row[key] for row in rows]
 
 
 def dependency_graph(breakpoints: BreakpointComplex, candidates: CandidateHypersurfaces | None = None) -> DependencyGraph:
@@ -327,6 +438,9 @@ def dependency_graph(breakpoints: BreakpointComplex, candidates: CandidateHypers
         [(c.facets, c.neuron if known else None, c.complete, c.hyperplane is not None) for c in C],
         edges,
     )
+    graph.vs["pieces"] = [[list(p) for p in c.pieces] for c in C]
+    graph.vs["piece"] = [c.piece for c in C]
+    graph.vs["evidence"] = [None if c.evidence is None else _join_to_json(c.evidence) for c in C]
     arch = breakpoints.complex.network.architecture if known else None
     return DependencyGraph(
         graph, C, network_depth=arch.depth if arch else None, output_dim=arch.output_dim if arch else None
@@ -562,3 +676,8 @@ def depth_hierarchy(graph: DependencyGraph | igraph.Graph, layer: str | Sequence
     incomplete = sum(1 for c in g.vs["complete"] if not c) if "complete" in g.vs.attributes() else 0
     input_dim = g["input_dim"] if "input_dim" in g.attributes() else None
     return DepthHierarchy(tuple(chain), certificate, len(chain), sizes, depth, neurons, incomplete, input_dim)
+
+
+# The package re-homes these classes to polyrelu.dependency, and doctest skips the methods of a class whose module is
+# not the one being searched: listing them here keeps their examples running (tests/test_docs.py checks it).
+__test__ = {"DependencyGraph": DependencyGraph, "DepthHierarchy": DepthHierarchy}
