@@ -183,3 +183,58 @@ def test_a_generic_network_gets_no_new_witness():
     report = identifiability_report(net)
     assert report.verdict == "identifiable (theorem conditions hold)"
     assert all(flips_that_keep_f(net, layer) == [] for layer in (1, 2))
+
+
+# -- cancelling flips among many neurons ------------------------------------------------------------------------
+
+
+def _wide_gaussian_with_a_cancelling_pair(width, seed=1):
+    """relu(x1) + relu(1 - x1) + ``width - 2`` Gaussian neurons, all into one output with weight 1."""
+    rng = np.random.default_rng(seed)
+    W = [[1, 0], [-1, 0]] + rng.standard_normal((width - 2, 2)).tolist()
+    b = [0, 1] + rng.standard_normal(width - 2).tolist()
+    return ReLUNetwork([W, [[1] * width]], [b, [0]])
+
+
+def test_a_cancelling_pair_among_twenty_neurons_is_found_though_the_four_conditions_hold():
+    """The null space has 18 free columns, beyond the echelon search: the search over halves finds the pair."""
+    net = _wide_gaussian_with_a_cancelling_pair(20)
+    report = identifiability_report(net)
+    assert report.genericity.holds and report.functional_dimension.attains_bound  # the theorem's conditions hold
+    check_witness(net, report)
+    assert "(1, 0), (1, 1) flipped" in report.evidence[-1]
+
+
+def test_without_a_decided_flip_search_the_theorem_verdict_is_not_given():
+    """Fifty neurons into two inputs and one output: the flip search is not made, so nothing beyond local."""
+    net = _wide_gaussian_with_a_cancelling_pair(50, seed=3)
+    net = ReLUNetwork([net.weights[0][2:], [[1] * 48]], [net.biases[0][2:], [0]])  # generic: no pair planted
+    report = identifiability_report(net)
+    assert report.genericity.holds and report.functional_dimension.attains_bound
+    assert report.verdict == "locally identifiable (immersion)"
+    assert any("were not searched for in layer(s) [1]" in line for line in report.evidence)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n0=st.integers(1, 3), m=st.integers(1, 2), width=st.integers(2, 9), data=st.data())
+def test_the_search_over_halves_agrees_with_the_echelon_search(n0, m, width, data):
+    """Two independent exact methods on the same small layers: the same decision and the same smallest size."""
+    from unittest import mock
+
+    from polyrelu.identifiability import _parameters
+
+    entry = st.integers(-2, 2)
+    W1 = [[data.draw(entry) for _ in range(n0)] for _ in range(width)]
+    V = [[data.draw(entry) for _ in range(width)] for _ in range(m)]
+    net = ReLUNetwork([W1, V], [[0] * width, [0] * m])
+    decided, by_echelon = _parameters.cancelling_subset(net, 1)
+    with mock.patch.object(_parameters, "MAX_FREE_FLIPS", 0):  # every null space goes to the search over halves
+        decided_halves, by_halves = _parameters.cancelling_subset(net, 1)
+    assert decided and decided_halves
+    assert (by_echelon is None) == (by_halves is None)
+    if by_halves is not None:
+        assert len(by_halves) == len(by_echelon)
+        assert not any(
+            sum(V[r][j] * W1[j][c] for j in by_halves) for r in range(m) for c in range(n0)
+        )  # the found set cancels, exactly
+        assert same_function(net, flipped(net, 1, by_halves))

@@ -21,7 +21,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..complex import CanonicalComplex
-from ._parameters import MAX_FREE_FLIPS, cancelling_subset
+from ._parameters import MAX_FLIP_NEURONS, cancelling_subset
 
 __all__ = ["one_hidden_layer_certificate"]
 
@@ -67,7 +67,7 @@ def one_hidden_layer_certificate(K: CanonicalComplex) -> tuple[bool, tuple[str, 
     checked.append("the hyperplanes are pairwise distinct")
     decided, flipped = cancelling_subset(network, 1)
     if not decided:
-        return fails(f"the search for neurons whose flips cancel has more than 2^{MAX_FREE_FLIPS} cases; not decided")
+        return fails(f"the search for neurons whose flips cancel involves more than {MAX_FLIP_NEURONS} neurons; not decided")
     if flipped:
         return fails(f"the flips of neurons {list(flipped)} cancel: Σ v_j w_j^T = 0 over them")
     checked.append("no non-empty set of neurons has Σ v_j w_j^T = 0 (decided exactly over the null space)")

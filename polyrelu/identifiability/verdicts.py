@@ -22,6 +22,7 @@ from ..geometry.rational import MatrixLike
 from ..io import network_to_dict
 from ..network import ReLUNetwork
 from ._forced import one_hidden_layer_certificate
+from ._parameters import MAX_FLIP_NEURONS, cancelling_subset
 from ._witnesses import second_parameter
 from .dimension import FunctionalDimension, functional_dimension
 
@@ -153,11 +154,17 @@ def identifiability_report(
             "and is not a permutation and scaling of θ"
         )
         return IdentifiabilityReport("not identifiable", tuple(evidence), arch.width_hypothesis, generic, fd, net2)
-    if theorem_applies(arch, generic, fd):
+    # the four conditions do not exclude cancelling flips (docs/theory.md): the theorem's verdict needs their
+    # absence decided in every layer, which the witness search above has shown wherever it could decide it
+    unsearched = [l for l in range(1, len(arch.hidden_widths) + 1) if not cancelling_subset(network, l)[0]]
+    if theorem_applies(arch, generic, fd) and not unsearched:
         verdict = "identifiable (theorem conditions hold)"
         evidence.append("the identifiability theorem of Grillo & Montúfar applies: the width hypothesis and the four "
-                        "conditions hold")
+                        "conditions hold, and no set of neurons has flips that cancel")
         return IdentifiabilityReport(verdict, tuple(evidence), arch.width_hypothesis, generic, fd)
+    if unsearched:
+        evidence.append(f"neurons whose flips cancel were not searched for in layer(s) {unsearched}: more than "
+                        f"{MAX_FLIP_NEURONS} neurons there are involved in the null space of their outer products")
     forced, checked = one_hidden_layer_certificate(K)
     if forced:
         evidence.append("every step of recovering θ from f is forced (docs/theory.md, one hidden layer); checked: "
