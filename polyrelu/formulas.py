@@ -412,10 +412,7 @@ def join_pieces(
         on = {f for f in facets_all if reader.vanishes_on(g, f)}
         joined = [p for p in sinks if p not in taken and set(pieces[p]) <= on]
         covered = {f for p in joined for f in pieces[p]}
-        problem = _prediction_problem(breakpoints, reader, g, on - covered)
-        column = None
-        if problem is None:
-            column, problem = _output_column(breakpoints, reader, g, sorted(covered))
+        column, problem = _checked_prediction(breakpoints, reader, g, on - covered, covered)
         if problem is not None:
             reasons[q] = f"its formula over layer {top}'s outputs {problem}"
             continue
@@ -439,7 +436,10 @@ def _join_families(B, reader, basis, top, left, pieces, taken):
     """
     spans = {}
     for p in left:
-        null, blocks = reader.space(pieces[p], basis)
+        try:
+            null, _ = reader.space(pieces[p], basis)
+        except GeometryError:  # an earlier formula vanishes inside a facet of it: not one neuron's formula to read
+            continue
         if len(null) > 1:
             spans[p] = null
     groups = []
@@ -473,10 +473,7 @@ def _join_families(B, reader, basis, top, left, pieces, taken):
                 return False
 
         on = {f for f in B.breakpoint_facets() if reader.vanishes_on(g, f) and exact(f)}
-        problem = _prediction_problem(B, reader, g, on - covered, where=exact)
-        column = None
-        if problem is None:
-            column, problem = _output_column(B, reader, g, sorted(covered))
+        column, problem = _checked_prediction(B, reader, g, on - covered, covered, where=exact)
         if problem is not None:
             continue
         assert column is not None
@@ -484,6 +481,17 @@ def _join_families(B, reader, basis, top, left, pieces, taken):
         groups.append(JoinedPieces(tuple(sorted(members)), PieceJoin(top, g, tuple(tuple(pieces[p]) for p in members), points, column), None))
         taken.update(members)
     return groups
+
+
+def _checked_prediction(B: BreakpointComplex, reader: _Reader, g, stray: set[int], covered: set[int], where=lambda cell: True):
+    """``(column, None)`` when ``{g = 0}`` is exactly the ``covered`` facets and one output column fits; else ``(None, why)``."""
+    try:
+        problem = _prediction_problem(B, reader, g, stray, where)
+        if problem is not None:
+            return None, problem
+        return _output_column(B, reader, g, sorted(covered))
+    except GeometryError as error:  # the earlier layers' formulas are not f's neurons': nothing to join on
+        return None, f"cannot be evaluated: {error}"
 
 
 def _prediction_problem(B: BreakpointComplex, reader: _Reader, g, stray: set[int], where=lambda cell: True) -> str | None:

@@ -518,3 +518,18 @@ def test_pieces_are_not_joined_where_continuation_is_unresolved():
     _, G = graph_of(bent_line_network())
     assert all(len(c.pieces) == 1 and c.evidence is None for c in G.candidates)
     assert any(c.piece is not None and "unresolved" in c.piece for c in G.candidates)
+
+
+def test_an_earlier_formula_vanishing_inside_a_facet_leaves_the_piece_alone_with_the_reason():
+    """A generic 2→6→4→5→4→1 network (four hidden layers) whose layer-3 hypersurfaces fall into pieces: a formula
+    read for an earlier piece vanishes inside a later facet. The join used to raise GeometryError there; now each
+    such piece stays a candidate of its own, with the reason, and everything else is still read from f."""
+    net = generic_network((2, 6, 4, 5, 4, 1), seed=104)
+    K, G = graph_of(net)
+    assert genericity(K).holds
+    C = G.candidates
+    alone = [c for c in C if c.piece is not None and "vanishes" in c.piece]
+    assert alone and all(len(c.pieces) == 1 and c.evidence is None for c in alone)
+    assert G.layer_sizes()[:2] == (6, 4)  # the first two layers are read in full
+    B = bent_hypersurfaces(K)
+    assert all(c.neuron is not None and set(c.facets) <= set(B[c.neuron].facets) for c in C)  # no piece mixes neurons
