@@ -18,7 +18,9 @@ and a determined formula predicts its zero set everywhere: the pieces lying
 on it are the same neuron's. A last-layer neuron bends ``f`` along the whole
 of its zero set, so the prediction is checked on every cell of the complex,
 and the tropical weight on every facet of the joined pieces must be one output
-column times the formula's gradient.
+column times the formula's gradient. Pieces of an earlier neuron are joined
+when their formulas agree, and a piece that no later neuron crosses joins the
+earlier neuron whose zero set holds it.
 
 Glossary
 --------
@@ -126,7 +128,7 @@ def shared_formula(
 
 @dataclass(frozen=True)
 class PieceJoin:
-    """The evidence that the breakpoint facets of some pieces belong to one neuron of the last hidden layer.
+    """The evidence that the breakpoint facets of some pieces belong to one neuron.
 
     Attributes
     ----------
@@ -142,8 +144,10 @@ class PieceJoin:
     points : tuple of tuple of Fraction
         On each piece, a point where the formula vanishes with the piece's hyperplane as its zero set.
     column : tuple of Fraction
-        The output column read on every facet of every piece (its weight over
-        the formula's gradient there): the same on all, up to the formula's scale.
+        For a neuron of the last hidden layer, the output column read on every
+        facet of every piece (its weight over the formula's gradient there):
+        the same on all, up to the formula's scale. Empty for a neuron of an
+        earlier layer, whose pieces are joined by their formula alone.
     """
 
     feature_layer: int
@@ -157,8 +161,9 @@ class PieceJoin:
 class JoinedPieces:
     """One outcome of :func:`join_pieces`: the pieces (indices) taken as one hypersurface.
 
-    ``evidence`` is set when ``f`` shows them to be one last-layer neuron's whole hypersurface;
-    ``reason`` says why not when the candidate may still be a piece (None for internal candidates).
+    ``evidence`` is set when ``f`` shows them to be one last-layer neuron's whole hypersurface, or
+    several pieces to be one earlier neuron's; ``reason`` says why not when the candidate may still be a
+    piece (None for internal candidates).
     """
 
     members: tuple[int, ...]
@@ -191,23 +196,32 @@ class _EarlierNeurons:
         hit = self._last.get(key)
         if hit is not None:
             return hit
+        vanishing = self.vanishing(x)
+        if vanishing is not None:
+            raise GeometryError(f"an earlier neuron vanishes at {tuple(str(v) for v in x)}")
+        F = [tuple(row) for row in fraction_rows(self._cache[key][-1])]
+        self._last[key] = F
+        return F
+
+    def vanishing(self, x: Sequence[Fraction]) -> tuple[int, int, Row] | None:
+        """The first earlier neuron that vanishes at ``x``: ``(layer, index, its affine map (b, a) there)``; or None."""
+        key = tuple(x)
         n0 = self.n0
         done = self._cache.setdefault(key, [fmpq_matrix([[int(r == j) for j in range(n0 + 1)] for r in range(n0 + 1)])])
         point = fmpq_matrix([[1, *x]])
         while len(done) <= len(self.layers):
             maps = done[-1] * self._columns[len(done) - 1]  # column i: the affine map of neuron i
             values = (point * maps).tolist()[0]
-            if any(v == 0 for v in values):
-                raise GeometryError(f"an earlier neuron vanishes at {tuple(str(v) for v in x)}")
+            zero = next((i for i, v in enumerate(values) if v == 0), None)
+            if zero is not None:
+                return len(done), zero, tuple(row[zero] for row in fraction_rows(maps))
             rows = maps.tolist()
             done.append(
                 flint.fmpq_mat(
                     [[m if v > 0 else 0 for m, v in zip(row, values)] + row + [int(r == 0)] for r, row in enumerate(rows)]
                 )
             )
-        F = [tuple(row) for row in fraction_rows(done[-1])]
-        self._last[key] = F
-        return F
+        return None
 
 def _affine_map(F: Matrix, c: Sequence[Fraction]) -> Row:
     return tuple(sum((a * b for a, b in zip(row, c)), Fraction(0)) for row in F)
@@ -252,6 +266,17 @@ class _Reader:
         except GeometryError:
             return False
         return _is_nonzero_multiple(_affine_map(F, g), self.B.hyperplane(facet))
+
+    def earlier_neuron_on(self, facets: Iterable[int]) -> tuple[int, int] | None:
+        """``(layer, index)`` of the earlier neuron whose zero set holds every facet given (its map a multiple of each
+        facet's hyperplane there); None if there is no such neuron."""
+        found = set()
+        for f in facets:
+            vanishing = self.neurons.vanishing(self.point(f))
+            if vanishing is None or not _is_nonzero_multiple(vanishing[2], self.B.hyperplane(f)):
+                return None
+            found.add(vanishing[:2])
+        return found.pop() if len(found) == 1 else None
 
     def basis(self) -> list[int]:
         n0 = self.B.input_dim
@@ -316,7 +341,7 @@ def _longest_path(n: int, edges: set[tuple[int, int]]) -> list[int] | None:
 def join_pieces(
     breakpoints: BreakpointComplex, pieces: Sequence[Sequence[int]], edges: Iterable[tuple[int, int]]
 ) -> list[JoinedPieces]:
-    """Join the pieces of one last-layer neuron's hypersurface, from ``f`` alone.
+    """Join the pieces of one neuron's hypersurface, from ``f`` alone.
 
     Parameters
     ----------
@@ -330,16 +355,26 @@ def join_pieces(
     -------
     list of JoinedPieces
         A partition of the pieces, ordered by their smallest facet. Pieces
-        along which others bend are internal candidates, each alone; the others
-        are joined where a determined formula's zero set holds them all, else
-        left alone with the reason.
+        along which others bend are internal candidates, joined when their
+        formulas are proportional; a piece along which none bends joins the
+        earlier neuron whose zero set holds it, else the pieces of a
+        last-layer neuron are joined where a determined formula's zero set
+        holds them all; anything else is left alone with the reason.
 
     Notes
     -----
     Layers are longest-path layers. Internal candidates of layer ``k`` are
     written over the features of layer ``k - 1`` (over ``x`` for ``k = 1``);
-    if one has no formula unique up to scale, nothing is joined (the reason
-    says which). A piece ``Q`` no other piece bends along gets its formula
+    those with proportional formulas are one neuron (only twins, which a
+    generic network has not, share a formula), and one whose facets leave a
+    family of formulas joins the one determined neuron of its layer in that
+    family; otherwise nothing is joined (the reason says which). An earlier
+    neuron's zero set can be partly invisible (where every later neuron is
+    off), so its pieces are joined by formula alone, without predicting
+    where ``f`` bends. A piece no other piece bends along lies on an earlier
+    neuron's zero set when that neuron vanishes inside each of its facets with
+    the facet's hyperplane: it is a piece of that neuron, which no later
+    neuron crosses there. Any other piece ``Q`` no other piece bends along gets its formula
     ``g`` over the last internal layer; every such piece whose facets all lie
     on ``{g = 0}`` (``g``'s affine map there a non-zero multiple of the
     facet's hyperplane) joins it. The join stands when ``{g = 0}`` meets the
@@ -378,25 +413,35 @@ def join_pieces(
     neurons = _EarlierNeurons(n0)
     reader = _Reader(breakpoints, neurons)
     top = max((layers[i] for i in internal), default=0)
+    earlier: list[list[tuple[list[int], tuple[Fraction, ...]]]] = []  # per layer: (pieces, formula) per neuron
     try:
         for k in range(1, top + 1):
             members = sorted(i for i in internal if layers[i] == k)
             basis = reader.basis()
-            formulas = []
-            for i in members:
-                c, why = reader.formula(pieces[i], basis)
-                if c is None:
-                    stop = f"the formula of candidate {i} (layer {k}) over layer {k - 1}'s outputs is not determined: {why}"
-                    return alone(lambda j: None if j in internal else stop)
-                formulas.append(c)
-            neurons.add_layer(formulas)
+            layer = _internal_neurons(reader, basis, members, pieces, k)
+            if isinstance(layer, str):
+                return alone(lambda j: None if j in internal else layer)
+            neurons.add_layer([g for _, g in layer])
+            earlier.append(layer)
         basis = reader.basis()
     except GeometryError as error:
         reason = f"an earlier neuron vanishes inside a cell: {error}"
         return alone(lambda j: None if j in internal else reason)
 
-    groups: list[JoinedPieces] = [JoinedPieces((i,), None, None) for i in sorted(internal)]
     taken: set[int] = set()
+    for q in sinks:  # a piece no candidate bends along, on an earlier neuron's zero set: a piece of that neuron
+        holder = reader.earlier_neuron_on(pieces[q])
+        if holder is not None:
+            earlier[holder[0] - 1][holder[1]][0].append(q)
+            taken.add(q)
+    groups: list[JoinedPieces] = []
+    for k, layer in enumerate(earlier, start=1):
+        for members_of, formula in layer:
+            together = tuple(sorted(members_of))
+            points = tuple(reader.point(pieces[p][0]) for p in together)
+            evidence = PieceJoin(k - 1, formula, tuple(tuple(pieces[p]) for p in together), points, ()) if len(together) > 1 else None
+            groups.append(JoinedPieces(together, evidence, None))
+
     reasons: dict[int, str] = {}
     facets_all = breakpoints.breakpoint_facets()
     for q in sorted(sinks, key=lambda i: (-len(pieces[i]), min(pieces[i]))):
@@ -426,6 +471,42 @@ def join_pieces(
         if p not in taken:
             groups.append(JoinedPieces((p,), None, reasons.get(p, "no determined formula's zero set holds it")))
     return sorted(groups, key=lambda j: min(f for i in j.members for f in pieces[i]))
+
+
+def _internal_neurons(reader, basis, members, pieces, k):
+    """The neurons of layer ``k`` among its internal pieces: ``[(pieces joined, formula)]``, or why they are not determined.
+
+    A piece whose facets leave one formula (up to scale) is that neuron's;
+    pieces with proportional formulas lie on the zero set of one function,
+    so they are one neuron's (two neurons with proportional formulas would be
+    twins, which a generic network does not have). A piece whose facets leave
+    a family of formulas joins the one determined neuron whose formula lies in
+    the family; with none or several, the layer is not determined. Joining
+    matters beyond the count: a neuron counted twice gives the next layer two
+    proportional features, and the next layer's formulas would all be families.
+    """
+    determined: list[tuple[list[int], tuple[Fraction, ...]]] = []
+    families = []
+    for i in members:
+        null, blocks = reader.space(pieces[i], basis)
+        if len(null) > 1:
+            families.append((i, null))
+            continue
+        c, why = reader.formula(pieces[i], basis)
+        if c is None:
+            return f"the formula of candidate {i} (layer {k}) over layer {k - 1}'s outputs is not determined: {why}"
+        same = next((group for group in determined if _is_nonzero_multiple(c, group[1])), None)
+        if same is None:
+            determined.append(([i], c))
+        else:
+            same[0].append(i)
+    for i, null in families:
+        fits = [group for group in determined if in_span([group[1][j] for j in basis], null)]
+        if len(fits) != 1:
+            return (f"the formula of candidate {i} (layer {k}) over layer {k - 1}'s outputs is not determined: its facets "
+                    f"leave {len(null)} independent formulas, and {len(fits)} determined neuron(s) of its layer fit them")
+        fits[0][0].append(i)
+    return sorted(determined, key=lambda group: min(group[0]))
 
 
 def _join_families(B, reader, basis, top, left, pieces, taken):

@@ -520,16 +520,40 @@ def test_pieces_are_not_joined_where_continuation_is_unresolved():
     assert any(c.piece is not None and "unresolved" in c.piece for c in G.candidates)
 
 
-def test_an_earlier_formula_vanishing_inside_a_facet_leaves_the_piece_alone_with_the_reason():
-    """A generic 2→6→4→5→4→1 network (four hidden layers) whose layer-3 hypersurfaces fall into pieces: a formula
-    read for an earlier piece vanishes inside a later facet. The join used to raise GeometryError there; now each
-    such piece stays a candidate of its own, with the reason, and everything else is still read from f."""
-    net = generic_network((2, 6, 4, 5, 4, 1), seed=104)
+def visible_widths(K):
+    B = bent_hypersurfaces(K)
+    depth = K.network.architecture.depth
+    return tuple(sum(1 for (l, _), b in B.items() if b.facets and l == layer) for layer in range(1, depth + 1))
+
+
+@pytest.mark.parametrize(
+    "arch, seed, split",
+    [
+        ((2, 6, 3, 5, 3, 1), 100, [(3, 0), (3, 2)]),  # two layer-3 neurons in two pieces each, all crossed by layer 4
+        ((2, 6, 4, 5, 4, 1), 104, [(3, 0), (3, 3)]),  # a piece of each that no layer-4 neuron crosses
+    ],
+)
+def test_pieces_of_an_earlier_layer_s_hypersurface_are_joined_from_f(arch, seed, split):
+    """Generic networks with four hidden layers whose layer-3 hypersurfaces fall apart: the pieces are joined
+    by their formula over layer 2's outputs (or, for a piece no later neuron crosses, by lying on the zero set
+    of the joined neuron), so the layer sizes read from f are the true visible widths. Before, every candidate
+    after the split was left alone (or, for seed 104, dependency_graph raised GeometryError)."""
+    net = generic_network(arch, seed=seed)
     K, G = graph_of(net)
     assert genericity(K).holds
-    C = G.candidates
-    alone = [c for c in C if c.piece is not None and "vanishes" in c.piece]
-    assert alone and all(len(c.pieces) == 1 and c.evidence is None for c in alone)
-    assert G.layer_sizes()[:2] == (6, 4)  # the first two layers are read in full
     B = bent_hypersurfaces(K)
-    assert all(c.neuron is not None and set(c.facets) <= set(B[c.neuron].facets) for c in C)  # no piece mixes neurons
+    assert sorted(z for z, b in B.items() if z[0] < len(arch) - 2 and components(K, b.facets) > 1) == split
+    assert G.layer_sizes() == visible_widths(K)
+    C = G.candidates
+    assert sorted(c.neuron for c in C) == sorted(z for z, b in B.items() if b.facets)  # one candidate per neuron
+    for c in C:
+        assert sorted(f for p in c.pieces for f in p) == list(c.facets)
+        assert len(c.pieces) == components(K, B[c.neuron].facets)
+    for z in split:
+        (c,) = [c for c in C if c.neuron == z]
+        assert c.evidence is not None and c.evidence.feature_layer == 2 and c.evidence.column == ()
+    data = G.to_json()  # the internal joins' evidence (no output column) is valid and reads back
+    import jsonschema
+
+    jsonschema.validate(data, schema("dependency_graph"))
+    assert DependencyGraph.from_json(data).piece_joins() == G.piece_joins()

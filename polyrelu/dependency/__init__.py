@@ -8,8 +8,8 @@ which, the layer of each, and how deep any generic realization of ``f`` must be:
   through codimension-2 cells: at a clean crossing the two facets on one
   hyperplane continue one hypersurface straight, the other two continue the
   one that bends; anything else is reported, not guessed. The connected
-  pieces of one last-layer neuron's hypersurface are then joined by the
-  neuron's formula (:func:`polyrelu.formulas.join_pieces`), with the evidence.
+  pieces of one neuron's hypersurface are then joined by the neuron's
+  formula (:func:`polyrelu.formulas.join_pieces`), with the evidence.
 - :func:`dependency_graph` is the igraph DAG with an edge ``B' → B`` when ``B``
   bends where it crosses ``B'``, each edge carrying its witness cells;
   :func:`parameter_dependency_graph` is the same graph read off the parameters,

@@ -36,7 +36,9 @@ class CandidateHypersurface:
         :func:`~polyrelu.formulas.join_pieces` joined several).
     evidence : PieceJoin or None
         When ``f`` shows the candidate to be one last-layer neuron's whole
-        hypersurface: the formula, a point on each piece and the output column.
+        hypersurface (the formula, a point on each piece and the output
+        column), or several pieces to be one earlier neuron's (the formula
+        they share, a point on each piece).
     piece : str or None
         Why ``f`` cannot show that the candidate is a whole hypersurface rather than
         a piece of one (None for the candidates others bend along, and for those with evidence).

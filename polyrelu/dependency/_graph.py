@@ -382,8 +382,8 @@ def _set_join_attributes(graph, rows, source="document"):
         points = evidence["points"]
         if not isinstance(points, list) or len(points) != len(pieces) or not all(isinstance(p, list) and len(p) == n0 for p in points):
             raise GraphFormatError(f"{where}: evidence.points must give one point of R^{n0} on each of the {len(pieces)} pieces")
-        if not all(isinstance(evidence[key], list) and evidence[key] for key in ("formula", "column")):
-            raise GraphFormatError(f"{where}: evidence.formula and evidence.column must be non-empty lists of rationals")
+        if not (isinstance(evidence["formula"], list) and evidence["formula"] and isinstance(evidence["column"], list)):
+            raise GraphFormatError(f"{where}: evidence.formula must be a non-empty list of rationals, evidence.column a list")
         _join_from_json(evidence, pieces, f"{where}: evidence")  # every number in the document's own spelling
     for key in _JOIN_ATTRIBUTES:
         graph.vs[key] = [row[key] for row in rows]
