@@ -788,6 +788,7 @@ API = {
             margin=("1/2", NUMBER),
             title=(None, OPTIONAL_TEXT),
             axis_labels=(None, (3, object(), ["x1"], ["x1", 2], ("a", "b", "c"))),
+            boundary=(None, (3, object(), "edges", [object()], [3])),
         ),
     ),
     "polyrelu.plot.files.check_html_path": lambda fx: (

@@ -874,3 +874,33 @@ def test_complex_jobs_and_scheduler_are_checked_before_any_work(capsys):
     assert code == 2 and "--jobs 0" in err and not out
     code, out, err = run(capsys, "complex", "builtin:bent-line", "--scheduler", " ")
     assert code == 2 and "--scheduler" in err and not out
+
+
+def test_decision_html_draws_the_decision_boundary_where_two_classes_tie(tmp_path, capsys):
+    """The page's 'decision boundary' trace: every segment lies where two classes of f are maximal (exact values of
+    f = (relu(x1), relu(x2), 1/2) at the segments' ends and midpoints), and a window with one class has none."""
+    net = three_classes(tmp_path)
+    f = polyrelu.cli.load(str(net))
+
+    def boundary_segments(*window):
+        page_path = tmp_path / "d.html"
+        code, _, err = run(capsys, "decision", str(net), "--html", str(page_path), *(["--window", *window] if window else []))
+        assert code == 0, err
+        page = page_path.read_text()
+        match = re.search(r'\{"hoverinfo":"skip","line":\{[^}]*\},"mode":"lines","name":"decision boundary",'
+                          r'"x":(\[[^\]]*\]),"y":(\[[^\]]*\])', page)
+        if match is None:
+            assert '"name":"decision boundary"' not in page
+            return []
+        xs, ys = json.loads(match.group(1)), json.loads(match.group(2))
+        points = list(zip(xs, ys))
+        return [points[k:k + 2] for k in range(0, len(points), 3)]
+
+    segments = boundary_segments()
+    assert len(segments) >= 3  # x1 = x2 beyond (1/2, 1/2), and x1 = 1/2, x2 = 1/2 on the two sides
+    for a, b in segments:
+        for t in (0, Fraction(1, 2), 1):
+            x = [Fraction(p) + t * (Fraction(q) - Fraction(p)) for p, q in zip(a, b)]
+            values = sorted(f(x), reverse=True)
+            assert values[0] == values[1]  # two classes tie on the whole segment
+    assert boundary_segments("-2", "0", "-2", "0") == []  # class 2 alone: no boundary to draw

@@ -35,7 +35,7 @@ from ..complex import canonical_complex
 from ..errors import InvalidNumberError, LimitExceededError, UsageError
 from ..geometry.rational import parse_number
 from ..plot import plot_complex, save_figure, write_complex_html
-from ..plot.regions import FillScale, around_centre, clip_box, clipped_vertices
+from ..plot.regions import DECISION_BOUNDARY, FillScale, around_centre, clip_box, clipped_vertices
 from ..text import columns, number_text
 from ..topology import decision_complex, homology_document, level_sets
 from .drawing import check_drawing, drawing
@@ -45,7 +45,7 @@ from .slicing import print_slice, slice_of
 __all__ = ["decision_command", "check_decision_arguments", "decision_level", "plot_decision"]
 
 # the legend's words for what the decision figure draws over the network's complex
-DECISION_BOUNDARY, CLASSES_TIE = "decision boundary", "classes tie"
+CLASSES_TIE = "classes tie"
 
 
 def decision_command(args, net, domain):
@@ -99,7 +99,8 @@ def decision_command(args, net, domain):
             save_figure(plot_decision(complex_, K, window=window, title=title, fill=fill, axis_labels=labels), args.plot)
             written(args.plot)
         if args.html:
-            write_complex_html(K, args.html, window=window, title=title, fill=fill, axis_labels=labels)
+            write_complex_html(K, args.html, window=window, title=title, fill=fill, axis_labels=labels,
+                               boundary=complex_.boundary().cells(1))
             written(args.html)
 
 

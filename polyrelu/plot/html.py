@@ -36,6 +36,7 @@ from ..geometry.rational import RationalLike, to_fraction
 from ..text import vector_text
 from .files import check_html_path
 from .regions import (
+    DECISION_BOUNDARY,
     SPLIT,
     TIE,
     FillScale,
@@ -78,6 +79,7 @@ def write_complex_html(
     margin: RationalLike = "1/2",
     title: str | None = None,
     axis_labels: Sequence[str] | None = None,
+    boundary: Sequence[Cell] | None = None,
 ) -> None:
     """Write an interactive page of a complex of a network with 2 or 3 inputs to ``path`` (self-contained HTML).
 
@@ -98,6 +100,10 @@ def write_complex_html(
         Default: the network's name (its architecture when it has none) and the f-vector.
     axis_labels : sequence of str, optional
         The coordinates' names (default ``x1, x2[, x3]``; ``t1, t2, t3`` for a slice).
+    boundary : sequence of Cell, optional
+        Edges (1-cells, of any complex in the same space) drawn in black over
+        the complex as the decision boundary, such as
+        ``DecisionComplex.boundary().cells(1)``.
 
     Raises
     ------
@@ -113,7 +119,8 @@ def write_complex_html(
     Notes
     -----
     One Plotly trace per region drawn (named ``cell <id>``), one for the
-    edges, and one for the colour bar (scales) or one legend entry per class
+    edges, one for the ``boundary`` if given (named ``decision boundary``),
+    and one for the colour bar (scales) or one legend entry per class
     (``fill="class"``).
 
     Examples
@@ -144,6 +151,11 @@ def write_complex_html(
     names = [f"x{i + 1}" for i in range(dim)] if axis_labels is None else require_sequence(axis_labels, "axis_labels", caller)
     if len(names) != dim or not all(isinstance(s, str) for s in names):
         raise InvalidArgumentError(f"{caller}: axis_labels must be {dim} strings, one per coordinate; got {names!r}")
+    if boundary is not None:
+        boundary = require_sequence(boundary, "boundary", caller)
+        if not all(isinstance(c, Cell) and c.dimension == 1 and len(c.relative_interior_point()) == dim for c in boundary):
+            raise InvalidArgumentError(f"{caller}: boundary must be edges (1-cells) of a complex in R^{dim}, "
+                                       "such as DecisionComplex.boundary().cells(1)")
     go = require_plotly()
     box = clip_box(K, margin, box_asked)
     regions = {r.id: r for r in K.regions()}
@@ -165,7 +177,9 @@ def write_complex_html(
             traces.append(go.Mesh3d(x=xs, y=ys, z=zs, i=[t[0] for t in triangles], j=[t[1] for t in triangles],
                                     k=[t[2] for t in triangles], color=colour, opacity=_MESH_OPACITY,
                                     flatshading=True, hoverinfo="text", text=text, name=name, showlegend=False))
-    traces.append(_edges(go, K, box, dim))
+    traces.append(_edges(go, K.cells(1), box, dim))
+    if boundary:
+        traces.append(_edges(go, boundary, box, dim, name=DECISION_BOUNDARY, colour="rgba(0, 0, 0, 1)", width=4))
     traces += _key(go, scale, dim)
     layout = dict(title=title if title is not None else f"{network_label(K.network)}: f-vector {K.f_vector()}",
                   template="plotly_white", legend=dict(orientation="h"))
@@ -233,17 +247,16 @@ def _unit(p):
     return [x / length for x in p]
 
 
-def _edges(go, K, box, dim):
-    """One trace with every edge (1-cell) clipped to the box, segments separated by gaps."""
+def _edges(go, edges, box, dim, name="edges", colour="rgba(60, 60, 60, 0.8)", width=None):
+    """One trace with the edges (1-cells) clipped to the box, segments separated by gaps."""
     coordinates: list[list[float | None]] = [[] for _ in range(dim)]
-    for edge in K.cells(1):
+    for edge in edges:
         ends = clipped_vertices(edge, box)
         if len(ends) != 2:
             continue
         for k in range(dim):
             coordinates[k] += [float(ends[0][k]), float(ends[1][k]), None]
-    style = dict(mode="lines", line=dict(color="rgba(60, 60, 60, 0.8)", width=1.5 if dim == 2 else 2),
-                 hoverinfo="skip", name="edges")
+    style = dict(mode="lines", line=dict(color=colour, width=width or (1.5 if dim == 2 else 2)), hoverinfo="skip", name=name)
     if dim == 2:
         return go.Scatter(x=coordinates[0], y=coordinates[1], **style)
     return go.Scatter3d(x=coordinates[0], y=coordinates[1], z=coordinates[2], **style)

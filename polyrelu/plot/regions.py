@@ -48,6 +48,7 @@ __all__ = [
     "around_centre",
     "centre",
     "network_label",
+    "DECISION_BOUNDARY",
 ]
 
 FILLS = ("activation", "output", "class")
@@ -56,6 +57,8 @@ FILLS = ("activation", "output", "class")
 _PALE = 0.5
 # a region that two or more classes share, and one that the decision boundary cuts
 TIE, SPLIT = "tie", "split"
+# the legend entry of the edges where two or more classes are maximal, in figures and pages alike
+DECISION_BOUNDARY = "decision boundary"
 
 
 def network_label(net: ReLUNetwork) -> str:
