@@ -35,7 +35,13 @@ from ..complex import canonical_complex
 from ..errors import InvalidNumberError, LimitExceededError, UsageError
 from ..geometry.rational import parse_number
 from ..plot import plot_complex, save_figure, write_complex_html
-from ..plot.regions import DECISION_BOUNDARY, FillScale, around_centre, clip_box, clipped_vertices
+from ..plot.regions import (
+    DECISION_BOUNDARY,
+    FillScale,
+    around_centre,
+    clip_box,
+    clipped_vertices,
+)
 from ..text import columns, number_text
 from ..topology import decision_complex, homology_document, level_sets
 from .drawing import check_drawing, drawing
