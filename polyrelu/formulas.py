@@ -500,12 +500,27 @@ def _internal_neurons(reader, basis, members, pieces, k):
             determined.append(([i], c))
         else:
             same[0].append(i)
+    left = []
     for i, null in families:
         fits = [group for group in determined if in_span([group[1][j] for j in basis], null)]
-        if len(fits) != 1:
+        if len(fits) > 1:
             return (f"the formula of candidate {i} (layer {k}) over layer {k - 1}'s outputs is not determined: its facets "
-                    f"leave {len(null)} independent formulas, and {len(fits)} determined neuron(s) of its layer fit them")
-        fits[0][0].append(i)
+                    f"leave {len(null)} independent formulas, which {len(fits)} determined neurons of its layer fit")
+        if fits:
+            fits[0][0].append(i)
+        else:
+            left.append((i, null))
+    # families that fit no determined neuron: two of them whose spans share exactly one formula are one neuron's
+    while left:
+        i, null = left.pop(0)
+        shared = [(j, shared_formula(null, other)) for j, other in left]
+        shared = [(j, found) for j, found in shared if found is not None and not found[2]]
+        if len(shared) != 1:
+            return (f"the formula of candidate {i} (layer {k}) over layer {k - 1}'s outputs is not determined: its facets "
+                    f"leave {len(null)} independent formulas, and no other piece of its layer fixes one of them")
+        j, (w, _, _) = shared[0]
+        left = [(m, other) for m, other in left if m != j]
+        determined.append(([i, j], reader.full(w, basis)))
     return sorted(determined, key=lambda group: min(group[0]))
 
 

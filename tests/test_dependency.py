@@ -531,6 +531,7 @@ def visible_widths(K):
     [
         ((2, 6, 3, 5, 3, 1), 100, [(3, 0), (3, 2)]),  # two layer-3 neurons in two pieces each, all crossed by layer 4
         ((2, 6, 4, 5, 4, 1), 104, [(3, 0), (3, 3)]),  # a piece of each that no layer-4 neuron crosses
+        ((2, 6, 4, 3, 5, 1), 328, [(3, 2)]),  # each piece alone leaves a family of formulas: the two share one
     ],
 )
 def test_pieces_of_an_earlier_layer_s_hypersurface_are_joined_from_f(arch, seed, split):
@@ -552,6 +553,7 @@ def test_pieces_of_an_earlier_layer_s_hypersurface_are_joined_from_f(arch, seed,
     for z in split:
         (c,) = [c for c in C if c.neuron == z]
         assert c.evidence is not None and c.evidence.feature_layer == 2 and c.evidence.column == ()
+        assert len(c.evidence.points) == len(c.pieces)
     data = G.to_json()  # the internal joins' evidence (no output column) is valid and reads back
     import jsonschema
 
