@@ -20,6 +20,11 @@ Networks: the seed-0 Gaussian recipe of the benchmarks (``np.random.seed(0)``, t
 the four genericity conditions) for 2→6→6→6→1 and 3→4→4→4→1. For the generic ones the graph read
 from ``f`` is checked against the parameter graph (exit status 1 if it differs).
 
+``--widths-from-f COUNT`` instead reads the layer sizes off ``f`` for COUNT networks ``generic_network(arch,
+seed=k)`` per depth 3 and 4 (``n0 ∈ {2, 3}``, widths 2-6, one output; ``default_rng(k)`` draws ``arch``) and counts
+how often they equal the true visible widths (neurons whose bent hypersurface has a facet), and how many
+candidates of an earlier layer join several pieces.
+
 Then the chain search of :mod:`polyrelu.graphs` alone on random layered DAGs (``--dag-layers``
 layers of ``--dag-width`` vertices, each edge between consecutive layers present with probability
 1/2, plus skip edges), against networkx's ``dag_longest_path`` on the subgraph of
@@ -30,6 +35,7 @@ import argparse
 import datetime
 import platform
 import sys
+import time
 
 import igraph
 import networkx as nx
@@ -47,6 +53,7 @@ from polyrelu import (
 )
 from polyrelu.examples import generic_network, seeded_gaussian_network
 from polyrelu.graphs import longest_layered_chain
+from polyrelu.tropical import bent_hypersurfaces
 
 
 def stages(net, repeat):
@@ -93,14 +100,38 @@ def dag_bench(layers, width, seed):
     return g.vcount(), g.ecount(), len(chain), t_ours, t_nx
 
 
+def widths_from_f(count):
+    print("| hidden layers | networks | layer sizes from f = visible widths | earlier-layer candidates joined from pieces | time |")
+    print("|---|---|---|---|---|")
+    for depth in (3, 4):
+        right = joined = 0
+        start = time.process_time()
+        for k in range(count):
+            rng = np.random.default_rng(1000 * depth + k)
+            arch = (int(rng.integers(2, 4)), *[int(rng.integers(2, 7)) for _ in range(depth)], 1)
+            net = generic_network(arch, seed=k)
+            K = canonical_complex(net)
+            G = dependency_graph(breakpoint_complex(tropical_weights(K)))
+            B = bent_hypersurfaces(K)
+            visible = tuple(sum(1 for (l, _), b in B.items() if b.facets and l == layer) for layer in range(1, depth + 1))
+            right += G.is_dag() and G.layer_sizes() == visible
+            joined += sum(1 for c in getattr(G, "candidates", ()) if len(getattr(c, "pieces", ())) > 1 and c.neuron
+                          and c.neuron[0] < depth)
+        print(f"| {depth} | {count} | {right} | {joined} | {time.process_time() - start:.0f} s |", flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--dag-layers", type=int, default=40)
     parser.add_argument("--dag-width", type=int, default=50)
+    parser.add_argument("--widths-from-f", type=int, default=None, metavar="COUNT")
     args = parser.parse_args(argv)
     print(f"# bench_dependency, {datetime.date.today()}, Python {platform.python_version()}, {platform.machine()}")
+    if args.widths_from_f is not None:
+        widths_from_f(args.widths_from_f)
+        return 0
     nets = [seeded_gaussian_network((2, 8, 8, 1)), seeded_gaussian_network((3, 8, 8, 1)), generic_network((2, 6, 6, 6, 1), seed=0)]
     if not args.quick:
         nets += [seeded_gaussian_network((2, 16, 16, 16, 1)), generic_network((3, 4, 4, 4, 1), seed=0)]
