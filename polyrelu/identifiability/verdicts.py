@@ -160,7 +160,8 @@ def identifiability_report(
     if theorem_applies(arch, generic, fd) and not unsearched:
         verdict = "identifiable (theorem conditions hold)"
         evidence.append("the identifiability theorem of Grillo & Montúfar applies: the width hypothesis and the four "
-                        "conditions hold, and no set of neurons has flips that cancel")
+                        "conditions hold")
+        evidence.append("no set of neurons of one layer has flips that cancel (decided exactly in every layer)")
         return IdentifiabilityReport(verdict, tuple(evidence), arch.width_hypothesis, generic, fd)
     if unsearched:
         evidence.append(f"neurons whose flips cancel were not searched for in layer(s) {unsearched}: more than "
