@@ -21,7 +21,8 @@ the four genericity conditions) for 2→6→6→6→1 and 3→4→4→4→1. For
 from ``f`` is checked against the parameter graph (exit status 1 if it differs).
 
 ``--widths-from-f COUNT`` instead reads the layer sizes off ``f`` for COUNT networks ``generic_network(arch,
-seed=k)`` per depth 3 and 4 (``n0 ∈ {2, 3}``, widths 2-6, one output; ``default_rng(k)`` draws ``arch``) and counts
+seed=s)`` per depth 3 and 4, ``s = 100 depth + k`` (``n0 ∈ {2, 3}``, widths 2-6, one output; ``default_rng(s)``
+draws ``arch``) and counts
 how often they equal the true visible widths (neurons whose bent hypersurface has a facet), and how many
 candidates of an earlier layer join several pieces.
 
@@ -107,9 +108,10 @@ def widths_from_f(count):
         right = joined = 0
         start = time.process_time()
         for k in range(count):
-            rng = np.random.default_rng(1000 * depth + k)
+            seed = 100 * depth + k
+            rng = np.random.default_rng(seed)
             arch = (int(rng.integers(2, 4)), *[int(rng.integers(2, 7)) for _ in range(depth)], 1)
-            net = generic_network(arch, seed=k)
+            net = generic_network(arch, seed=seed)
             K = canonical_complex(net)
             G = dependency_graph(breakpoint_complex(tropical_weights(K)))
             B = bent_hypersurfaces(K)
