@@ -61,7 +61,7 @@ from .oracle import Queries
 from .orientation import apply_flips, orient_layer
 from .output import MissedBreakpoint, fit_output
 from .partial import PartialNetwork
-from .tracing import drop_deeper, trace_neuron
+from .tracing import drop_deeper, orientations_by_pieces, trace_neuron
 
 __all__ = ["RecoveryResult", "recover_network"]
 
@@ -481,17 +481,28 @@ def _orientation_by_search(queries, partial, pending, numerics, log):
 
     Each orientation of a narrow last layer (at most
     ``numerics.orientation_search_width`` neurons) gets the oriented tracing of :func:`_second_chance`; a wrong
-    one makes the pieces' equations inconsistent. The orientation that
+    one makes the pieces' equations inconsistent. A wider layer's orientations are ranked without queries by
+    the pieces its unoriented traces left undetermined (:func:`orientations_by_pieces`), and only as many of
+    the best are traced. The orientation that
     explains the most neurons is kept (the output fit checks it); None if
     none explains any.
     """
-    n = len(partial.layers[-1])
-    if n > numerics.orientation_search_width:
-        return None
+    n, width = len(partial.layers[-1]), numerics.orientation_search_width
     original, layer = list(partial.layers[-1]), len(partial.layers)
-    partial.clock.stage = f"searching the orientations of layer {layer}"
+    stage = f"searching the orientations of layer {layer}"
+    if n <= width:
+        candidates = list(itertools.product((False, True), repeat=n))
+    elif width:  # wider: every orientation, those that fit the pieces traced unoriented best first
+        partial.clock.stage = f"ranking the orientations of layer {layer} by the pieces traced"
+        candidates = orientations_by_pieces(partial, log.get("pieces", {}).get(layer, ()), 1 << n)
+        stage += f" (ranked by the {len(log.get('pieces', {}).get(layer, ()))} hypersurfaces traced unoriented)"
+    else:
+        candidates = []
+    if not candidates:
+        return None
+    partial.clock.stage = stage
     best = (0, None, None, None)
-    for flips in itertools.product((False, True), repeat=n):
+    for flips in candidates:
         partial.clock.check()
         partial.layers[-1] = list(original)
         apply_flips(partial, flips)
