@@ -61,7 +61,7 @@ from .oracle import Queries
 from .orientation import apply_flips, orient_layer
 from .output import MissedBreakpoint, fit_output
 from .partial import PartialNetwork
-from .tracing import drop_deeper, orientations_by_pieces, trace_neuron
+from .tracing import RANKED_WIDTH, drop_deeper, orientations_by_pieces, trace_neuron
 
 __all__ = ["RecoveryResult", "recover_network"]
 
@@ -368,6 +368,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
             if guessed:
                 partial.layers.append(guessed)
                 log["widths"] = tuple(len(layer) for layer in partial.layers)
+                log["families"] = sorted(partial.free)
                 continue
         if not traced:
             raise MissedBreakpoint(pending[0].point)
@@ -381,6 +382,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
             clock.stage = f"tracing layer-{known + 1} hypersurfaces with layer {known} oriented"
             partial.layers.append(rows + _second_chance(queries, partial, rows, pending, numerics, log))
         log["widths"] = tuple(len(layer) for layer in partial.layers)
+        log["families"] = sorted(partial.free)
     clock.stage = f"fitting the output layer on the complex of {_layers_text(len(partial.layers))}"
     rows, regions = fit_output(queries, partial, numerics)
     return partial.layers, rows, regions
@@ -421,6 +423,24 @@ def _uncrossed_text(log):
     if not parts:
         return ", as when a neuron's hypersurface misses one of the previous layer's (TPIC fails)"
     return ": " + "; ".join(parts) + ", so their weights on those neurons stay free (TPIC fails for those pairs)"
+
+
+def _families_text(log):
+    """The neurons picked from families below the last layer known, in words: suspects when the next layer fits nothing.
+
+    A member of a family (:func:`_second_chance`) has the neuron's signs but
+    not necessarily its weights on the previous layer's neurons it never
+    crosses; below the last layer, nothing fixes those later, and a wrong one
+    makes the next layer's pieces inconsistent.
+    """
+    inner = [(layer + 1, i) for layer, i in log.get("families", ()) if layer + 1 < len(log.get("widths", ()))]
+    if not inner:
+        return ""
+    named = ", ".join(f"({layer}, {i})" for layer, i in inner)
+    return (
+        f"; the recovered neurons {named} were picked from families whose weights on neurons they never cross stay "
+        "unknown: a wrong pick there leaves the next layer's formulas without a solution"
+    )
 
 
 def _layers_text(count):
@@ -492,13 +512,13 @@ def _orientation_by_search(queries, partial, pending, numerics, log):
     stage = f"searching the orientations of layer {layer}"
     if n <= width:
         candidates = list(itertools.product((False, True), repeat=n))
-    elif width:  # wider: every orientation, those that fit the pieces traced unoriented best first
+    elif width and n <= RANKED_WIDTH:  # every orientation, those that fit the pieces traced unoriented first
         partial.clock.stage = f"ranking the orientations of layer {layer} by the pieces traced"
         candidates = orientations_by_pieces(partial, log.get("pieces", {}).get(layer, ()), 1 << n)
         stage += f" (ranked by the {len(log.get('pieces', {}).get(layer, ()))} hypersurfaces traced unoriented)"
     else:
-        candidates = []
-    if not candidates:
+        if width:
+            partial.clock.stage += f" (layer {layer} has {n} neurons, too many to search their 2^{n} orientations)"
         return None
     partial.clock.stage = stage
     best = (0, None, None, None)
@@ -775,6 +795,7 @@ def recover_network(
                             stalled = (
                                 f"round {rounds} added no neuron to the {found} of widths {log.get('widths', ())} found while "
                                 f"{clock.stage}: f bends near x = ({where}) where none of them does"
+                                + _families_text(log)
                             )
                             break
                         neurons = found

@@ -39,7 +39,7 @@ from .numerics import vadd, vdot, vscale, vsub
 __all__ = []
 
 # the widest last layer whose 2^n orientations :func:`orientations_by_pieces` ranks for the orientation search
-RANKED_WIDTH = 6
+RANKED_WIDTH = 5
 
 
 def _continue_across(queries, partial, facet, region, h, numerics):
