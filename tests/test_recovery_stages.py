@@ -67,6 +67,7 @@ from polyrelu.recovery.numerics import (
 )
 from polyrelu.recovery.oracle import Queries, answer_precision
 from polyrelu.recovery.orientation import apply_flips, orient_layer
+from polyrelu.recovery.driver import _families_text
 from polyrelu.recovery.output import fit_output
 from polyrelu.recovery.partial import PartialNetwork
 from polyrelu.recovery.tracing import drop_deeper, orientations_by_pieces, trace_neuron
@@ -1162,3 +1163,13 @@ def test_orient_layer_respects_fixed_flips_and_recovers_the_rest(numerics):
         # a fixed flip that contradicts the formulas: no orientation fits
         with pytest.raises(StageFailed):
             orient_layer(partial, vectors, fixed={0: not planted[0]})
+
+
+def test_a_stalled_round_names_the_family_picks_nothing_completes():
+    # families of the last layer are completed by the output fit, so only while the next layer is traced are
+    # they suspects; a family below the last layer always is (the log's keys are 0-based layers)
+    log = {"families": [(1, 4), (1, 5), (2, 0)], "widths": (5, 8, 2)}
+    assert "neurons (2, 4), (2, 5) were picked from families" in _families_text(log, "fitting the output layer on layers 1-3")
+    assert "neurons (2, 4), (2, 5), (3, 0) were picked" in _families_text(log, "tracing layer-4 hypersurfaces")
+    assert _families_text({"families": [(1, 4)], "widths": (5, 8)}, "fitting the output layer on layers 1-2") == ""
+    assert _families_text({"widths": (5, 8)}, "tracing layer-3 hypersurfaces") == ""

@@ -425,15 +425,17 @@ def _uncrossed_text(log):
     return ": " + "; ".join(parts) + ", so their weights on those neurons stay free (TPIC fails for those pairs)"
 
 
-def _families_text(log):
-    """The neurons picked from families below the last layer known, in words: suspects when the next layer fits nothing.
+def _families_text(log, stage):
+    """The neurons picked from families that nothing completes, in words: suspects when the next layer fits nothing.
 
     A member of a family (:func:`_second_chance`) has the neuron's signs but
     not necessarily its weights on the previous layer's neurons it never
-    crosses; below the last layer, nothing fixes those later, and a wrong one
-    makes the next layer's pieces inconsistent.
+    crosses. Only the output fit completes a family, of the last layer; one
+    below it, or of the last layer while the next is traced (``stage``), is
+    left as picked, and a wrong pick makes the next layer's pieces inconsistent.
     """
-    inner = [(layer + 1, i) for layer, i in log.get("families", ()) if layer + 1 < len(log.get("widths", ()))]
+    last = len(log.get("widths", ())) - (1 if stage.startswith("fitting the output") else 0)
+    inner = [(layer + 1, i) for layer, i in log.get("families", ()) if layer < last]
     if not inner:
         return ""
     named = ", ".join(f"({layer}, {i})" for layer, i in inner)
@@ -795,7 +797,7 @@ def recover_network(
                             stalled = (
                                 f"round {rounds} added no neuron to the {found} of widths {log.get('widths', ())} found while "
                                 f"{clock.stage}: f bends near x = ({where}) where none of them does"
-                                + _families_text(log)
+                                + _families_text(log, clock.stage)
                             )
                             break
                         neurons = found
