@@ -503,9 +503,9 @@ def _orientation_by_search(queries, partial, pending, numerics, log):
 
     Each orientation of a narrow last layer (at most
     ``numerics.orientation_search_width`` neurons) gets the oriented tracing of :func:`_second_chance`; a wrong
-    one makes the pieces' equations inconsistent. A wider layer's orientations are ranked without queries by
-    the pieces its unoriented traces left undetermined (:func:`orientations_by_pieces`), and only as many of
-    the best are traced. The orientation that
+    one makes the pieces' equations inconsistent. A layer of up to ``RANKED_WIDTH`` neurons gets every
+    orientation too, ranked first without queries by the pieces its unoriented traces left undetermined
+    (:func:`orientations_by_pieces`); a wider one none. The orientation that
     explains the most neurons is kept (the output fit checks it); None if
     none explains any.
     """

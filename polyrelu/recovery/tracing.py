@@ -112,7 +112,9 @@ def _cached_continuation(queries, partial, facet, region, h, numerics, log):
 
 def _polyhedron_key(poly):
     """The rows of a polyhedron as sets, equations up to sign: the same for the same set whatever the neurons' signs."""
-    equations = frozenset(tuple(row) if next(v for v in row if v) > 0 else tuple(-v for v in row) for row in poly.equations if any(row))
+    equations = frozenset(
+        tuple(row) if next(v for v in row if v) > 0 else tuple(-v for v in row) for row in poly.equations if any(row)
+    )
     return frozenset(tuple(row) for row in poly.inequalities), equations
 
 
@@ -340,10 +342,10 @@ def orientations_by_pieces(partial, traces, count):
     -------
     list of tuple of bool
         Flips, best first (ties in the order of :func:`itertools.product`);
-        empty when the layer is wider than ``RANKED_WIDTH``.
+        empty when the layer is wider than ``RANKED_WIDTH`` or already oriented.
     """
     n = len(partial.layers[-1])
-    if n > RANKED_WIDTH:
+    if n > RANKED_WIDTH or partial.oriented:
         return []
     numerics = partial.numerics
     regions = partial.complex.regions()
