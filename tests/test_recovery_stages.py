@@ -7,6 +7,7 @@ computation written in this file (Fraction Gaussian elimination, polyhedra), so 
 by name.
 """
 
+import itertools
 import math
 import time
 from fractions import Fraction
@@ -66,9 +67,10 @@ from polyrelu.recovery.numerics import (
 )
 from polyrelu.recovery.oracle import Queries, answer_precision
 from polyrelu.recovery.orientation import apply_flips, orient_layer
+from polyrelu.recovery.driver import _families_text
 from polyrelu.recovery.output import fit_output
 from polyrelu.recovery.partial import PartialNetwork
-from polyrelu.recovery.tracing import drop_deeper, trace_neuron
+from polyrelu.recovery.tracing import drop_deeper, orientations_by_pieces, trace_neuron
 
 FAST = settings(max_examples=30, deadline=None, derandomize=True, database=None)
 
@@ -1015,7 +1017,47 @@ def test_an_undetermined_trace_logs_the_neurons_its_hypersurface_never_crosses(w
     # y2 crosses all three: traced, nothing logged
     bp2 = breakpoint_at(queries, (Fraction(-1), Fraction(1, 2)), (Fraction(0), Fraction(1, 4)), 2, N)
     log = {}
-    assert trace_neuron(queries, partial, bp2, N, log=log) is not None and log == {}
+    assert trace_neuron(queries, partial, bp2, N, log=log) is not None
+    assert not {"undetermined", "uncrossed", "pieces"} & set(log)
+
+
+@pytest.mark.parametrize("flips", [(False,) * 3, (True, False, False), (False, True, True), (True,) * 3])
+def test_orientations_by_pieces_puts_the_planted_flips_first(flips):
+    # y2 crosses all three zero sets of layer 1, so its pieces contradict every wrong orientation; y1's
+    # component through (1, -1) is undetermined unoriented (it never crosses x1 - 2 = 0): the log keeps its pieces
+    net = _family_net(1)
+    partial = partial_with([flipped(layer_rows(net, 0), flips)])
+    queries = exact_queries(net)
+    N = ExactNumerics()
+    y2 = breakpoint_at(queries, (Fraction(-1), Fraction(1, 2)), (Fraction(0), Fraction(1, 4)), 2, N)
+    pieces_y2 = trace_neuron(queries, partial, y2, N)[3]
+    y1 = breakpoint_at(queries, (Fraction(1), Fraction(-1)), (Fraction(1, 4), Fraction(0)), 2, N)
+    log = {}
+    assert trace_neuron(queries, partial, y1, N, log=log) is None
+    (pieces_y1,) = log["pieces"][1]
+    assert orientations_by_pieces(partial, [pieces_y1, pieces_y2], 8)[0] == flips
+    assert orientations_by_pieces(partial, [pieces_y2], 1) == [flips]
+    assert sorted(orientations_by_pieces(partial, [pieces_y1], 8)) == sorted(itertools.product((False, True), repeat=3))
+    # nothing to rank: every orientation, none left out
+    assert sorted(orientations_by_pieces(partial, [], 8)) == sorted(itertools.product((False, True), repeat=3))
+
+
+def test_continuations_are_remembered_by_geometry_across_flipped_rebuilds():
+    # the same hypersurface traced again after flipping the layer (other signs, other cell ids, the same cells)
+    # asks the oracle nothing new: the continuations come from the log
+    net = _family_net(1)
+    N = ExactNumerics()
+    queries = exact_queries(net)
+    log, asked, found = {}, [], []
+    for flips in [(False, False, False), (True, False, True)]:
+        partial = partial_with([flipped(layer_rows(net, 0), flips)])
+        bp = breakpoint_at(queries, (Fraction(-1), Fraction(1, 2)), (Fraction(0), Fraction(1, 4)), 2, N)
+        before = queries.count
+        c, crossed, span, pieces = trace_neuron(queries, partial, bp, N, log=log)
+        asked.append(queries.count - before)
+        found.append(sorted(tuple(R.relative_interior_point()) for R in map(partial.complex.__getitem__, crossed)))
+        assert span == () and c is not None
+    assert found[0] == found[1] and asked[0] > 0 and asked[1] == 0
 
 
 def test_formula_family_leaves_no_member_when_more_than_free_columns_stay_open_and_none_when_determined():
@@ -1121,3 +1163,13 @@ def test_orient_layer_respects_fixed_flips_and_recovers_the_rest(numerics):
         # a fixed flip that contradicts the formulas: no orientation fits
         with pytest.raises(StageFailed):
             orient_layer(partial, vectors, fixed={0: not planted[0]})
+
+
+def test_a_stalled_round_names_the_family_picks_nothing_completes():
+    # families of the last layer are completed by the output fit, so only while the next layer is traced are
+    # they suspects; a family below the last layer always is (the log's keys are 0-based layers)
+    log = {"families": [(1, 4), (1, 5), (2, 0)], "widths": (5, 8, 2)}
+    assert "neurons (2, 4), (2, 5) were picked from families" in _families_text(log, "fitting the output layer on layers 1-3")
+    assert "neurons (2, 4), (2, 5), (3, 0) were picked" in _families_text(log, "tracing layer-4 hypersurfaces")
+    assert _families_text({"families": [(1, 4)], "widths": (5, 8)}, "fitting the output layer on layers 1-2") == ""
+    assert _families_text({"widths": (5, 8)}, "tracing layer-3 hypersurfaces") == ""

@@ -61,7 +61,7 @@ from .oracle import Queries
 from .orientation import apply_flips, orient_layer
 from .output import MissedBreakpoint, fit_output
 from .partial import PartialNetwork
-from .tracing import drop_deeper, trace_neuron
+from .tracing import RANKED_WIDTH, drop_deeper, orientations_by_pieces, trace_neuron
 
 __all__ = ["RecoveryResult", "recover_network"]
 
@@ -368,6 +368,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
             if guessed:
                 partial.layers.append(guessed)
                 log["widths"] = tuple(len(layer) for layer in partial.layers)
+                log["families"] = sorted(partial.free)
                 continue
         if not traced:
             raise MissedBreakpoint(pending[0].point)
@@ -381,6 +382,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
             clock.stage = f"tracing layer-{known + 1} hypersurfaces with layer {known} oriented"
             partial.layers.append(rows + _second_chance(queries, partial, rows, pending, numerics, log))
         log["widths"] = tuple(len(layer) for layer in partial.layers)
+        log["families"] = sorted(partial.free)
     clock.stage = f"fitting the output layer on the complex of {_layers_text(len(partial.layers))}"
     rows, regions = fit_output(queries, partial, numerics)
     return partial.layers, rows, regions
@@ -421,6 +423,26 @@ def _uncrossed_text(log):
     if not parts:
         return ", as when a neuron's hypersurface misses one of the previous layer's (TPIC fails)"
     return ": " + "; ".join(parts) + ", so their weights on those neurons stay free (TPIC fails for those pairs)"
+
+
+def _families_text(log, stage):
+    """The neurons picked from families that nothing completes, in words: suspects when the next layer fits nothing.
+
+    A member of a family (:func:`_second_chance`) has the neuron's signs but
+    not necessarily its weights on the previous layer's neurons it never
+    crosses. Only the output fit completes a family, of the last layer; one
+    below it, or of the last layer while the next is traced (``stage``), is
+    left as picked, and a wrong pick makes the next layer's pieces inconsistent.
+    """
+    last = len(log.get("widths", ())) - (1 if stage.startswith("fitting the output") else 0)
+    inner = [(layer + 1, i) for layer, i in log.get("families", ()) if layer < last]
+    if not inner:
+        return ""
+    named = ", ".join(f"({layer}, {i})" for layer, i in inner)
+    return (
+        f"; the recovered neurons {named} were picked from families whose weights on neurons they never cross stay "
+        "unknown: a wrong pick there leaves the next layer's formulas without a solution"
+    )
 
 
 def _layers_text(count):
@@ -481,17 +503,28 @@ def _orientation_by_search(queries, partial, pending, numerics, log):
 
     Each orientation of a narrow last layer (at most
     ``numerics.orientation_search_width`` neurons) gets the oriented tracing of :func:`_second_chance`; a wrong
-    one makes the pieces' equations inconsistent. The orientation that
+    one makes the pieces' equations inconsistent. A layer of up to ``RANKED_WIDTH`` neurons gets every
+    orientation too, ranked first without queries by the pieces its unoriented traces left undetermined
+    (:func:`orientations_by_pieces`); a wider one none. The orientation that
     explains the most neurons is kept (the output fit checks it); None if
     none explains any.
     """
-    n = len(partial.layers[-1])
-    if n > numerics.orientation_search_width:
-        return None
+    n, width = len(partial.layers[-1]), numerics.orientation_search_width
     original, layer = list(partial.layers[-1]), len(partial.layers)
-    partial.clock.stage = f"searching the orientations of layer {layer}"
+    stage = f"searching the orientations of layer {layer}"
+    if n <= width:
+        candidates = list(itertools.product((False, True), repeat=n))
+    elif width and n <= RANKED_WIDTH:  # every orientation, those that fit the pieces traced unoriented first
+        partial.clock.stage = f"ranking the orientations of layer {layer} by the pieces traced"
+        candidates = orientations_by_pieces(partial, log.get("pieces", {}).get(layer, ()), 1 << n)
+        stage += f" (ranked by the {len(log.get('pieces', {}).get(layer, ()))} hypersurfaces traced unoriented)"
+    else:
+        if width:
+            partial.clock.stage += f" (layer {layer} has {n} neurons, too many to search their 2^{n} orientations)"
+        return None
+    partial.clock.stage = stage
     best = (0, None, None, None)
-    for flips in itertools.product((False, True), repeat=n):
+    for flips in candidates:
         partial.clock.check()
         partial.layers[-1] = list(original)
         apply_flips(partial, flips)
@@ -764,6 +797,7 @@ def recover_network(
                             stalled = (
                                 f"round {rounds} added no neuron to the {found} of widths {log.get('widths', ())} found while "
                                 f"{clock.stage}: f bends near x = ({where}) where none of them does"
+                                + _families_text(log, clock.stage)
                             )
                             break
                         neurons = found

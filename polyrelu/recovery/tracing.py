@@ -24,17 +24,22 @@ What it leaves to others: orientation of the formulas found
 """
 
 import collections
+import itertools
 import math
 from fractions import Fraction
 
 from ..formulas import parallel_equations
 from ..geometry import Polyhedron
+from ..geometry.linalg import pivot_columns
 from ..geometry.rational import primitive_integer_row, row_value
 from .breakpoints import breakpoint_at, is_breakpoint_along, segment_breakpoints
 from .families import formula_family, scale_on_region, vanishes_somewhere
 from .numerics import vadd, vdot, vscale, vsub
 
 __all__ = []
+
+# the widest last layer whose 2^n orientations :func:`orientations_by_pieces` ranks for the orientation search
+RANKED_WIDTH = 5
 
 
 def _continue_across(queries, partial, facet, region, h, numerics):
@@ -88,6 +93,31 @@ def _continue_across(queries, partial, facet, region, h, numerics):
     return None
 
 
+def _cached_continuation(queries, partial, facet, region, h, numerics, log):
+    """:func:`_continue_across`, remembered in ``log["continuations"]`` by the sets the facet and region are.
+
+    The continuation is a fact about ``f`` and the geometry only: the
+    orientation search (:func:`~polyrelu.recovery.driver._orientation_by_search`)
+    rebuilds the same complex with flipped neurons (other signs and cell ids,
+    the same polyhedra) and traces the same hypersurfaces again.
+    """
+    if log is None:
+        return _continue_across(queries, partial, facet, region, h, numerics)
+    key = (_polyhedron_key(facet.polyhedron), _polyhedron_key(region.polyhedron), tuple(h))
+    cache = log.setdefault("continuations", {})
+    if key not in cache:
+        cache[key] = _continue_across(queries, partial, facet, region, h, numerics)
+    return cache[key]
+
+
+def _polyhedron_key(poly):
+    """The rows of a polyhedron as sets, equations up to sign: the same for the same set whatever the neurons' signs."""
+    equations = frozenset(
+        tuple(row) if next(v for v in row if v) > 0 else tuple(-v for v in row) for row in poly.equations if any(row)
+    )
+    return frozenset(tuple(row) for row in poly.inequalities), equations
+
+
 def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
     """A neuron of the next layer through ``breakpoint``: ``(formula, regions crossed, span, pieces)``, or None.
 
@@ -132,7 +162,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
                 beyond = [cells[r] for r in lattice.cofacets(f) if r != region.id]
                 if len(beyond) != 1 or beyond[0].id in seen or beyond[0].dimension != partial.n0:
                     continue
-                h2 = _continue_across(queries, partial, facet, beyond[0], h, numerics)
+                h2 = _cached_continuation(queries, partial, facet, beyond[0], h, numerics, log)
                 if h2 is None:
                     continue
                 seen.add(beyond[0].id)
@@ -177,6 +207,8 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
             queue.append((cells[rid], row))
     if log is not None and equations and len(numerics.nullspace(equations, len(partial.basis), partial.precondition)) > 1:
         log["undetermined"] = log.get("undetermined", 0) + 1
+        if not partial.oriented:  # the pieces still tell orientations apart (:func:`orientations_by_pieces`)
+            log.setdefault("pieces", {}).setdefault(len(partial.layers), []).append(dict(pieces))
         # the previous layer's neurons the hypersurface never crosses: its weights on them stay free (TPIC fails)
         uncrossed = log.setdefault("uncrossed", {}).setdefault(len(partial.layers), collections.Counter())
         for i in range(len(partial.layers[-1])):
@@ -278,3 +310,62 @@ def drop_deeper(queries, partial, candidates, numerics):
         a for i, a in enumerate(candidates)
         if not any(j != i and _bends_at(queries, partial, a, b, numerics) for j, b in enumerate(candidates))
     ]
+
+
+def orientations_by_pieces(partial, traces, count):
+    """Up to ``count`` orientations of the last known layer, the likeliest first, from pieces traced unoriented.
+
+    A hypersurface that misses some zero sets of the last known layer leaves
+    its formula a family over ``relu(ẑ_i)``, ``ẑ_i`` and ``1`` (the traces
+    ``log["pieces"]`` of :func:`trace_neuron` keeps). Its pieces are facts
+    about ``f`` that hold in every orientation: with the flips ``t`` the
+    features are ``relu(ẑ_i) - t_i ẑ_i`` and ``1`` (``relu(-ẑ) = relu(ẑ) - ẑ``),
+    fewer unknowns, so the right ``t`` fits every traced piece (a nonzero
+    formula) and determines more of them than a wrong one, which contradicts
+    the pieces of a hypersurface crossing a flipped neuron's zero set. No
+    oracle query: every orientation of up to ``RANKED_WIDTH`` neurons is
+    ranked by (traces contradicted, traces left undetermined); the orientation
+    search traces them again in that order
+    (:func:`~polyrelu.recovery.driver._orientation_by_search`). A ranking only
+    proposes; the output fit and the final check decide.
+
+    Parameters
+    ----------
+    partial : PartialNetwork
+        Built unoriented, with the complex the pieces' region ids refer to.
+    traces : list of dict
+        Region id -> the hyperplane traced there, one dict per hypersurface.
+    count : int
+        How many orientations to return.
+
+    Returns
+    -------
+    list of tuple of bool
+        Flips, best first (ties in the order of :func:`itertools.product`);
+        empty when the layer is wider than ``RANKED_WIDTH`` or already oriented.
+    """
+    n = len(partial.layers[-1])
+    if n > RANKED_WIDTH or partial.oriented:
+        return []
+    numerics = partial.numerics
+    regions = partial.complex.regions()
+    full = {region.id: partial.features(region) for region in regions}
+    ranked = []
+    for flips in itertools.product((False, True), repeat=n):
+        partial.clock.check()
+        oriented = {
+            rid: [tuple(row[i] - row[n + i] if flips[i] else row[i] for i in range(n)) + (row[2 * n],) for row in F]
+            for rid, F in full.items()
+        }
+        basis = pivot_columns([row for F in oriented.values() for row in F])
+        contradicted = undetermined = 0
+        for pieces in traces:
+            equations = [
+                e for rid, h in pieces.items() for e in parallel_equations([[row[j] for j in basis] for row in oriented[rid]], h)
+            ]
+            dimension = len(numerics.nullspace(equations, len(basis)))
+            contradicted += dimension == 0
+            undetermined += dimension > 1
+        ranked.append(((contradicted, undetermined), flips))
+    ranked.sort(key=lambda item: item[0])
+    return [flips for _, flips in ranked[:count]]
