@@ -19,12 +19,18 @@ What it leaves to others: where the formulas come from (``tracing``,
 ``output``).
 """
 
+import itertools
 from fractions import Fraction
 
-from ..geometry.linalg import fmpq_matrix, fraction_rows
+from ..geometry.linalg import fmpq_matrix, fraction_rows, pivot_columns, solve, span_complement
+from ..geometry.rational import row_value
 from .control import StageFailed
+from .numerics import vdot
 
 __all__ = []
+
+# orientations of the last layer tried when the output reads the layer before it past the last (2^n fits)
+MAX_STABLE_FLIPS = 10
 
 
 def split_coefficients(partial, c):
@@ -113,7 +119,130 @@ def orient_layer(partial, vectors, max_free=16, fixed=None, null=()):
 
 
 
-
-
 def apply_flips(partial, flips):
     partial.layers[-1] = [(tuple(-v for v in w), -b) if flip else (w, b) for (w, b), flip in zip(partial.layers[-1], flips)]
+
+
+def orient_with_stable_neurons(partial, regions, targets, failure):
+    """The output rows when last-layer neurons positive on the whole domain are missing; they are added to the last layer.
+
+    A neuron ``s = Σ_k a_k relu(y_k) + b`` of the last hidden layer (``y`` the
+    layer before it) that is positive on the whole domain never bends ``f``:
+    no trace finds it, yet the output reads ``v_s s``, a combination of the
+    ``relu(y_k)`` that the last layer's features need not span. Then no
+    orientation fits (``failure``, raised again when this does not help
+    either). Here the output is fitted over ``relu(ẑ_i)``, ``relu(y_k)`` and
+    ``1`` (``ẑ_i`` is affine in the ``relu(y_k)``, so its columns are not
+    needed). With flips ``t``, ``relu(ẑ_i) = relu(z_i) + t_i ẑ_i`` moves
+    ``t_i w_i ẑ_i`` into the skip part ``S_t``, so every orientation is
+    tried: the skip parts of all outputs, modulo constants, span ``r``
+    functions, and each of the ``r`` chosen among them that is bounded below
+    (or above) on the domain becomes a neuron ``±S + B`` with ``B`` making it
+    at least 1 on every region (vertices and rays of each region decide,
+    exactly). The orientation needing the fewest such neurons is kept.
+
+    The weights read here on ``relu(y_k)`` are the true ones only up to what
+    the domain cannot tell; the final check against the oracle decides.
+
+    Parameters
+    ----------
+    partial : PartialNetwork
+    regions : list of cells
+        The regions of ``partial.complex``.
+    targets : list of list of tuple
+        Per output, ``f``'s affine map ``(constant, *linear)`` on each region.
+    failure : StageFailed
+        Why :func:`orient_layer` failed; raised again when this fails too.
+
+    Returns
+    -------
+    list of (w, β)
+        The output rows over the last layer with its added neurons.
+    """
+    n = len(partial.layers[-1])
+    numerics = partial.numerics
+    # float mode completes no neuron from the output fit (a least-squares fit explains anything)
+    if len(partial.layers) < 2 or not numerics.max_families or n > MAX_STABLE_FLIPS:
+        raise failure
+    n0 = partial.n0
+    relus = {R.id: partial.previous_relu(R) for R in regions}
+    p = len(relus[regions[0].id]) if regions else 0
+    features = {}
+    for R in regions:
+        F, Y = partial.features(R), relus[R.id]
+        features[R.id] = [(*F[r][:n], *(y[r] for y in Y), F[r][-1]) for r in range(n0 + 1)]
+    basis = pivot_columns([row for R in regions for row in features[R.id]])
+    if any(i not in basis for i in range(n)):
+        raise failure
+    fits = []
+    for target in targets:
+        blocks = [([tuple(row[k] for k in basis) for row in features[R.id]], t) for R, t in zip(regions, target)]
+        x = numerics.fit(blocks, regions, locate=False)
+        if x is None:
+            raise failure
+        full = [Fraction(0)] * (n + p + 1)
+        for k, v in zip(basis, x):
+            full[k] = v
+        fits.append(full)
+
+    def stacked(u, c):
+        # the function c + Σ u_k relu(y_k) as its affine maps on all regions, one vector
+        return tuple(
+            (c if comp == 0 else 0) + sum((uk * Y[k][comp] for k, uk in enumerate(u) if uk), Fraction(0))
+            for R in regions for Y in (relus[R.id],) for comp in range(n0 + 1)
+        )
+
+    constant = stacked((0,) * p, 1)
+    layer = partial.layers[-1]
+    best = None
+    for flips in itertools.product((0, 1), repeat=n):
+        partial.clock.check()
+        skips = []
+        for full in fits:
+            w = full[:n]
+            u = tuple(full[n + k] + sum(w[i] * layer[i][0][k] for i in range(n) if flips[i]) for k in range(p))
+            skips.append((u, full[-1] + sum(w[i] * layer[i][1] for i in range(n) if flips[i])))
+        functions = [stacked(u, c) for u, c in skips]
+        chosen = span_complement([constant], functions)
+        if best is not None and len(chosen) >= len(best[0]):
+            continue
+        neurons = []
+        for q in chosen:
+            g = skips[q][0]
+            for sign in (1, -1):
+                low = _minimum(partial, regions, relus, tuple(sign * v for v in g))
+                if low is not None:
+                    neurons.append((tuple(sign * v for v in g), 1 - low))
+                    break
+            else:
+                break
+        else:
+            best = (neurons, flips, skips, functions)
+            if not neurons:
+                break
+    if best is None:
+        raise failure
+    neurons, flips, skips, functions = best
+    columns = [stacked(g, b) for g, b in neurons] + [constant]
+    rows = []
+    for full, function in zip(fits, functions):
+        x = solve([tuple(col[r] for col in columns) for r in range(len(constant))], function)
+        if x is None:
+            raise failure
+        rows.append((tuple(full[:n]) + tuple(x[:-1]), x[-1]))
+    apply_flips(partial, [bool(t) for t in flips])
+    partial.layers[-1] = partial.layers[-1] + neurons
+    return rows
+
+
+def _minimum(partial, regions, relus, g):
+    """The least value of ``Σ g_k relu(y_k)`` on the regions, or None when it is unbounded below there."""
+    low = None
+    for R in regions:
+        m = tuple(sum((gk * y[comp] for gk, y in zip(g, relus[R.id]) if gk), Fraction(0)) for comp in range(partial.n0 + 1))
+        poly = R.polyhedron
+        if any(vdot(m[1:], r) < 0 for r in poly.rays()) or any(vdot(m[1:], line) for line in poly.lines()):
+            return None
+        values = [row_value(m, v) for v in poly.vertices()] or [row_value(m, R.relative_interior_point())]
+        low = min(values) if low is None else min(low, *values)
+    return low

@@ -96,6 +96,14 @@ class PartialNetwork:
             self._features[region.id] = hit
         return hit
 
+    def previous_relu(self, region):
+        """``relu(y_k)`` of the neurons ``y_k`` of the layer before the last on a region: affine maps ``(constant, *linear)``."""
+        last = len(self.layers) - 1
+        width = len(self.layers[-2])
+        G, g = self.net.pre_activation_maps(region.signs)[last - 1]
+        zero = (Fraction(0),) * (self.n0 + 1)
+        return [(g[i], *G[i]) if region.signs[self.offset - width + i] > 0 else zero for i in range(width)]
+
     def reduced(self, region):
         F = self.features(region)
         return [tuple(row[j] for j in self.basis) for row in F]
