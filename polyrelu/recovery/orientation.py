@@ -22,7 +22,7 @@ What it leaves to others: where the formulas come from (``tracing``,
 import itertools
 from fractions import Fraction
 
-from ..geometry.linalg import fmpq_matrix, fraction_rows, pivot_columns, solve, span_complement
+from ..geometry.linalg import fmpq_matrix, fraction_rows, solve, span_complement
 from ..geometry.rational import row_value
 from .control import StageFailed
 from .numerics import vdot
@@ -123,65 +123,54 @@ def apply_flips(partial, flips):
     partial.layers[-1] = [(tuple(-v for v in w), -b) if flip else (w, b) for (w, b), flip in zip(partial.layers[-1], flips)]
 
 
-def orient_with_stable_neurons(partial, regions, targets, failure):
-    """The output rows when last-layer neurons positive on the whole domain are missing; they are added to the last layer.
+def orient_with_stable_neurons(partial, vectors, failure):
+    """Orient the last layer and add the neurons it needs that are positive on the whole domain; the rows read over it.
 
-    A neuron ``s = Σ_k a_k relu(y_k) + b`` of the last hidden layer (``y`` the
+    A neuron ``s = Σ_k a_k relu(y_k) + b`` of the last known layer (``y`` the
     layer before it) that is positive on the whole domain never bends ``f``:
-    no trace finds it, yet the output reads ``v_s s``, a combination of the
-    ``relu(y_k)`` that the last layer's features need not span. Then no
-    orientation fits (``failure``, raised again when this does not help
-    either). Here the output is fitted over ``relu(ẑ_i)``, ``relu(y_k)`` and
-    ``1`` (``ẑ_i`` is affine in the ``relu(y_k)``, so its columns are not
-    needed). With flips ``t``, ``relu(ẑ_i) = relu(z_i) + t_i ẑ_i`` moves
-    ``t_i w_i ẑ_i`` into the skip part ``S_t``, so every orientation is
-    tried: the skip parts of all outputs, modulo constants, span ``r``
-    functions, and each of the ``r`` chosen among them that is bounded below
-    (or above) on the domain becomes a neuron ``±S + B`` with ``B`` making it
-    at least 1 on every region (vertices and rays of each region decide,
-    exactly). The orientation needing the fewest such neurons is kept.
+    no trace finds it, yet the next layer (or the output) reads ``v s``, a
+    combination of the ``relu(y_k)`` that the last layer's features need not
+    span, and no orientation fits (``failure``). ``vectors`` are formulas
+    over the skip features (:meth:`~polyrelu.recovery.partial.PartialNetwork.use_features`):
+    ``relu(ẑ_i)``, ``relu(y_k)`` and ``1``. With flips ``t``,
+    ``relu(ẑ_i) = relu(z_i) + t_i ẑ_i`` moves ``t_i w_i ẑ_i`` (affine in the
+    ``relu(y_k)``) into the skip part ``S_t`` of each vector, so every
+    orientation is tried: the skip parts, modulo constants, span ``r``
+    functions; each of ``r`` of them that is bounded below (or above) on the
+    domain becomes a neuron ``±S + B``, ``B`` making it at least 1 on every
+    region (decided exactly at the vertices and rays of each region). The
+    orientation needing the fewest such neurons is kept.
 
-    The weights read here on ``relu(y_k)`` are the true ones only up to what
+    The weights read on the ``relu(y_k)`` are the true ones only up to what
     the domain cannot tell; the final check against the oracle decides.
 
     Parameters
     ----------
     partial : PartialNetwork
-    regions : list of cells
-        The regions of ``partial.complex``.
-    targets : list of list of tuple
-        Per output, ``f``'s affine map ``(constant, *linear)`` on each region.
+        With skip features.
+    vectors : list of tuple
+        Coefficients over ``partial.basis``: the output's fits or the next
+        layer's formulas.
     failure : StageFailed
         Why :func:`orient_layer` failed; raised again when this fails too.
 
     Returns
     -------
     list of (w, β)
-        The output rows over the last layer with its added neurons.
+        The rows over the last layer, flipped, with its added neurons
+        (``partial.layers[-1]`` is changed so).
     """
     n = len(partial.layers[-1])
-    numerics = partial.numerics
-    # float mode completes no neuron from the output fit (a least-squares fit explains anything)
-    if len(partial.layers) < 2 or not numerics.max_families or n > MAX_STABLE_FLIPS:
+    # float mode completes no neuron from a fit (a least-squares fit explains anything)
+    if not partial.skip or not partial.numerics.max_families or n > MAX_STABLE_FLIPS or any(i not in partial.basis for i in range(n)):
         raise failure
-    n0 = partial.n0
+    regions = partial.complex.regions()
     relus = {R.id: partial.previous_relu(R) for R in regions}
-    p = len(relus[regions[0].id]) if regions else 0
-    features = {}
-    for R in regions:
-        F, Y = partial.features(R), relus[R.id]
-        features[R.id] = [(*F[r][:n], *(y[r] for y in Y), F[r][-1]) for r in range(n0 + 1)]
-    basis = pivot_columns([row for R in regions for row in features[R.id]])
-    if any(i not in basis for i in range(n)):
-        raise failure
+    p = len(partial.layers[-2])
     fits = []
-    for target in targets:
-        blocks = [([tuple(row[k] for k in basis) for row in features[R.id]], t) for R, t in zip(regions, target)]
-        x = numerics.fit(blocks, regions, locate=False)
-        if x is None:
-            raise failure
+    for x in vectors:
         full = [Fraction(0)] * (n + p + 1)
-        for k, v in zip(basis, x):
+        for k, v in zip(partial.basis, x):
             full[k] = v
         fits.append(full)
 
@@ -189,7 +178,7 @@ def orient_with_stable_neurons(partial, regions, targets, failure):
         # the function c + Σ u_k relu(y_k) as its affine maps on all regions, one vector
         return tuple(
             (c if comp == 0 else 0) + sum((uk * Y[k][comp] for k, uk in enumerate(u) if uk), Fraction(0))
-            for R in regions for Y in (relus[R.id],) for comp in range(n0 + 1)
+            for R in regions for Y in (relus[R.id],) for comp in range(partial.n0 + 1)
         )
 
     constant = stacked((0,) * p, 1)
@@ -208,21 +197,21 @@ def orient_with_stable_neurons(partial, regions, targets, failure):
             continue
         neurons = []
         for q in chosen:
-            g = skips[q][0]
             for sign in (1, -1):
-                low = _minimum(partial, regions, relus, tuple(sign * v for v in g))
+                g = tuple(sign * v for v in skips[q][0])
+                low = _minimum(partial, regions, relus, g)
                 if low is not None:
-                    neurons.append((tuple(sign * v for v in g), 1 - low))
+                    neurons.append((g, 1 - low))
                     break
             else:
                 break
         else:
-            best = (neurons, flips, skips, functions)
+            best = (neurons, flips, functions)
             if not neurons:
                 break
     if best is None:
         raise failure
-    neurons, flips, skips, functions = best
+    neurons, flips, functions = best
     columns = [stacked(g, b) for g, b in neurons] + [constant]
     rows = []
     for full, function in zip(fits, functions):

@@ -68,16 +68,36 @@ def fit_output(queries, partial, numerics):
     if families:
         return _fit_with_families(partial, regions, targets, families, relus), len(regions)
     vectors = []
-    for j in range(m):
-        blocks = [(partial.reduced(R), t) for R, t in zip(regions, targets[j])]
-        vectors.append(numerics.fit(blocks, regions))
     try:
+        for j in range(m):
+            blocks = [(partial.reduced(R), t) for R, t in zip(regions, targets[j])]
+            vectors.append(numerics.fit(blocks, regions))
         flips, rows, _ = orient_layer(partial, vectors)
-    except StageFailed as failure:
-        # neurons of the last layer positive on the whole domain are read by the output only
-        return orient_with_stable_neurons(partial, regions, targets, failure), len(regions)
+    except (StageFailed, MissedBreakpoint) as failure:
+        # a last-layer neuron positive on the whole domain is read by the output only, past the features
+        return _fit_with_stable_neurons(partial, regions, targets, failure), len(regions)
     apply_flips(partial, flips)
     return rows, len(regions)
+
+
+def _fit_with_stable_neurons(partial, regions, targets, failure):
+    """The output rows when no orientation fits, or no fit: refitted over the previous layer's outputs too.
+
+    See :func:`~polyrelu.recovery.orientation.orient_with_stable_neurons`;
+    ``failure`` (a :class:`StageFailed`, or the :class:`MissedBreakpoint`
+    that sends the search where ``f`` bends beyond the known neurons) is
+    raised again when this does not explain ``f`` either.
+    """
+    if len(partial.layers) < 2:
+        raise failure
+    partial.use_features(skip=True)
+    vectors = []
+    for target in targets:
+        x = partial.numerics.fit([(partial.reduced(R), t) for R, t in zip(regions, target)], regions, locate=False)
+        if x is None:
+            raise failure
+        vectors.append(x)
+    return orient_with_stable_neurons(partial, vectors, failure)
 
 
 def _direction_map(relu, direction):

@@ -1,0 +1,96 @@
+"""Recovery of networks with hidden neurons positive on the whole domain (stably active).
+
+Such a neuron never bends ``f``, so no trace finds it, yet the next layer (or the output) reads the layer before
+it through it. Recovery adds one (``polyrelu.recovery.orientation.orient_with_stable_neurons``): the weights are
+read from a fit over the previous layer's outputs, the bias is chosen to keep it positive on every region. Each
+case here was undecided before ("no 0/1 orientation of layer 2 fits", or a stalled output fit); the answers are
+checked exactly with ``same_function``.
+"""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import polyrelu.recovery.orientation as orientation
+from polyrelu import ReLUNetwork, canonical_complex, network_oracle, recover_network, same_function
+from polyrelu.examples import generic_network
+
+
+def with_stable_neuron(net, layer):
+    """``net`` with one more neuron in hidden ``layer`` (1-based): ``1 + Σ relu(y_k)/(k + 2)``, positive everywhere.
+
+    The next layer reads it with weights ``±3/2``, so ``f`` changes.
+    """
+    Ws = [[list(row) for row in W] for W in net.weights]
+    bs = [list(b) for b in net.biases]
+    Ws[layer - 1].append([Fraction(1, k + 2) for k in range(len(Ws[layer - 1][0]))])
+    bs[layer - 1].append(Fraction(1))
+    for k, row in enumerate(Ws[layer]):
+        row.append(Fraction(3, 2) * (1 if k % 2 == 0 else -1))
+    return ReLUNetwork(Ws, bs)
+
+
+def stably_active(net):
+    """The hidden neurons ``(layer, index)`` positive on every region of the canonical complex."""
+    regions = canonical_complex(net).regions()
+    widths = net.architecture.hidden_widths
+    found, offset = [], 0
+    for layer, width in enumerate(widths, start=1):
+        found += [(layer, j) for j in range(width) if all(R.signs[offset + j] > 0 for R in regions)]
+        offset += width
+    return found
+
+
+@pytest.mark.parametrize(
+    "architecture, seed",
+    [((2, 3, 2, 1), 1), ((2, 3, 3, 1), 2)],
+)
+def test_a_stable_last_layer_neuron_is_added(architecture, seed):
+    net = with_stable_neuron(generic_network(architecture, seed=seed), 2)
+    assert stably_active(net) == [(2, len(net.weights[1]) - 1)]
+    result = recover_network(network_oracle(net), 2, max_seconds=60)
+    assert result.status == "recovered", result.reason
+    assert same_function(result.network, net)
+    # the neuron read by the output only is there, positive on the whole plane
+    assert [layer for layer, _ in stably_active(result.network)] == [2]
+
+
+def test_a_stable_middle_layer_neuron_gives_the_same_function():
+    net = with_stable_neuron(generic_network((2, 3, 3, 2, 1), seed=3), 2)
+    result = recover_network(network_oracle(net), 2, max_seconds=60)
+    assert result.status == "recovered", result.reason
+    assert same_function(result.network, net)
+
+
+def test_a_wrong_bias_for_the_added_neuron_is_caught(monkeypatch):
+    """The bias is a choice (any value keeping the neuron positive computes ``f``): a wrong one must never pass.
+
+    With the least value of the skip part over the domain reported 100 too high, the added neuron is negative
+    on part of the plane, so the candidate differs from ``f`` there; only the final check against the oracle
+    can see that, and the answer must not be a different function.
+    """
+    net = with_stable_neuron(generic_network((2, 3, 2, 1), seed=1), 2)
+    minimum = orientation._minimum
+
+    def too_high(*args):
+        low = minimum(*args)
+        return None if low is None else low + 100
+
+    monkeypatch.setattr(orientation, "_minimum", too_high)
+    result = recover_network(network_oracle(net), 2, max_seconds=60)
+    assert result.status == "undecided"
+    assert result.network is None
+
+
+@pytest.mark.slow
+def test_a_random_network_of_the_deep_sample_with_a_stable_last_layer_neuron():
+    """A random N(0, 1) 3→6→3→4→1 network whose fourth layer-3 neuron is positive everywhere: undecided before."""
+    widths, rng = (3, 6, 3, 4, 1), np.random.default_rng(447701)
+    net = ReLUNetwork(
+        [rng.standard_normal((b, a)) for a, b in zip(widths, widths[1:])], [rng.standard_normal(b) for b in widths[1:]]
+    )
+    assert stably_active(net) == [(3, 3)]
+    result = recover_network(network_oracle(net), 3, max_seconds=120)
+    assert result.status == "recovered", result.reason
+    assert same_function(result.network, net)
