@@ -487,7 +487,7 @@ def _with_stable_neurons(queries, partial, pending, numerics, failure):
     (:func:`~polyrelu.recovery.orientation.orient_with_stable_neurons`, which
     also adds it); ``failure`` is raised again when that does not help.
     """
-    if len(partial.layers) < 2:
+    if len(partial.layers) < 2 or not partial.numerics.max_families:  # float mode completes no neuron from a fit
         raise failure
     partial.clock.stage = f"tracing layer-{len(partial.layers) + 1} hypersurfaces over layers {len(partial.layers) - 1}-{len(partial.layers)}"
     partial.use_features(skip=True)

@@ -88,7 +88,7 @@ def _fit_with_stable_neurons(partial, regions, targets, failure):
     that sends the search where ``f`` bends beyond the known neurons) is
     raised again when this does not explain ``f`` either.
     """
-    if len(partial.layers) < 2:
+    if len(partial.layers) < 2 or not partial.numerics.max_families:  # float mode completes no neuron from a fit
         raise failure
     partial.use_features(skip=True)
     vectors = []
