@@ -22,7 +22,7 @@ What it leaves to others: where the formulas come from (``tracing``,
 import itertools
 from fractions import Fraction
 
-from ..geometry.linalg import fmpq_matrix, fraction_rows, solve, span_complement
+from ..geometry.linalg import fmpq_matrix, fraction_rows, pivot_columns, solve, span_complement
 from ..geometry.rational import row_value
 from .control import StageFailed
 from .numerics import vdot
@@ -174,14 +174,15 @@ def orient_with_stable_neurons(partial, vectors, failure):
             full[k] = v
         fits.append(full)
 
-    def stacked(u, c):
-        # the function c + Σ u_k relu(y_k) as its affine maps on all regions, one vector
-        return tuple(
-            (c if comp == 0 else 0) + sum((uk * Y[k][comp] for k, uk in enumerate(u) if uk), Fraction(0))
-            for R in regions for Y in (relus[R.id],) for comp in range(partial.n0 + 1)
-        )
+    # the function c + Σ u_k relu(y_k) is zero exactly when its affine maps vanish on a few regions' rows:
+    # the rows where [relu(y_1) .. relu(y_p), 1] has full rank; every test below reads those rows only
+    maps = [(*(Y[comp] for Y in relus[R.id]), Fraction(int(comp == 0))) for R in regions for comp in range(partial.n0 + 1)]
+    rows = [maps[r] for r in pivot_columns([[row[k] for row in maps] for k in range(p + 1)])]
 
-    constant = stacked((0,) * p, 1)
+    def function(u, c):
+        return tuple(vdot(row, (*u, c)) for row in rows)
+
+    constant = function((0,) * p, 1)
     layer = partial.layers[-1]
     best = None
     for flips in itertools.product((0, 1), repeat=n):
@@ -191,8 +192,7 @@ def orient_with_stable_neurons(partial, vectors, failure):
             w = full[:n]
             u = tuple(full[n + k] + sum(w[i] * layer[i][0][k] for i in range(n) if flips[i]) for k in range(p))
             skips.append((u, full[-1] + sum(w[i] * layer[i][1] for i in range(n) if flips[i])))
-        functions = [stacked(u, c) for u, c in skips]
-        chosen = span_complement([constant], functions)
+        chosen = span_complement([constant], [function(*skip) for skip in skips])
         if best is not None and len(chosen) >= len(best[0]):
             continue
         neurons = []
@@ -206,22 +206,22 @@ def orient_with_stable_neurons(partial, vectors, failure):
             else:
                 break
         else:
-            best = (neurons, flips, functions)
+            best = (neurons, flips, skips)
             if not neurons:
                 break
     if best is None:
         raise failure
-    neurons, flips, functions = best
-    columns = [stacked(g, b) for g, b in neurons] + [constant]
-    rows = []
-    for full, function in zip(fits, functions):
-        x = solve([tuple(col[r] for col in columns) for r in range(len(constant))], function)
+    neurons, flips, skips = best
+    columns = [function(g, b) for g, b in neurons] + [constant]
+    out = []
+    for full, skip in zip(fits, skips):
+        x = solve([tuple(col[r] for col in columns) for r in range(len(constant))], function(*skip))
         if x is None:
             raise failure
-        rows.append((tuple(full[:n]) + tuple(x[:-1]), x[-1]))
+        out.append((tuple(full[:n]) + tuple(x[:-1]), x[-1]))
     apply_flips(partial, [bool(t) for t in flips])
     partial.layers[-1] = partial.layers[-1] + neurons
-    return rows
+    return out
 
 
 def _minimum(partial, regions, relus, g):
