@@ -15,6 +15,11 @@ import pytest
 import polyrelu.recovery.orientation as orientation
 from polyrelu import ReLUNetwork, canonical_complex, network_oracle, recover_network, same_function
 from polyrelu.examples import generic_network
+from polyrelu.geometry.rational import row_value
+from polyrelu.recovery.numerics import ExactNumerics
+from polyrelu.recovery.oracle import Queries
+from polyrelu.recovery.output import fit_output
+from polyrelu.recovery.partial import PartialNetwork
 
 
 def with_stable_neuron(net, layer):
@@ -40,6 +45,32 @@ def stably_active(net):
         found += [(layer, j) for j in range(width) if all(R.signs[offset + j] > 0 for R in regions)]
         offset += width
     return found
+
+
+def test_the_output_fit_adds_one_neuron_for_a_rank_one_skip():
+    """The output layer on the true first layer and the last layer without its stable neuron, two flips planted.
+
+    Both outputs read the stable neuron (weights 3/2 and -3/2): one neuron is added, positive (at least 1) at
+    every vertex of every region, and the network computes ``f`` exactly.
+    """
+    net = with_stable_neuron(generic_network((2, 3, 3, 2), seed=1), 2)
+    rows = [[(tuple(w), b) for w, b in zip(W, bias)] for W, bias in zip(net.weights, net.biases)]
+    last = [(tuple(-v for v in w), -b) if i in (0, 2) else (w, b) for i, (w, b) in enumerate(rows[1][:-1])]
+    partial = PartialNetwork(2, None, ExactNumerics())
+    partial.layers.extend([rows[0], last])
+    partial.rebuild()
+    queries = Queries(network_oracle(net), 2, ExactNumerics(), 10**6)
+    out, regions = fit_output(queries, partial, ExactNumerics())
+    assert len(partial.layers[-1]) == 4 and len(out) == 2
+    layers = partial.layers + [out]
+    rebuilt = ReLUNetwork([[list(w) for w, _ in layer] for layer in layers], [[b for _, b in layer] for layer in layers])
+    assert same_function(rebuilt, net).equal
+    added = partial.layers[-1][-1]
+    first = [(w, b) for w, b in rows[0]]
+    for R in canonical_complex(ReLUNetwork([[list(w) for w, _ in first]], [[b for _, b in first]])).regions():
+        for v in R.polyhedron.vertices():
+            y = [max(row_value((b, *w), v), 0) for w, b in first]
+            assert sum(a * h for a, h in zip(added[0], y)) + added[1] >= 1
 
 
 @pytest.mark.parametrize(
