@@ -7,15 +7,22 @@ case here was undecided before ("no 0/1 orientation of layer 2 fits", or a stall
 checked exactly with ``same_function``.
 """
 
+import itertools
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
-import polyrelu.recovery.orientation as orientation
-from polyrelu import ReLUNetwork, canonical_complex, network_oracle, recover_network, same_function
+from polyrelu import (
+    ReLUNetwork,
+    canonical_complex,
+    network_oracle,
+    recover_network,
+    same_function,
+)
 from polyrelu.examples import generic_network
 from polyrelu.geometry.rational import row_value
+from polyrelu.recovery import orientation
 from polyrelu.recovery.numerics import ExactNumerics
 from polyrelu.recovery.oracle import Queries
 from polyrelu.recovery.output import fit_output
@@ -60,7 +67,7 @@ def test_the_output_fit_adds_one_neuron_for_a_rank_one_skip():
     partial.layers.extend([rows[0], last])
     partial.rebuild()
     queries = Queries(network_oracle(net), 2, ExactNumerics(), 10**6)
-    out, regions = fit_output(queries, partial, ExactNumerics())
+    out, _ = fit_output(queries, partial, ExactNumerics())
     assert len(partial.layers[-1]) == 4 and len(out) == 2
     layers = partial.layers + [out]
     rebuilt = ReLUNetwork([[list(w) for w, _ in layer] for layer in layers], [[b for _, b in layer] for layer in layers])
@@ -119,7 +126,7 @@ def test_a_random_network_of_the_deep_sample_with_a_stable_last_layer_neuron():
     """A random N(0, 1) 3→6→3→4→1 network whose fourth layer-3 neuron is positive everywhere: undecided before."""
     widths, rng = (3, 6, 3, 4, 1), np.random.default_rng(447701)
     net = ReLUNetwork(
-        [rng.standard_normal((b, a)) for a, b in zip(widths, widths[1:])], [rng.standard_normal(b) for b in widths[1:]]
+        [rng.standard_normal((b, a)) for a, b in itertools.pairwise(widths)], [rng.standard_normal(b) for b in widths[1:]]
     )
     assert stably_active(net) == [(3, 3)]
     result = recover_network(network_oracle(net), 3, max_seconds=120)

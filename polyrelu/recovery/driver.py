@@ -489,7 +489,8 @@ def _with_stable_neurons(queries, partial, pending, numerics, failure):
     """
     if len(partial.layers) < 2 or not partial.numerics.max_families:  # float mode completes no neuron from a fit
         raise failure
-    partial.clock.stage = f"tracing layer-{len(partial.layers) + 1} hypersurfaces over layers {len(partial.layers) - 1}-{len(partial.layers)}"
+    known = len(partial.layers)
+    partial.clock.stage = f"tracing layer-{known + 1} hypersurfaces over layers {known - 1}-{known}"
     partial.use_features(skip=True)
     traced = []
     for bp in pending:

@@ -22,7 +22,13 @@ What it leaves to others: where the formulas come from (``tracing``,
 import itertools
 from fractions import Fraction
 
-from ..geometry.linalg import fmpq_matrix, fraction_rows, pivot_columns, solve, span_complement
+from ..geometry.linalg import (
+    fmpq_matrix,
+    fraction_rows,
+    pivot_columns,
+    solve,
+    span_complement,
+)
 from ..geometry.rational import row_value
 from .control import StageFailed
 from .numerics import vdot
@@ -162,7 +168,9 @@ def orient_with_stable_neurons(partial, vectors, failure):
     """
     n = len(partial.layers[-1])
     # float mode completes no neuron from a fit (a least-squares fit explains anything)
-    if not partial.skip or not partial.numerics.max_families or n > MAX_STABLE_FLIPS or any(i not in partial.basis for i in range(n)):
+    if not partial.skip or not partial.numerics.max_families or n > MAX_STABLE_FLIPS:
+        raise failure
+    if any(i not in partial.basis for i in range(n)):
         raise failure
     regions = partial.complex.regions()
     relus = {R.id: partial.previous_relu(R) for R in regions}
@@ -176,7 +184,9 @@ def orient_with_stable_neurons(partial, vectors, failure):
 
     # the function c + Σ u_k relu(y_k) is zero exactly when its affine maps vanish on a few regions' rows:
     # the rows where [relu(y_1) .. relu(y_p), 1] has full rank; every test below reads those rows only
-    maps = [(*(Y[comp] for Y in relus[R.id]), Fraction(int(comp == 0))) for R in regions for comp in range(partial.n0 + 1)]
+    maps = [
+        (*(Y[comp] for Y in relus[R.id]), Fraction(int(comp == 0))) for R in regions for comp in range(partial.n0 + 1)
+    ]
     rows = [maps[r] for r in pivot_columns([[row[k] for row in maps] for k in range(p + 1)])]
 
     def function(u, c):
@@ -228,7 +238,8 @@ def _minimum(partial, regions, relus, g):
     """The least value of ``Σ g_k relu(y_k)`` on the regions, or None when it is unbounded below there."""
     low = None
     for R in regions:
-        m = tuple(sum((gk * y[comp] for gk, y in zip(g, relus[R.id]) if gk), Fraction(0)) for comp in range(partial.n0 + 1))
+        Y = relus[R.id]
+        m = tuple(sum((gk * y[comp] for gk, y in zip(g, Y) if gk), Fraction(0)) for comp in range(partial.n0 + 1))
         poly = R.polyhedron
         if any(vdot(m[1:], r) < 0 for r in poly.rays()) or any(vdot(m[1:], line) for line in poly.lines()):
             return None

@@ -119,7 +119,7 @@ class PartialNetwork:
         return hit
 
     def previous_relu(self, region):
-        """``relu(y_k)`` of the neurons ``y_k`` of the layer before the last on a region: affine maps ``(constant, *linear)``."""
+        """``relu(y_k)`` of the layer ``y`` before the last on a region: affine maps ``(constant, *linear)``."""
         last = len(self.layers) - 1
         width = len(self.layers[-2])
         G, g = self.net.pre_activation_maps(region.signs)[last - 1]
