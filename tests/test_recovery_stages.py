@@ -47,6 +47,7 @@ from polyrelu.recovery.control import (
     StageFailed,
     TimeSpent,
 )
+from polyrelu.recovery.driver import _families_text
 from polyrelu.recovery.families import (
     fix_family,
     formula_family,
@@ -67,7 +68,6 @@ from polyrelu.recovery.numerics import (
 )
 from polyrelu.recovery.oracle import Queries, answer_precision
 from polyrelu.recovery.orientation import apply_flips, orient_layer
-from polyrelu.recovery.driver import _families_text
 from polyrelu.recovery.output import fit_output
 from polyrelu.recovery.partial import PartialNetwork
 from polyrelu.recovery.tracing import drop_deeper, orientations_by_pieces, trace_neuron

@@ -58,7 +58,7 @@ from .families import fix_family, merge_families, on_pieces
 from .first_layer import explained_by, hyperplane_neuron, partly_bent_hyperplanes
 from .numerics import numerics_for, vadd, vscale, vsub
 from .oracle import Queries
-from .orientation import apply_flips, orient_layer
+from .orientation import apply_flips, orient_layer, orient_with_stable_neurons
 from .output import MissedBreakpoint, fit_output
 from .partial import PartialNetwork
 from .tracing import RANKED_WIDTH, drop_deeper, orientations_by_pieces, trace_neuron
@@ -377,8 +377,11 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
             partial.layers.append([(tuple(c[1:]), c[0]) for c in traced])
         else:
             clock.stage = f"orienting layer {known}"
-            flips, rows, _ = orient_layer(partial, traced)
-            apply_flips(partial, flips)
+            try:
+                flips, rows, _ = orient_layer(partial, traced)
+                apply_flips(partial, flips)
+            except StageFailed as failure:
+                rows = _with_stable_neurons(queries, partial, pending, numerics, failure)
             clock.stage = f"tracing layer-{known + 1} hypersurfaces with layer {known} oriented"
             partial.layers.append(rows + _second_chance(queries, partial, rows, pending, numerics, log))
         log["widths"] = tuple(len(layer) for layer in partial.layers)
@@ -496,6 +499,35 @@ def _second_chance(queries, partial, rows, pending, numerics, log):
             )
         more.append((tuple(c[position[i]] for i in range(n)), c[position[n]]))
     return more
+
+
+def _with_stable_neurons(queries, partial, pending, numerics, failure):
+    """The next layer's rows when no orientation of the last layer fits: traced again over the skip features.
+
+    A last-layer neuron positive on the whole domain is never traced, but the
+    next layer reads the previous layer's outputs through it
+    (:func:`~polyrelu.recovery.orientation.orient_with_stable_neurons`, which
+    also adds it); ``failure`` is raised again when that does not help.
+    """
+    if len(partial.layers) < 2 or not partial.numerics.max_families:  # float mode completes no neuron from a fit
+        raise failure
+    known = len(partial.layers)
+    partial.clock.stage = f"tracing layer-{known + 1} hypersurfaces over layers {known - 1}-{known}"
+    partial.use_features(skip=True)
+    traced = []
+    for bp in pending:
+        if explained_by(partial, [c for c, *_ in traced], bp):
+            continue
+        found = trace_neuron(queries, partial, bp, numerics)
+        if found is not None and found[0] is not None:
+            traced.append(found)
+    formulas = []
+    for c, *_ in drop_deeper(queries, partial, traced, numerics):
+        if not any(numerics.parallel(c, d) for d in formulas):
+            formulas.append(tuple(Fraction(v) for v in c))
+    if not formulas:
+        raise failure
+    return orient_with_stable_neurons(partial, formulas, failure)
 
 
 def _orientation_by_search(queries, partial, pending, numerics, log):

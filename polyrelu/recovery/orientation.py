@@ -19,12 +19,24 @@ What it leaves to others: where the formulas come from (``tracing``,
 ``output``).
 """
 
+import itertools
 from fractions import Fraction
 
-from ..geometry.linalg import fmpq_matrix, fraction_rows
+from ..geometry.linalg import (
+    fmpq_matrix,
+    fraction_rows,
+    pivot_columns,
+    solve,
+    span_complement,
+)
+from ..geometry.rational import row_value
 from .control import StageFailed
+from .numerics import vdot
 
 __all__ = []
+
+# orientations of the last layer tried when the output reads the layer before it past the last (2^n fits)
+MAX_STABLE_FLIPS = 10
 
 
 def split_coefficients(partial, c):
@@ -113,7 +125,124 @@ def orient_layer(partial, vectors, max_free=16, fixed=None, null=()):
 
 
 
-
-
 def apply_flips(partial, flips):
     partial.layers[-1] = [(tuple(-v for v in w), -b) if flip else (w, b) for (w, b), flip in zip(partial.layers[-1], flips)]
+
+
+def orient_with_stable_neurons(partial, vectors, failure):
+    """Orient the last layer and add the neurons it needs that are positive on the whole domain; the rows read over it.
+
+    A neuron ``s = Σ_k a_k relu(y_k) + b`` of the last known layer (``y`` the
+    layer before it) that is positive on the whole domain never bends ``f``:
+    no trace finds it, yet the next layer (or the output) reads ``v s``, a
+    combination of the ``relu(y_k)`` that the last layer's features need not
+    span, and no orientation fits (``failure``). ``vectors`` are formulas
+    over the skip features (:meth:`~polyrelu.recovery.partial.PartialNetwork.use_features`):
+    ``relu(ẑ_i)``, ``relu(y_k)`` and ``1``. With flips ``t``,
+    ``relu(ẑ_i) = relu(z_i) + t_i ẑ_i`` moves ``t_i w_i ẑ_i`` (affine in the
+    ``relu(y_k)``) into the skip part ``S_t`` of each vector, so every
+    orientation is tried: the skip parts, modulo constants, span ``r``
+    functions; each of ``r`` of them that is bounded below (or above) on the
+    domain becomes a neuron ``±S + B``, ``B`` making it at least 1 on every
+    region (decided exactly at the vertices and rays of each region). The
+    orientation needing the fewest such neurons is kept.
+
+    The weights read on the ``relu(y_k)`` are the true ones only up to what
+    the domain cannot tell; the final check against the oracle decides.
+
+    Parameters
+    ----------
+    partial : PartialNetwork
+        With skip features.
+    vectors : list of tuple
+        Coefficients over ``partial.basis``: the output's fits or the next
+        layer's formulas.
+    failure : StageFailed
+        Why :func:`orient_layer` failed; raised again when this fails too.
+
+    Returns
+    -------
+    list of (w, β)
+        The rows over the last layer, flipped, with its added neurons
+        (``partial.layers[-1]`` is changed so).
+    """
+    n = len(partial.layers[-1])
+    # float mode completes no neuron from a fit (a least-squares fit explains anything)
+    if not partial.skip or not partial.numerics.max_families or n > MAX_STABLE_FLIPS:
+        raise failure
+    if any(i not in partial.basis for i in range(n)):
+        raise failure
+    regions = partial.complex.regions()
+    relus = {R.id: partial.previous_relu(R) for R in regions}
+    p = len(partial.layers[-2])
+    fits = []
+    for x in vectors:
+        full = [Fraction(0)] * (n + p + 1)
+        for k, v in zip(partial.basis, x):
+            full[k] = v
+        fits.append(full)
+
+    # the function c + Σ u_k relu(y_k) is zero exactly when its affine maps vanish on a few regions' rows:
+    # the rows where [relu(y_1) .. relu(y_p), 1] has full rank; every test below reads those rows only
+    maps = [
+        (*(Y[comp] for Y in relus[R.id]), Fraction(int(comp == 0))) for R in regions for comp in range(partial.n0 + 1)
+    ]
+    rows = [maps[r] for r in pivot_columns([[row[k] for row in maps] for k in range(p + 1)])]
+
+    def function(u, c):
+        return tuple(vdot(row, (*u, c)) for row in rows)
+
+    constant = function((0,) * p, 1)
+    layer = partial.layers[-1]
+    best = None
+    for flips in itertools.product((0, 1), repeat=n):
+        partial.clock.check()
+        skips = []
+        for full in fits:
+            w = full[:n]
+            u = tuple(full[n + k] + sum(w[i] * layer[i][0][k] for i in range(n) if flips[i]) for k in range(p))
+            skips.append((u, full[-1] + sum(w[i] * layer[i][1] for i in range(n) if flips[i])))
+        chosen = span_complement([constant], [function(*skip) for skip in skips])
+        if best is not None and len(chosen) >= len(best[0]):
+            continue
+        neurons = []
+        for q in chosen:
+            for sign in (1, -1):
+                g = tuple(sign * v for v in skips[q][0])
+                low = _minimum(partial, regions, relus, g)
+                if low is not None:
+                    neurons.append((g, 1 - low))
+                    break
+            else:
+                break
+        else:
+            best = (neurons, flips, skips)
+            if not neurons:
+                break
+    if best is None:
+        raise failure
+    neurons, flips, skips = best
+    columns = [function(g, b) for g, b in neurons] + [constant]
+    out = []
+    for full, skip in zip(fits, skips):
+        x = solve([tuple(col[r] for col in columns) for r in range(len(constant))], function(*skip))
+        if x is None:
+            raise failure
+        out.append((tuple(full[:n]) + tuple(x[:-1]), x[-1]))
+    apply_flips(partial, [bool(t) for t in flips])
+    partial.layers[-1] = partial.layers[-1] + neurons
+    return out
+
+
+def _minimum(partial, regions, relus, g):
+    """The least value of ``Σ g_k relu(y_k)`` on the regions, or None when it is unbounded below there."""
+    low = None
+    for R in regions:
+        Y = relus[R.id]
+        m = tuple(sum((gk * y[comp] for gk, y in zip(g, Y) if gk), Fraction(0)) for comp in range(partial.n0 + 1))
+        poly = R.polyhedron
+        if any(vdot(m[1:], r) < 0 for r in poly.rays()) or any(vdot(m[1:], line) for line in poly.lines()):
+            return None
+        values = [row_value(m, v) for v in poly.vertices()] or [row_value(m, R.relative_interior_point())]
+        low = min(values) if low is None else min(low, *values)
+    return low

@@ -27,7 +27,7 @@ from .breakpoints import side_map
 from .control import MissedBreakpoint, StageFailed
 from .families import sign_rows, solve_rows
 from .numerics import vadd, vscale
-from .orientation import apply_flips, orient_layer
+from .orientation import apply_flips, orient_layer, orient_with_stable_neurons
 
 __all__ = []
 
@@ -68,21 +68,36 @@ def fit_output(queries, partial, numerics):
     if families:
         return _fit_with_families(partial, regions, targets, families, relus), len(regions)
     vectors = []
-    for j in range(m):
-        blocks = [(partial.reduced(R), t) for R, t in zip(regions, targets[j])]
-        vectors.append(numerics.fit(blocks, regions))
-    flips, rows, _ = orient_layer(partial, vectors)
+    try:
+        for j in range(m):
+            blocks = [(partial.reduced(R), t) for R, t in zip(regions, targets[j])]
+            vectors.append(numerics.fit(blocks, regions))
+        flips, rows, _ = orient_layer(partial, vectors)
+    except (StageFailed, MissedBreakpoint) as failure:
+        # a last-layer neuron positive on the whole domain is read by the output only, past the features
+        return _fit_with_stable_neurons(partial, regions, targets, failure), len(regions)
     apply_flips(partial, flips)
     return rows, len(regions)
 
 
-def _previous_relu(partial, region):
-    """``relu(z_i)`` of the previous layer's neurons on a region of the last layer's complex (affine maps)."""
-    last = len(partial.layers) - 1
-    width = len(partial.layers[-2])
-    G, g = partial.net.pre_activation_maps(region.signs)[last - 1]
-    zero = (Fraction(0),) * (partial.n0 + 1)
-    return [(g[i], *G[i]) if region.signs[partial.offset - width + i] > 0 else zero for i in range(width)]
+def _fit_with_stable_neurons(partial, regions, targets, failure):
+    """The output rows when no orientation fits, or no fit: refitted over the previous layer's outputs too.
+
+    See :func:`~polyrelu.recovery.orientation.orient_with_stable_neurons`;
+    ``failure`` (a :class:`StageFailed`, or the :class:`MissedBreakpoint`
+    that sends the search where ``f`` bends beyond the known neurons) is
+    raised again when this does not explain ``f`` either.
+    """
+    if len(partial.layers) < 2 or not partial.numerics.max_families:  # float mode completes no neuron from a fit
+        raise failure
+    partial.use_features(skip=True)
+    vectors = []
+    for target in targets:
+        x = partial.numerics.fit([(partial.reduced(R), t) for R, t in zip(regions, target)], regions, locate=False)
+        if x is None:
+            raise failure
+        vectors.append(x)
+    return orient_with_stable_neurons(partial, vectors, failure)
 
 
 def _direction_map(relu, direction):
@@ -100,13 +115,13 @@ def _output_families(partial, regions):
 
     ``d_k`` are the family's free directions (``partial.free``); ``side`` 0 is
     where the provisional ``ẑ_j > 0``, 1 where it is not. Also returns the
-    previous layer's ``relu(z_i)`` on every region (:func:`_previous_relu`),
+    previous layer's ``relu(z_i)`` on every region (:meth:`~polyrelu.recovery.partial.PartialNetwork.previous_relu`),
     which :func:`_corrected_layer` needs again.
     """
     last = len(partial.layers) - 1
     free = {j: dirs for (l, j), dirs in partial.free.items() if l == last}
     families = {}
-    relus = {R.id: _previous_relu(partial, R) for R in regions} if free else {}
+    relus = {R.id: partial.previous_relu(R) for R in regions} if free else {}
     for R in regions if free else ():
         relu = relus[R.id]
         for j, directions in free.items():

@@ -56,6 +56,7 @@ class PartialNetwork:
         self.net = None
         self.complex = None
         self.oriented = False
+        self.skip = False
         self.free = {}  # (layer, neuron) -> a family's free directions (w, b) over the previous layer (:func:`_second_chance`)
 
     def rebuild(self, oriented=False):
@@ -67,7 +68,7 @@ class PartialNetwork:
         """
 
         self.oriented = oriented
-
+        self.skip = False
         if not self.layers:
             self.net = self.complex = None
             return
@@ -77,13 +78,31 @@ class PartialNetwork:
         self.clock.check()
         self.complex = canonical_complex(self.net, self.domain, max_cells=self.max_cells, progress=False)
         self.offset = sum(len(layer) for layer in self.layers[:-1])
+        self.use_features(oriented)
+
+    def use_features(self, oriented=False, skip=False):
+        """Choose the features of next-layer formulas on the complex already built, and their basis.
+
+        ``oriented``: ``relu(z_i)`` and ``1``. ``skip``: ``relu(ẑ_i)``, the
+        outputs ``relu(y_k)`` of the layer before the last, and ``1``: a
+        next-layer neuron that reads a last-layer neuron positive on the
+        whole domain (which no trace finds) reads those outputs through it
+        (:func:`~polyrelu.recovery.orientation.orient_with_stable_neurons`).
+        The ``ẑ_i`` columns are affine in the ``relu(y_k)``, so they are left out.
+        """
+        self.oriented = oriented
+        self.skip = skip
         self._features = {}
         regions = self.complex.regions()
         self.basis = pivot_columns([row for R in regions for row in self.features(R)])
         self.precondition = self.numerics.precondition([row for R in regions for row in self.reduced(R)])
 
     def features(self, region):
-        """The ``(n0 + 1) × (2 n_l + 1)`` matrix of ``relu(ẑ_i)``, ``ẑ_i`` and ``1`` on a region (affine coefficient columns)."""
+        """The ``(n0 + 1) × (2 n_l + 1)`` matrix of ``relu(ẑ_i)``, ``ẑ_i`` and ``1`` on a region (affine coefficient columns).
+
+        Oriented: ``relu(z_i)`` and ``1`` only; with ``skip`` features the
+        previous layer's outputs replace the ``ẑ_i`` (:meth:`use_features`).
+        """
         hit = self._features.get(region.id)
         if hit is None:
             G, g = self.net.pre_activation_maps(region.signs)[len(self.layers) - 1]
@@ -91,10 +110,21 @@ class PartialNetwork:
             lin = [(g[i], *G[i]) for i in range(len(g))]
             relu = [v if s > 0 else (0,) * (self.n0 + 1) for v, s in zip(lin, signs)]
             const = (1,) + (0,) * self.n0
-            cols = relu + [const] if self.oriented else relu + lin + [const]
+            if self.skip:
+                cols = relu + self.previous_relu(region) + [const]
+            else:
+                cols = relu + [const] if self.oriented else relu + lin + [const]
             hit = [tuple(Fraction(col[r]) for col in cols) for r in range(self.n0 + 1)]
             self._features[region.id] = hit
         return hit
+
+    def previous_relu(self, region):
+        """``relu(y_k)`` of the layer ``y`` before the last on a region: affine maps ``(constant, *linear)``."""
+        last = len(self.layers) - 1
+        width = len(self.layers[-2])
+        G, g = self.net.pre_activation_maps(region.signs)[last - 1]
+        zero = (Fraction(0),) * (self.n0 + 1)
+        return [(g[i], *G[i]) if region.signs[self.offset - width + i] > 0 else zero for i in range(width)]
 
     def reduced(self, region):
         F = self.features(region)

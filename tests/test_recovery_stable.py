@@ -1,0 +1,134 @@
+"""Recovery of networks with hidden neurons positive on the whole domain (stably active).
+
+Such a neuron never bends ``f``, so no trace finds it, yet the next layer (or the output) reads the layer before
+it through it. Recovery adds one (``polyrelu.recovery.orientation.orient_with_stable_neurons``): the weights are
+read from a fit over the previous layer's outputs, the bias is chosen to keep it positive on every region. Each
+case here was undecided before ("no 0/1 orientation of layer 2 fits", or a stalled output fit); the answers are
+checked exactly with ``same_function``.
+"""
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from polyrelu import (
+    ReLUNetwork,
+    canonical_complex,
+    network_oracle,
+    recover_network,
+    same_function,
+)
+from polyrelu.examples import generic_network
+from polyrelu.geometry.rational import row_value
+from polyrelu.recovery import orientation
+from polyrelu.recovery.numerics import ExactNumerics
+from polyrelu.recovery.oracle import Queries
+from polyrelu.recovery.output import fit_output
+from polyrelu.recovery.partial import PartialNetwork
+
+
+def with_stable_neuron(net, layer):
+    """``net`` with one more neuron in hidden ``layer`` (1-based): ``1 + Σ relu(y_k)/(k + 2)``, positive everywhere.
+
+    The next layer reads it with weights ``±3/2``, so ``f`` changes.
+    """
+    Ws = [[list(row) for row in W] for W in net.weights]
+    bs = [list(b) for b in net.biases]
+    Ws[layer - 1].append([Fraction(1, k + 2) for k in range(len(Ws[layer - 1][0]))])
+    bs[layer - 1].append(Fraction(1))
+    for k, row in enumerate(Ws[layer]):
+        row.append(Fraction(3, 2) * (1 if k % 2 == 0 else -1))
+    return ReLUNetwork(Ws, bs)
+
+
+def stably_active(net):
+    """The hidden neurons ``(layer, index)`` positive on every region of the canonical complex."""
+    regions = canonical_complex(net).regions()
+    widths = net.architecture.hidden_widths
+    found, offset = [], 0
+    for layer, width in enumerate(widths, start=1):
+        found += [(layer, j) for j in range(width) if all(R.signs[offset + j] > 0 for R in regions)]
+        offset += width
+    return found
+
+
+def test_the_output_fit_adds_one_neuron_for_a_rank_one_skip():
+    """The output layer on the true first layer and the last layer without its stable neuron, two flips planted.
+
+    Both outputs read the stable neuron (weights 3/2 and -3/2): one neuron is added, positive (at least 1) at
+    every vertex of every region, and the network computes ``f`` exactly.
+    """
+    net = with_stable_neuron(generic_network((2, 3, 3, 2), seed=1), 2)
+    rows = [[(tuple(w), b) for w, b in zip(W, bias)] for W, bias in zip(net.weights, net.biases)]
+    last = [(tuple(-v for v in w), -b) if i in (0, 2) else (w, b) for i, (w, b) in enumerate(rows[1][:-1])]
+    partial = PartialNetwork(2, None, ExactNumerics())
+    partial.layers.extend([rows[0], last])
+    partial.rebuild()
+    queries = Queries(network_oracle(net), 2, ExactNumerics(), 10**6)
+    out, _ = fit_output(queries, partial, ExactNumerics())
+    assert len(partial.layers[-1]) == 4 and len(out) == 2
+    layers = partial.layers + [out]
+    rebuilt = ReLUNetwork([[list(w) for w, _ in layer] for layer in layers], [[b for _, b in layer] for layer in layers])
+    assert same_function(rebuilt, net).equal
+    added = partial.layers[-1][-1]
+    first = [(w, b) for w, b in rows[0]]
+    for R in canonical_complex(ReLUNetwork([[list(w) for w, _ in first]], [[b for _, b in first]])).regions():
+        for v in R.polyhedron.vertices():
+            y = [max(row_value((b, *w), v), 0) for w, b in first]
+            assert sum(a * h for a, h in zip(added[0], y)) + added[1] >= 1
+
+
+@pytest.mark.parametrize(
+    "architecture, seed",
+    [((2, 3, 2, 1), 1), ((2, 3, 3, 1), 2)],
+)
+def test_a_stable_last_layer_neuron_is_added(architecture, seed):
+    net = with_stable_neuron(generic_network(architecture, seed=seed), 2)
+    assert stably_active(net) == [(2, len(net.weights[1]) - 1)]
+    result = recover_network(network_oracle(net), 2, max_seconds=60)
+    assert result.status == "recovered", result.reason
+    assert same_function(result.network, net)
+    # the neuron read by the output only is there, positive on the whole plane
+    assert [layer for layer, _ in stably_active(result.network)] == [2]
+
+
+def test_a_stable_middle_layer_neuron_gives_the_same_function():
+    net = with_stable_neuron(generic_network((2, 3, 3, 2, 1), seed=3), 2)
+    result = recover_network(network_oracle(net), 2, max_seconds=60)
+    assert result.status == "recovered", result.reason
+    assert same_function(result.network, net)
+
+
+def test_a_wrong_bias_for_the_added_neuron_is_caught(monkeypatch):
+    """The bias is a choice (any value keeping the neuron positive computes ``f``): a wrong one must never pass.
+
+    With the least value of the skip part over the domain reported 100 too high, the added neuron is negative
+    on part of the plane, so the candidate differs from ``f`` there; only the final check against the oracle
+    can see that, and the answer must not be a different function.
+    """
+    net = with_stable_neuron(generic_network((2, 3, 2, 1), seed=1), 2)
+    minimum = orientation._minimum
+
+    def too_high(*args):
+        low = minimum(*args)
+        return None if low is None else low + 100
+
+    monkeypatch.setattr(orientation, "_minimum", too_high)
+    result = recover_network(network_oracle(net), 2, max_seconds=60)
+    assert result.status == "undecided"
+    assert result.network is None
+
+
+@pytest.mark.slow
+def test_a_random_network_of_the_deep_sample_with_a_stable_last_layer_neuron():
+    """A random N(0, 1) 3→6→3→4→1 network whose fourth layer-3 neuron is positive everywhere: undecided before."""
+    widths, rng = (3, 6, 3, 4, 1), np.random.default_rng(447701)
+    net = ReLUNetwork(
+        [rng.standard_normal((b, a)) for a, b in itertools.pairwise(widths)], [rng.standard_normal(b) for b in widths[1:]]
+    )
+    assert stably_active(net) == [(3, 3)]
+    result = recover_network(network_oracle(net), 3, max_seconds=120)
+    assert result.status == "recovered", result.reason
+    assert same_function(result.network, net)
