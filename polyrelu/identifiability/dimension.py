@@ -64,7 +64,7 @@ from ._jacobian import (
     jacobian_factors,
     nonzero_columns,
 )
-from ._kernel import independent_rows, local_kernel, sparse_kernel, stable_kernel
+from ._kernel import independent_rows, local_kernel, paired_kernel, sparse_kernel, stable_kernel
 from ._parameters import offsets
 
 __all__ = [
@@ -419,6 +419,7 @@ def _exact_kernel(network, patterns, factors, rows_modulo_p, column_scale, zero,
     found = [{j: 1} for j in zero]
     if patterns:
         found += local_kernel(network, patterns, factors, p) + stable_kernel(network, patterns, factors, column_scale)
+        found += paired_kernel(network, patterns, factors, p)
     projection = [[vec[j] for j in free] for vec in known]
     projection += [[residue(vec[j], p) if j in vec else 0 for j in free] for vec in found]
     covered = set(pivot_columns(projection, modulus=p)) if projection else set()
