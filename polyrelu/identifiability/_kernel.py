@@ -36,8 +36,9 @@ certificate is a set of independent exact kernel vectors of the Jacobian
 
 Every vector is checked exactly (integer arithmetic) against all the rows of
 ``J`` it could meet before it is returned. This is an internal module of
-:mod:`polyrelu.identifiability`: :func:`local_kernel` and
-:func:`sparse_kernel` are its named API, used by
+:mod:`polyrelu.identifiability`: :func:`local_kernel`, :func:`stable_kernel`,
+:func:`paired_kernel`, :func:`sparse_kernel` and :func:`independent_rows` are its
+named API, used by
 :mod:`polyrelu.identifiability.dimension`.
 """
 
@@ -55,7 +56,12 @@ from ..geometry.linalg import (
     nullspace,
     solve_nonsingular,
 )
-from ._jacobian import distinct_rows, jacobian_columns
+from ._jacobian import (
+    COMPRESSION_MODULUS,
+    compressed_jacobian,
+    distinct_rows,
+    jacobian_columns,
+)
 from ._parameters import offsets
 
 __all__ = ["local_kernel", "stable_kernel", "paired_kernel", "sparse_kernel", "independent_rows"]
@@ -92,17 +98,19 @@ def local_kernel(network, patterns, factors, p):
         # incoming rows of layer l's neurons: Q_l depends on the pattern of the earlier layers only
         chosen, owner = distinct_rows(signs[:, : first_neuron[l]])
         blocks = Q[l].transpose(0, 2, 1)[chosen]
+        residues = (blocks % p).astype(np.int64)
         live = (P[l][:, 1:, 1:] != 0).any(axis=1)
         for i in range(widths[l + 1]):
             columns = [b_off + i] + [w_off + i * widths[l] + j for j in range(widths[l])]
-            found += _block_kernel(blocks, np.unique(owner[live[:, i]]), columns, p)
+            found += _block_kernel(blocks, residues, np.unique(owner[live[:, i]]), columns, p)
         # outgoing weights of the neurons of hidden layer l - 1: P_l depends on the pattern of layer l and later
         chosen, owner = distinct_rows(signs[:, first_neuron[l] :])
         blocks = P[l][:, 1:, 1:][chosen]
+        residues = (blocks % p).astype(np.int64)
         live = (Q[l][:, 1:, :] != 0).any(axis=2)
         for j in range(widths[l]):
             columns = [w_off + i * widths[l] + j for i in range(widths[l + 1])]
-            found += _block_kernel(blocks, np.unique(owner[live[:, j]]), columns, p)
+            found += _block_kernel(blocks, residues, np.unique(owner[live[:, j]]), columns, p)
     return found
 
 
@@ -238,6 +246,7 @@ def paired_kernel(network, patterns, factors, p):
         w_off, b_off = positions[l]
         chosen, owner = distinct_rows(signs[:, : first_neuron[l]])
         blocks = Q[l].transpose(0, 2, 1)[chosen]
+        residues = (blocks % p).astype(np.int64)
         p_a = effects[:, :, a]
         proposals = []  # (k, u on k's row, −c u on a's row), each over [bias, inputs]
         for k in range(widths[l + 1]):
@@ -253,7 +262,8 @@ def paired_kernel(network, patterns, factors, p):
             if not len(differ) or not len(moving):
                 continue  # k and a agree everywhere, or all of u's inputs vanish where they differ
             ratio = Fraction(int(p_k[r0, o0]), int(p_a[r0, o0]))
-            for vector in _block_kernel(blocks[differ][:, :, moving], np.arange(len(differ)), moving.tolist(), p):
+            block = np.ix_(differ, np.arange(blocks.shape[1]), moving)
+            for vector in _block_kernel(blocks[block], residues[block], np.arange(len(differ)), moving.tolist(), p):
                 proposals.append((k, {q: Fraction(v) for q, v in vector.items()}, {q: -ratio * v for q, v in vector.items()}))
         if not proposals:
             continue
@@ -290,16 +300,28 @@ class _IncomingImage:
         return not image.any()
 
 
-def _block_kernel(blocks, chosen, columns, p):
-    """The exact kernel of the stacked blocks ``chosen`` (rows over ``columns``), verified; empty if its rank is full."""
-    M = blocks[chosen].reshape(-1, len(columns)) if len(chosen) else blocks[:0].reshape(0, len(columns))
-    M = M[(M != 0).any(axis=1)]
-    if not len(M):
-        return []  # zero columns: unit vectors, found elsewhere
+def _block_kernel(blocks, residues, chosen, columns, p):
+    """The exact kernel of the stacked blocks ``chosen`` (rows over ``columns``), verified; empty if its rank is full.
+
+    ``residues`` are the blocks modulo ``p``. The rank modulo ``p`` is read off a few random combinations of
+    the rows first (full rank modulo ``p`` is full rank over Q: most blocks stop there); otherwise it tells how
+    many independent rows to pick from a small sample, and the exact kernel of those rows is checked on all.
+    """
     g = len(columns)
-    rows = independent_rows((M % p).astype(np.int64), None, p)
+    M_mod = residues[chosen].reshape(-1, g)
+    rows = None
+    if p < COMPRESSION_MODULUS and len(M_mod) > g + 8:
+        _, r = modular_echelon(compressed_jacobian(M_mod, p, g + 4), p)
+        if r == g:
+            return []
+        rows = independent_rows(M_mod, r, p)  # None if the sketch fell short of the rank: then all rows decide
+    if rows is None:
+        rows = independent_rows(M_mod, None, p)
     if len(rows) == g:
         return []
+    if not rows:
+        return []  # zero columns (modulo p): unit vectors, found elsewhere if exact
+    M = blocks[chosen].reshape(-1, g)
     basis, nullity = flint.fmpz_mat([[int(v) for v in M[r]] for r in rows]).nullspace()
     vectors = [[int(basis[a, k]) for a in range(g)] for k in range(nullity)]
     product = flint.fmpz_mat([[int(v) for v in row] for row in M]) * flint.fmpz_mat([list(col) for col in zip(*vectors)])
