@@ -206,7 +206,7 @@ def paired_kernel(network, patterns, factors, p):
     Returns
     -------
     list of dict
-        Each vector as ``{column: Fraction}`` in ``J``'s coordinates (its
+        Each vector as ``{column: int}`` in ``J``'s coordinates (its
         non-zero entries), with ``J v = 0`` checked on every region in
         integers from the factors; a proposal that fails the check is
         dropped (the construction proposes, the check decides).
@@ -261,17 +261,21 @@ def paired_kernel(network, patterns, factors, p):
             moving = np.flatnonzero((blocks[differ] != 0).any(axis=(0, 1)))
             if not len(differ) or not len(moving):
                 continue  # k and a agree everywhere, or all of u's inputs vanish where they differ
+            # u on k's row and −c u on a's, scaled by c's denominator: integer entries (no residue of 1/0 modulo p)
             ratio = Fraction(int(p_k[r0, o0]), int(p_a[r0, o0]))
             block = np.ix_(differ, np.arange(blocks.shape[1]), moving)
-            for vector in _block_kernel(blocks[block], residues[block], np.arange(len(differ)), moving.tolist(), p):
-                proposals.append((k, {q: Fraction(v) for q, v in vector.items()}, {q: -ratio * v for q, v in vector.items()}))
+            for u in _block_kernel(blocks[block], residues[block], np.arange(len(differ)), moving.tolist(), p):
+                on_k = {q: v * ratio.denominator for q, v in u.items()}
+                proposals.append((k, on_k, {q: -v * ratio.numerator for q, v in u.items()}))
         if not proposals:
             continue
         image = _IncomingImage(effects, blocks, owner)
         columns = [[b_off + i] + [w_off + i * widths[l] + j for j in range(widths[l])] for i in range(widths[l + 1])]
         for k, on_k, on_a in proposals:
             if image.vanishes({k: on_k, a: on_a}):
-                found.append({**{columns[k][q]: v for q, v in on_k.items()}, **{columns[a][q]: v for q, v in on_a.items()}})
+                vector = {columns[k][q]: v for q, v in on_k.items()}
+                vector.update({columns[a][q]: v for q, v in on_a.items()})
+                found.append(vector)
     return found
 
 
@@ -294,8 +298,8 @@ class _IncomingImage:
         neurons = list(rows)
         den = math.lcm(*(Fraction(v).denominator for row in rows.values() for v in row.values()))
         U = flint.fmpz_mat([[int(Fraction(rows[i].get(q, 0)) * den) for i in neurons] for q in range(self.shape[2])])
-        moved = np.array([int(v) for v in (self.matrix * U).entries()], dtype=object).reshape(self.shape[0], self.shape[1], len(neurons))
-        moved = moved[self.owner]  # per region: v_i · Q_l[R] for each neuron i
+        moved = np.array([int(v) for v in (self.matrix * U).entries()], dtype=object)
+        moved = moved.reshape(self.shape[0], self.shape[1], len(neurons))[self.owner]  # per region: v_i · Q_l[R]
         image = sum(self.effects[:, :, i][:, :, None] * moved[:, None, :, s] for s, i in enumerate(neurons))
         return not image.any()
 
