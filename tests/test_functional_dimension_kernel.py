@@ -1,4 +1,4 @@
-"""The kernel half of functional_dimension's certificate: local kernels, sparse solves and their fallback."""
+"""The kernel half of functional_dimension's certificate: local, stable and paired kernels, sparse solves, fallback."""
 
 import math
 from fractions import Fraction
@@ -16,9 +16,11 @@ from polyrelu.identifiability._jacobian import (
     integer_jacobian,
     integer_layers,
     jacobian,
+    jacobian_columns,
     jacobian_factors,
+    parameter_position,
 )
-from polyrelu.identifiability._kernel import local_kernel, sparse_kernel, stable_kernel
+from polyrelu.identifiability._kernel import local_kernel, paired_kernel, sparse_kernel, stable_kernel
 
 P = 268435399
 
@@ -45,8 +47,9 @@ def moves_nothing(J, vector):
 
 # rank 74 of D - H = 89: the whole kernel beyond scaling is local
 DEFICIENT = seeded_gaussian_network((2, 8, 8, 1))
-# rank 125 of D - H = 131: two kernel vectors come from the echelon form (supports of 17 and 108 pivots); a third
-# (support 1 there) is the bias shift of neuron 1 of layer 2, active on every region
+# rank 125 of D - H = 131: two kernel vectors are paired ones (neuron 1 of layer 2 with neuron 4, active on every
+# region; from the echelon form they had supports of 17 and 108 pivots); a third (support 1 there) is the bias shift
+# of neuron 4
 MIXED = ReLUNetwork.random((2, 10, 10, 1), seed=0, kind="gaussian")
 
 
@@ -113,6 +116,7 @@ def test_fallback_to_all_pivots_and_echelon_only_kernels_give_the_same_certifica
         return [None] if len(calls) == 1 else solved
 
     monkeypatch.setattr(dimension, "sparse_kernel", first_solve_fails)
+    monkeypatch.setattr(dimension, "paired_kernel", lambda *args: [])  # its two vectors are then solved
     fallback = functional_dimension(MIXED)
     assert (fallback.rank, fallback.prime, len(fallback.kernel)) == (expected.rank, expected.prime, len(expected.kernel))
     assert len(calls) == 3 and calls[-1] > max(calls[:-1])  # two sparse solves, then one on all the pivots
@@ -154,3 +158,54 @@ def test_stable_kernel_drops_a_proposal_that_fails_the_check(monkeypatch):
     wrong = stable_kernel(STABLE, patterns, factors, column_scales(STABLE))
     assert all(moves_nothing(J, vector) for vector in wrong)
     assert len(wrong) == len(right) - 4  # the true null vector's 4 directions are gone, none of the wrong ones came
+
+
+# seed-0 Gaussian 2→32→32→1: rank 922 of D - H = 1121; the 13 kernel vectors beyond the local and stable ones move
+# the incoming row of a second-layer neuron k (8, 10 or 16) and, against it, that of neuron 29 or 31, active on
+# every region (before, solved from the echelon form: supports of 11 to 551 pivots, over 80 % of the time)
+WIDE = ReLUNetwork.random((2, 32, 32, 1), seed=0, kind="gaussian")
+
+
+@pytest.mark.parametrize("net, expected, rank", [(MIXED, 2, 125), (WIDE, 13, 922)])
+def test_paired_kernel_vectors_are_exact_kernel_vectors_and_leave_nothing_to_solve(net, expected, rank, monkeypatch):
+    patterns = [r.signs for r in canonical_complex(net).regions()]
+    layers, _ = integer_layers(net)
+    factors = jacobian_factors(net, patterns, layers)
+    found = paired_kernel(net, patterns, factors, P)
+    widths = net.architecture.widths
+    assert len(found) == expected
+    for vector in found:
+        # J's columns on the vector's support, in integers, from the factors (all of J is large on WIDE)
+        support = sorted(vector)
+        assert moves_nothing(jacobian_columns(widths, factors, support), {k: vector[c] for k, c in enumerate(support)})
+        # each lives on the incoming rows of two neurons of one layer
+        assert len({parameter_position(widths, c)[:2] for c in vector}) == 2
+
+    def no_solve(*args):
+        raise AssertionError("a kernel vector was solved from the echelon form")
+
+    monkeypatch.setattr(dimension, "sparse_kernel", no_solve)
+    fd = functional_dimension(net)
+    # MIXED: the rank of a plain fmpz computation (above); WIDE: the float SVD rank agrees (not computed here)
+    assert (fd.rank, len(fd.kernel)) == (rank, fd.bound - rank)
+
+
+def test_paired_kernel_refuses_a_corrupted_vector(monkeypatch):
+    import polyrelu.identifiability._kernel as kernel
+
+    patterns = [r.signs for r in canonical_complex(MIXED).regions()]
+    layers, _ = integer_layers(MIXED)
+    factors = jacobian_factors(MIXED, patterns, layers)
+    right = paired_kernel(MIXED, patterns, factors, P)
+    real = kernel._block_kernel
+
+    def corrupted(*args):
+        # one entry of each block kernel vector off by one: no longer a kernel vector of the block
+        return [{**vector, min(vector): vector[min(vector)] + 1} for vector in real(*args)]
+
+    monkeypatch.setattr(kernel, "_block_kernel", corrupted)
+    assert len(right) == 2 and paired_kernel(MIXED, patterns, factors, P) == []
+    # and a right vector with the wrong share on the second neuron (a ratio off by a factor of 2) is refused
+    monkeypatch.setattr(kernel, "_block_kernel", real)
+    monkeypatch.setattr(kernel, "Fraction", lambda *args: 2 * Fraction(*args) if len(args) == 2 else Fraction(*args))
+    assert paired_kernel(MIXED, patterns, factors, P) == []

@@ -18,6 +18,7 @@ import numpy as np
 from ..network import ReLUNetwork
 
 __all__ = [
+    "COMPRESSION_MODULUS",
     "jacobian",
     "jacobian_factors",
     "jacobian_columns",

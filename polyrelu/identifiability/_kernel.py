@@ -21,6 +21,14 @@ certificate is a set of independent exact kernel vectors of the Jacobian
   taking the shift off the next layer's biases (``|A|`` of them), and moving
   the incoming rows of ``A`` along a null vector of the next layer's columns
   on ``A`` (``(|A| − rank) × (n_{l−1} + 1)`` of them) do not move ``f``;
+- *paired* ones (:func:`paired_kernel`), on the incoming rows of two neurons
+  ``k`` and ``a`` of one layer whose effects on the output agree up to a
+  factor ``c`` on most regions (``P_l[:, :, k] = c P_l[:, :, a]``), e.g.
+  ``a`` active on every region and the output right after: moving ``k``'s
+  row by ``u`` and ``a``'s by ``−c u`` moves nothing where they agree, so
+  ``u`` need only annihilate ``Q_l`` on the regions where they do not (where
+  ``k`` is inactive, for that ``a``): a local system again, one block per
+  distinct pattern of the earlier layers;
 - *sparse* ones (:func:`sparse_kernel`): the kernel vector of a free column of
   the reduced echelon form modulo ``p`` is supported on that column and the
   pivots whose rows have a non-zero entry there; it is solved exactly on that
@@ -28,8 +36,9 @@ certificate is a set of independent exact kernel vectors of the Jacobian
 
 Every vector is checked exactly (integer arithmetic) against all the rows of
 ``J`` it could meet before it is returned. This is an internal module of
-:mod:`polyrelu.identifiability`: :func:`local_kernel` and
-:func:`sparse_kernel` are its named API, used by
+:mod:`polyrelu.identifiability`: :func:`local_kernel`, :func:`stable_kernel`,
+:func:`paired_kernel`, :func:`sparse_kernel` and :func:`independent_rows` are its
+named API, used by
 :mod:`polyrelu.identifiability.dimension`.
 """
 
@@ -47,10 +56,15 @@ from ..geometry.linalg import (
     nullspace,
     solve_nonsingular,
 )
-from ._jacobian import distinct_rows, jacobian_columns
+from ._jacobian import (
+    COMPRESSION_MODULUS,
+    compressed_jacobian,
+    distinct_rows,
+    jacobian_columns,
+)
 from ._parameters import offsets
 
-__all__ = ["local_kernel", "stable_kernel", "sparse_kernel", "independent_rows"]
+__all__ = ["local_kernel", "stable_kernel", "paired_kernel", "sparse_kernel", "independent_rows"]
 
 
 def local_kernel(network, patterns, factors, p):
@@ -84,17 +98,19 @@ def local_kernel(network, patterns, factors, p):
         # incoming rows of layer l's neurons: Q_l depends on the pattern of the earlier layers only
         chosen, owner = distinct_rows(signs[:, : first_neuron[l]])
         blocks = Q[l].transpose(0, 2, 1)[chosen]
+        residues = (blocks % p).astype(np.int64)
         live = (P[l][:, 1:, 1:] != 0).any(axis=1)
         for i in range(widths[l + 1]):
             columns = [b_off + i] + [w_off + i * widths[l] + j for j in range(widths[l])]
-            found += _block_kernel(blocks, np.unique(owner[live[:, i]]), columns, p)
+            found += _block_kernel(blocks, residues, np.unique(owner[live[:, i]]), columns, p)
         # outgoing weights of the neurons of hidden layer l - 1: P_l depends on the pattern of layer l and later
         chosen, owner = distinct_rows(signs[:, first_neuron[l] :])
         blocks = P[l][:, 1:, 1:][chosen]
+        residues = (blocks % p).astype(np.int64)
         live = (Q[l][:, 1:, :] != 0).any(axis=2)
         for j in range(widths[l]):
             columns = [w_off + i * widths[l] + j for i in range(widths[l + 1])]
-            found += _block_kernel(blocks, np.unique(owner[live[:, j]]), columns, p)
+            found += _block_kernel(blocks, residues, np.unique(owner[live[:, j]]), columns, p)
     return found
 
 
@@ -176,16 +192,140 @@ def stable_kernel(network, patterns, factors, column_scale):
     return found
 
 
-def _block_kernel(blocks, chosen, columns, p):
-    """The exact kernel of the stacked blocks ``chosen`` (rows over ``columns``), verified; empty if its rank is full."""
-    M = blocks[chosen].reshape(-1, len(columns)) if len(chosen) else blocks[:0].reshape(0, len(columns))
-    M = M[(M != 0).any(axis=1)]
-    if not len(M):
-        return []  # zero columns: unit vectors, found elsewhere
+def paired_kernel(network, patterns, factors, p):
+    """Exact kernel vectors of ``J`` on the incoming rows of a neuron and of a neuron active on every region, verified.
+
+    Parameters
+    ----------
+    network : ReLUNetwork
+    patterns : sequence of activation patterns (the rows of ``J``)
+    factors : the exact factors ``(P, Q)`` of ``J`` (as for :func:`local_kernel`)
+    p : int
+        A prime, to find the rows that decide each block's rank.
+
+    Returns
+    -------
+    list of dict
+        Each vector as ``{column: int}`` in ``J``'s coordinates (its
+        non-zero entries), with ``J v = 0`` checked on every region in
+        integers from the factors; a proposal that fails the check is
+        dropped (the construction proposes, the check decides).
+
+    Notes
+    -----
+    In hidden layer ``l``, let ``a`` be the first neuron active on every
+    region and ``k`` another neuron, with effects ``p_k(R) = P_l[R, :, k]``
+    and ``p_a(R)`` on the output. With ``c = p_k(R_0) / p_a(R_0)`` on the
+    first region ``R_0`` where both are non-zero, ``J``'s columns of the
+    vector ``u`` on ``k``'s incoming row and ``−c u`` on ``a``'s are, on
+    region ``R``, ``(u · Q_l[R]) ⊗ (p_k(R) − c p_a(R))``: zero where
+    ``p_k(R) = c p_a(R)`` (everywhere ``k`` is live when the output layer
+    comes next; tested exactly in integers), and where it is not, zero
+    exactly when ``u · Q_l[R] = 0``, a block of rows per distinct pattern of
+    the earlier layers, as for :func:`local_kernel`, whose exact kernel is
+    checked on every such block. The inputs of layer ``l`` that vanish on
+    those regions are left out of ``u``: their unit vectors give outgoing
+    local vectors already (``e_k − c e_a`` moves nothing where they move).
+    These are the directions that the local and stable ones miss on, e.g.,
+    the seed-0 Gaussian 2→32→32→1 network (13 of its 199 beyond scaling).
+    """
+    P, Q = factors
+    arch = network.architecture
+    widths, L = arch.widths, len(arch.widths) - 1
+    positions = offsets(widths)
+    signs = np.array(patterns, dtype=int).reshape(len(patterns), arch.num_hidden) > 0
+    first_neuron = np.cumsum([0, *arch.hidden_widths]).tolist()
+    found = []
+    # the incoming rows of hidden layer l (the first one's Q_0 is the identity: no block there has a kernel)
+    for l in range(1, L - 1):
+        stable = np.flatnonzero(signs[:, first_neuron[l] : first_neuron[l + 1]].all(axis=0))
+        if not len(stable):
+            continue
+        a = int(stable[0])
+        effects = P[l][:, 1:, 1:]
+        w_off, b_off = positions[l]
+        chosen, owner = distinct_rows(signs[:, : first_neuron[l]])
+        blocks = Q[l].transpose(0, 2, 1)[chosen]
+        residues = (blocks % p).astype(np.int64)
+        p_a = effects[:, :, a]
+        proposals = []  # (k, u on k's row, −c u on a's row), each over [bias, inputs]
+        for k in range(widths[l + 1]):
+            p_k = effects[:, :, k]
+            both = np.flatnonzero((p_k != 0).any(axis=1) & (p_a != 0).any(axis=1))
+            if k == a or not len(both):
+                continue
+            r0, o0 = int(both[0]), int(np.flatnonzero(p_a[both[0]] != 0)[0])
+            # exact, in integers: p_k(R) p_a(R0) == p_k(R0) p_a(R) on every output
+            agree = (p_k * p_a[r0, o0] == p_a * p_k[r0, o0]).all(axis=1)
+            differ = np.unique(owner[~agree])
+            moving = np.flatnonzero((blocks[differ] != 0).any(axis=(0, 1)))
+            if not len(differ) or not len(moving):
+                continue  # k and a agree everywhere, or all of u's inputs vanish where they differ
+            # u on k's row and −c u on a's, scaled by c's denominator: integer entries (no residue of 1/0 modulo p)
+            ratio = Fraction(int(p_k[r0, o0]), int(p_a[r0, o0]))
+            block = np.ix_(differ, np.arange(blocks.shape[1]), moving)
+            for u in _block_kernel(blocks[block], residues[block], np.arange(len(differ)), moving.tolist(), p):
+                on_k = {q: v * ratio.denominator for q, v in u.items()}
+                proposals.append((k, on_k, {q: -v * ratio.numerator for q, v in u.items()}))
+        if not proposals:
+            continue
+        image = _IncomingImage(effects, blocks, owner)
+        columns = [[b_off + i] + [w_off + i * widths[l] + j for j in range(widths[l])] for i in range(widths[l + 1])]
+        for k, on_k, on_a in proposals:
+            if image.vanishes({k: on_k, a: on_a}):
+                vector = {columns[k][q]: v for q, v in on_k.items()}
+                vector.update({columns[a][q]: v for q, v in on_a.items()})
+                found.append(vector)
+    return found
+
+
+class _IncomingImage:
+    """``J v`` for vectors ``v`` on the incoming rows of one layer's neurons, from the exact factors, in integers.
+
+    On region ``R``, ``J v = Σ_i P_l[R, :, i] ⊗ (v_i · Q_l[R])`` over the
+    neurons ``i`` that ``v`` moves (``v_i`` over ``[bias, inputs]``):
+    ``effects`` is ``P_l[:, 1:, 1:]``, ``blocks`` holds ``Q_l[R]^T`` once per
+    distinct pattern of the earlier layers and ``owner`` maps each region to
+    its block.
+    """
+
+    def __init__(self, effects, blocks, owner):
+        self.effects, self.owner, self.shape = effects, owner, blocks.shape
+        self.matrix = flint.fmpz_mat([[int(v) for v in row] for row in blocks.reshape(-1, blocks.shape[2])])
+
+    def vanishes(self, rows):
+        """Whether ``J v = 0`` on every region, for ``v`` given as ``{neuron: {entry: value}}`` (exact rationals)."""
+        neurons = list(rows)
+        den = math.lcm(*(Fraction(v).denominator for row in rows.values() for v in row.values()))
+        U = flint.fmpz_mat([[int(Fraction(rows[i].get(q, 0)) * den) for i in neurons] for q in range(self.shape[2])])
+        moved = np.array([int(v) for v in (self.matrix * U).entries()], dtype=object)
+        moved = moved.reshape(self.shape[0], self.shape[1], len(neurons))[self.owner]  # per region: v_i · Q_l[R]
+        image = sum(self.effects[:, :, i][:, :, None] * moved[:, None, :, s] for s, i in enumerate(neurons))
+        return not image.any()
+
+
+def _block_kernel(blocks, residues, chosen, columns, p):
+    """The exact kernel of the stacked blocks ``chosen`` (rows over ``columns``), verified; empty if its rank is full.
+
+    ``residues`` are the blocks modulo ``p``. The rank modulo ``p`` is read off a few random combinations of
+    the rows first (full rank modulo ``p`` is full rank over Q: most blocks stop there); otherwise it tells how
+    many independent rows to pick from a small sample, and the exact kernel of those rows is checked on all.
+    """
     g = len(columns)
-    rows = independent_rows((M % p).astype(np.int64), None, p)
+    M_mod = residues[chosen].reshape(-1, g)
+    rows = None
+    if p < COMPRESSION_MODULUS and len(M_mod) > g + 8:
+        _, r = modular_echelon(compressed_jacobian(M_mod, p, g + 4), p)
+        if r == g:
+            return []
+        rows = independent_rows(M_mod, r, p)  # None if the sketch fell short of the rank: then all rows decide
+    if rows is None:
+        rows = independent_rows(M_mod, None, p)
     if len(rows) == g:
         return []
+    if not rows:
+        return []  # zero columns (modulo p): unit vectors, found elsewhere if exact
+    M = blocks[chosen].reshape(-1, g)
     basis, nullity = flint.fmpz_mat([[int(v) for v in M[r]] for r in rows]).nullspace()
     vectors = [[int(basis[a, k]) for a in range(g)] for k in range(nullity)]
     product = flint.fmpz_mat([[int(v) for v in row] for row in M]) * flint.fmpz_mat([list(col) for col in zip(*vectors)])

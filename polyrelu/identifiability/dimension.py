@@ -17,8 +17,8 @@ The rank is decided exactly, with a certificate both ways:
   positive homogeneity of relu (independent when no hidden neuron's incoming
   row and bias all vanish, since each moves its own neuron's incoming row),
   so ``r = D − H`` then needs nothing more; otherwise the unit vectors of
-  zero columns, local vectors, those of neurons active on every region
-  (:mod:`~polyrelu.identifiability._kernel`) join them, and the few still
+  zero columns, local vectors, those of neurons active on every region and
+  paired ones (:mod:`~polyrelu.identifiability._kernel`) join them, and the few still
   missing are solved exactly on their support in the echelon form; every
   vector not known in advance is checked against the Jacobian in integers.
 
@@ -64,7 +64,7 @@ from ._jacobian import (
     jacobian_factors,
     nonzero_columns,
 )
-from ._kernel import independent_rows, local_kernel, sparse_kernel, stable_kernel
+from ._kernel import independent_rows, local_kernel, paired_kernel, sparse_kernel, stable_kernel
 from ._parameters import offsets
 
 __all__ = [
@@ -345,14 +345,17 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
         # the scaling directions in J's coordinates, modulo p: kernel vectors by the positive homogeneity of relu
         known = [[residue(Fraction(v) / c, p) if v else 0 for v, c in zip(vec, column_scale)] for vec in scaling]
         rows_modulo_p = partial(jacobian, network, patterns, reduced, modulus=p) if J_mod is None else partial(np.asarray, J_mod)
-        found = _exact_kernel(network, patterns, factors, rows_modulo_p, column_scale, zero, echelon, rank, p, known)
-        if found is None:
+        solved = _exact_kernel(network, patterns, factors, rows_modulo_p, column_scale, zero, echelon, rank, p, known)
+        if solved is None:
             continue  # an unlucky prime or sketch: the rank modulo p was below the rank over Q
+        found, free = solved
         extra = ()
         if want_kernel:
-            # the found vectors that extend a basis of span(known), by independence modulo p
-            residues = [[residue(vec[j], p) if j in vec else 0 for j in range(D)] for vec in found]
-            beyond = [found[k] for k in span_complement(known, residues, modulus=p)]
+            # the found vectors that extend a basis of span(known), by independence modulo p. The certificate
+            # makes the echelon's kernel modulo p that of J, on which a vector is fixed by its free coordinates:
+            # their projections onto those are independent exactly when the vectors are
+            residues = [[residue(vec[j], p) if j in vec else 0 for j in free] for vec in found]
+            beyond = [found[k] for k in span_complement([[vec[j] for j in free] for vec in known], residues, modulus=p)]
             zero_value = Fraction(0)
             extra = tuple(tuple(Fraction(vec[j]) * c if j in vec else zero_value for j, c in enumerate(column_scale))
                           for vec in beyond)
@@ -397,10 +400,11 @@ def _exact_kernel(network, patterns, factors, rows_modulo_p, column_scale, zero,
     non-pivot columns). The ``zero`` columns give unit vectors; the ``known``
     vectors (the scaling directions, residues modulo ``p``) are kernel
     vectors by theory; the local kernel vectors
-    (:func:`~polyrelu.identifiability._kernel.local_kernel`) and those of
+    (:func:`~polyrelu.identifiability._kernel.local_kernel`), those of
     the neurons active on every region
-    (:func:`~polyrelu.identifiability._kernel.stable_kernel`) are exact and
-    verified. If their projections onto the free coordinates fall short of
+    (:func:`~polyrelu.identifiability._kernel.stable_kernel`) and the paired
+    ones (:func:`~polyrelu.identifiability._kernel.paired_kernel`) are exact
+    and verified. If their projections onto the free coordinates fall short of
     rank ``D − rank`` modulo ``p``, each missing free coordinate ``c`` gets
     the kernel vector equal to ``e_c`` on the free coordinates, solved
     exactly on its support in the echelon form (all pivots if that fails)
@@ -408,7 +412,7 @@ def _exact_kernel(network, patterns, factors, rows_modulo_p, column_scale, zero,
     and verified against every row of ``J`` in integers. All together they
     have rank ``D − rank`` modulo ``p``, hence over Q: the rank of ``J`` is at
     most ``rank``. Returns the new vectors as ``{column: value}`` (unit
-    vectors first), or None.
+    vectors first) and the free columns, or None.
     """
     widths = network.architecture.widths
     D = len(column_scale)
@@ -418,7 +422,9 @@ def _exact_kernel(network, patterns, factors, rows_modulo_p, column_scale, zero,
     free = [j for j in range(D) if j not in pivot_set]
     found = [{j: 1} for j in zero]
     if patterns:
-        found += local_kernel(network, patterns, factors, p) + stable_kernel(network, patterns, factors, column_scale)
+        with one_blas_thread():  # many small products (the blocks' sketches)
+            found += local_kernel(network, patterns, factors, p) + stable_kernel(network, patterns, factors, column_scale)
+            found += paired_kernel(network, patterns, factors, p)
     projection = [[vec[j] for j in free] for vec in known]
     projection += [[residue(vec[j], p) if j in vec else 0 for j in free] for vec in found]
     covered = set(pivot_columns(projection, modulus=p)) if projection else set()
@@ -426,7 +432,7 @@ def _exact_kernel(network, patterns, factors, rows_modulo_p, column_scale, zero,
     if any(j in zero_set for j in missing):
         return None  # not expected: every zero column has its unit vector
     if not missing:
-        return found
+        return found, free
     J_mod = rows_modulo_p()
     supports = [[c for i, c in enumerate(pivots) if int(echelon[i, column])] for column in missing]
     # rows independent modulo p on the pivots the supports meet: every square system is chosen among them
@@ -444,4 +450,4 @@ def _exact_kernel(network, patterns, factors, rows_modulo_p, column_scale, zero,
         if any(vector is None for vector in solved):
             return None
         found.extend(solved)
-    return found
+    return found, free
