@@ -20,7 +20,12 @@ from polyrelu.identifiability._jacobian import (
     jacobian_factors,
     parameter_position,
 )
-from polyrelu.identifiability._kernel import local_kernel, paired_kernel, sparse_kernel, stable_kernel
+from polyrelu.identifiability._kernel import (
+    local_kernel,
+    paired_kernel,
+    sparse_kernel,
+    stable_kernel,
+)
 
 P = 268435399
 

@@ -64,7 +64,13 @@ from ._jacobian import (
     jacobian_factors,
     nonzero_columns,
 )
-from ._kernel import independent_rows, local_kernel, paired_kernel, sparse_kernel, stable_kernel
+from ._kernel import (
+    independent_rows,
+    local_kernel,
+    paired_kernel,
+    sparse_kernel,
+    stable_kernel,
+)
 from ._parameters import offsets
 
 __all__ = [
