@@ -55,7 +55,7 @@ from .breakpoints import (
 )
 from .control import BudgetExhausted, Clock, StageFailed, TimeSpent
 from .families import fix_family, merge_families, on_pieces
-from .first_layer import explained_by, hyperplane_neuron, partly_bent_hyperplanes
+from .first_layer import explained_by, hyperplane_neuron, partly_bent_hyperplanes, straight_hyperplane
 from .numerics import numerics_for, vadd, vscale, vsub
 from .oracle import Queries
 from .orientation import apply_flips, orient_layer
@@ -300,6 +300,7 @@ class _Explorer:
         self.breakpoints = []
         self.lines = 0
         self.window = Fraction(1)
+        self.walks = {}  # what walks along hyperplanes found (first_layer.straight_hyperplane), kept across rounds
         self.vertices = None
         if domain_rows is not None:
             self.vertices = Polyhedron(ieqs=domain_rows, ambient_dim=n0).vertices()
@@ -348,7 +349,10 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
             if explained_by(partial, [c if partial.net is None else c[0] for c in traced], bp):
                 continue
             if partial.net is None:
-                found = bp.row if hyperplane_neuron(queries, bp, explorer.window, numerics, explorer.rows) else None
+                accepted = hyperplane_neuron(queries, bp, explorer.window, numerics, explorer.rows) or straight_hyperplane(
+                    queries, bp, explorer.window, numerics, explorer.rows, one_sided, explorer.walks
+                )
+                found = bp.row if accepted else None
             else:
                 found = trace_neuron(queries, partial, bp, numerics, log=log)
             if found is not None:
