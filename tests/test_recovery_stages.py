@@ -57,6 +57,8 @@ from polyrelu.recovery.first_layer import (
     explained_by,
     hyperplane_neuron,
     partly_bent_hyperplanes,
+    straight_hyperplane,
+    walk_hyperplane,
 )
 from polyrelu.recovery.numerics import (
     ExactNumerics,
@@ -934,6 +936,42 @@ def test_partly_bent_hyperplanes_accepts_a_one_sided_hyperplane_crossing_an_acce
     assert found == [x1.row]  # not the ray (it bends on one side of x2 = 0 only), not x2 = 0 again
     assert partly_bent_hyperplanes(queries, explorer, [x2.row], [ray]) == []
     assert partly_bent_hyperplanes(queries, explorer, [], [x1, ray]) == []  # nothing accepted to cross
+
+
+# x1, x2, x1 + 2 x2 + 8, x1 - x2; y1 = relu(x1) + relu(x2) + (relu(x1 + 2 x2 + 8) + relu(x1 - x2)) / 16 - 1,
+# y2 = -relu(x1) + (relu(x2) + relu(x1 + 2 x2 + 8)) / 8 + 2 relu(x1 - x2) - 21; f = relu(y1) + relu(y2). Every
+# layer-2 neuron reads every first-layer one. y1 has a long flat piece 17 x1 - x2 = 16 (0 < x1, x2 < -4.5): it
+# runs straight across y2's piece x1 - 2 x2 = 21 (one layer, both straight) at (1/3, -31/3) and bends at x1 = 0
+FLAT = ReLUNetwork(
+    [[[1, 0], [0, 1], [1, 2], [1, -1]], [[1, 1, Fraction(1, 16), Fraction(1, 16)], [-1, Fraction(1, 8), Fraction(1, 8), 2]], [[1, 1]]],
+    [[0, 0, 8, 0], [-1, -21], [0]],
+)
+
+
+def _flat_breakpoint(queries, point, step):
+    return breakpoint_at(queries, tuple(map(Fraction, point)), tuple(map(Fraction, step)), 2, ExactNumerics())
+
+
+def test_straight_hyperplane_refuses_a_flat_piece_that_runs_straight_across_a_crossing():
+    queries = exact_queries(FLAT)
+    N = ExactNumerics()
+    flat = _flat_breakpoint(queries, (Fraction(6, 17), -10), (Fraction(1, 8), 0))
+    assert proportional(flat.row, (-16, 17, -1))
+    # f bends along the piece on both sides of y2's crossing: "straight across" alone would take it for a first-layer one
+    for x2 in (-12, -8):
+        assert is_breakpoint_along(queries, (Fraction(16 + x2, 17), Fraction(x2)), flat.row, N) is not None
+    for one_sided in (False, True):
+        assert not straight_hyperplane(queries, flat, Fraction(32), N, None, one_sided)
+    # the walk along it sees the bend at x1 = 0 (a second hypersurface leaving that crossing on one side)
+    assert walk_hyperplane(queries, flat, (1, 17), Fraction(32), N, None) is None
+    # first-layer hyperplanes pass: x2 = 0, visible only where y1 > 0 (so hyperplane_neuron refuses it), and
+    # x1 + 2 x2 = -8, visible everywhere
+    partial = _flat_breakpoint(queries, (70, 0), (0, Fraction(1, 8)))
+    whole = _flat_breakpoint(queries, (Fraction(28, 3), Fraction(-26, 3)), (Fraction(1, 8), 0))
+    assert proportional(partial.row, (0, 0, 1)) and proportional(whole.row, (8, 1, 2))
+    assert not hyperplane_neuron(queries, partial, Fraction(32), N, None)
+    assert straight_hyperplane(queries, partial, Fraction(32), N, None)
+    assert straight_hyperplane(queries, whole, Fraction(32), N, None)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -326,8 +326,13 @@ class _Explorer:
                     self.window = max(self.window, 2 * max(abs(v) for v in bp.point))
 
 
-def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False, max_cells=1_000_000):
-    """One pass: layers from the breakpoints found so far, then the output layer. Returns (layers, output rows, regions)."""
+def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False, max_cells=1_000_000, walk=False):
+    """One pass: layers from the breakpoints found so far, then the output layer. Returns (layers, output rows, regions).
+
+    ``walk``: first-layer hyperplanes may also be found by walking them
+    (:func:`~polyrelu.recovery.first_layer.straight_hyperplane`); costly, so not
+    in the first round, which most networks need no more than.
+    """
     log.clear()
     clock = queries.clock
     partial = PartialNetwork(explorer.n0, domain, numerics, clock, max_cells)
@@ -349,8 +354,8 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
             if explained_by(partial, [c if partial.net is None else c[0] for c in traced], bp):
                 continue
             if partial.net is None:
-                accepted = hyperplane_neuron(queries, bp, explorer.window, numerics, explorer.rows) or straight_hyperplane(
-                    queries, bp, explorer.window, numerics, explorer.rows, one_sided, explorer.walks
+                accepted = hyperplane_neuron(queries, bp, explorer.window, numerics, explorer.rows) or (
+                    walk and straight_hyperplane(queries, bp, explorer.window, numerics, explorer.rows, one_sided, explorer.walks)
                 )
                 found = bp.row if accepted else None
             else:
@@ -741,7 +746,7 @@ def recover_network(
                     rounds += 1
                     try:
                         layers, out_rows, regions = _rebuild(
-                            queries, explorer, domain, numerics, rng, bar, log, one_sided, max_cells
+                            queries, explorer, domain, numerics, rng, bar, log, one_sided, max_cells, one_sided or attempt > 1
                         )
                         Ws = [[list(w) for w, _ in layer] for layer in layers] + [[list(w) for w, _ in out_rows]]
                         bs = [[b for _, b in layer] for layer in layers] + [[b for _, b in out_rows]]

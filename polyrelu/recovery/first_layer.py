@@ -163,20 +163,8 @@ def straight_hyperplane(queries, bp, window, numerics, domain_rows, one_sided=Fa
     only if the recovered network passes recovery's final exact check.
     """
     memo = {} if memo is None else memo
-    key = (bp.point, bp.row, one_sided)
-    if key not in memo:
-        memo[key] = _straight(queries, bp, window, numerics, domain_rows, one_sided, memo)
-    return memo[key]
-
-
-def _straight(queries, bp, window, numerics, domain_rows, one_sided, memo):
-    """:func:`straight_hyperplane` without the memo of its own answers; ``memo`` keeps the crossing hyperplanes refuted or not."""
-    walks = []
-    for u in tangent_basis(bp.row[1:]):
-        walks.append(walk_hyperplane(queries, bp, u, window, numerics, domain_rows))
-        if walks[-1] is None:
-            return False
-    if not (one_sided or any(straight for straight, _ in walks)):
+    walks = _walks(queries, bp, window, numerics, domain_rows, memo)
+    if walks is None or not (one_sided or any(straight for straight, _ in walks)):
         return False
     for _, crossers in walks:
         for other in crossers:
@@ -184,38 +172,57 @@ def _straight(queries, bp, window, numerics, domain_rows, one_sided, memo):
             key = other.row if next(v for v in other.row[1:] if v) > 0 else tuple(-v for v in other.row)
             if key not in memo:
                 memo[key] = any(
-                    walk_hyperplane(queries, other, u, window, numerics, domain_rows) is None for u in tangent_basis(other.row[1:])
+                    walk_hyperplane(queries, other, u, window, numerics, domain_rows, crossers=False) is None
+                    for u in tangent_basis(other.row[1:])
                 )
             if memo[key]:
                 return False
     return True
 
 
-def walk_hyperplane(queries, bp, u, window, numerics, domain_rows):
+def _walks(queries, bp, window, numerics, domain_rows, memo):
+    """The walks through the breakpoint along each tangent direction (None if one leaves its hyperplane), remembered in ``memo``."""
+    key = (bp.point, bp.row)
+    if key not in memo:
+        walks = []
+        for u in tangent_basis(bp.row[1:]):
+            walks.append(walk_hyperplane(queries, bp, u, window, numerics, domain_rows))
+            if walks[-1] is None:
+                walks = None
+                break
+        memo[key] = walks
+    return memo[key]
+
+
+def walk_hyperplane(queries, bp, u, window, numerics, domain_rows, crossers=True):
     """On the line ``bp.point + t u`` inside the breakpoint's hyperplane ``H``: how often ``f`` bends along ``H`` straight across a crossing, and what runs straight across ``H``; None if ``f`` leaves ``H``.
 
     The line is walked for ``|t| <= window + 2 |bp.point|`` (max-norm ``u``;
-    inside the domain when there is one). The crossings are the breakpoints
-    of ``f`` on the line itself (other hypersurfaces meeting ``H``; ``f``
-    restricted to ``H`` kinks wherever one visible in ``f`` crosses), found
-    in :data:`WALK_PIECES` pieces: ``f`` is often constant beyond a bounded
-    stretch of ``H``, and one search of a long interval whose ends and
-    sample point lie in that constant part would take it for linear.
+    inside the domain when there is one), outwards from the breakpoint, so
+    that a deeper neuron's piece, which mostly ends close by, is refused
+    early. The crossings are the breakpoints of ``f`` on the line itself
+    (other hypersurfaces meeting ``H``; ``f`` restricted to ``H`` kinks
+    wherever one visible in ``f`` crosses), found in :data:`WALK_PIECES`
+    pieces: ``f`` is often constant beyond a bounded stretch of ``H``, and
+    one search of a long interval whose ends and sample point lie in that
+    constant part would take it for linear.
 
     Between two crossings ``f`` is probed for a bend along ``H`` near both
     ends and in the middle; a piece whose probes differ ends inside, where
-    nothing visible crosses: None. At every crossing the hypersurfaces
-    leaving it are found on each side of ``H`` (:func:`_rays`). Where ``f``
-    bends along ``H`` on at least one side, the crossing one must leave once
-    into each side; anything else (a second ray on a side, or none) is
-    ``H``'s own continuation, bent: None.
+    nothing visible crosses: None. At a crossing where ``f`` bends along
+    ``H`` on at least one side, the hypersurfaces leaving it are found on
+    each side of ``H`` (:func:`_rays`): the crossing one must leave once into
+    each side; anything else (a second ray on a side, or none) is ``H``'s own
+    continuation, bent: None. With ``crossers``, the same is looked at every
+    other crossing too, to tell which hypersurfaces run straight across ``H``.
 
     Returns
     -------
     tuple (int, list of Breakpoint) or None
-        The crossings ``f`` bends along ``H`` on both sides of, and a
-        breakpoint on each hypersurface that runs straight across ``H``
-        (its two rays on one line), wherever ``H`` is visible or not.
+        The crossings ``f`` bends along ``H`` on both sides of, and (with
+        ``crossers``) a breakpoint on each hypersurface that runs straight
+        across ``H`` (its two rays on one line), wherever ``H`` is visible or
+        not.
     """
     p, h = bp.point, bp.row
     u, n = _unit(u), _unit(h[1:])
@@ -224,43 +231,47 @@ def walk_hyperplane(queries, bp, u, window, numerics, domain_rows):
         lo, hi = -reach, reach
     else:
         lo, hi = line_range(p, u, domain_rows)
-    bounds = [lo + (hi - lo) * Fraction(k, WALK_PIECES) for k in range(WALK_PIECES + 1)]
+    half = WALK_PIECES // 2
     g = lambda t: queries(vadd(p, vscale(t, u)))  # noqa: E731
-    crossings = [t for a, b in zip(bounds, bounds[1:]) for t, *_ in segment_breakpoints(g, a, b, numerics)]
-    bounds = [lo, *crossings, hi]
-    # the half-width of the rectangle around each crossing: small against its neighbours and its distance from 0
-    deltas = [
-        min((t - a) / 8, (b - t) / 8, (1 + max(abs(v) for v in p) + abs(t)) * numerics.shrink)
-        for a, t, b in zip(bounds, crossings, bounds[2:])
-    ]
-    bent = []
-    for k, (a, b) in enumerate(zip(bounds, bounds[1:])):
-        probes = [a + (b - a) / 8, (a + b) / 2, b - (b - a) / 8]
-        # and right next to the crossings at its ends, as close as the rectangles there: a piece may end between
-        if k > 0:
-            probes.append(a + deltas[k - 1])
-        if k < len(crossings):
-            probes.append(b - deltas[k])
-        seen = {is_breakpoint_along(queries, vadd(p, vscale(t, u)), h, numerics) is not None for t in probes}
-        if len(seen) > 1:
-            return None
-        bent.append(seen.pop())
-    stars = {}
-    # the crossings next to a bent piece first: most deeper neurons are refused there, before the others are looked at
-    for k in sorted(range(len(crossings)), key=lambda k: not (bent[k] or bent[k + 1])):
-        q = vadd(p, vscale(crossings[k], u))
-        rays = _rays(queries, q, u, n, deltas[k], numerics)
-        if (bent[k] or bent[k + 1]) and [len(r) for r in rays] != [1, 1]:
-            return None
-        stars[k] = (q, rays)
-    straight = sum(1 for k in range(len(crossings)) if bent[k] and bent[k + 1])
-    crossers = []
-    for q, (up, down) in stars.values():
-        if len(up) == len(down) == 1 and numerics.parallel(vsub(up[0][0], q), vsub(q, down[0][0])):
+    scale = (1 + max(abs(v) for v in p)) * numerics.shrink
+    crossings, bent, stars = [], {}, {}
+    for k in range(half):
+        # one more piece on each side: everything between the new ends is known
+        for end in (hi, lo):
+            a, b = sorted((end * Fraction(k, half), end * Fraction(k + 1, half)))
+            crossings += [t for t, *_ in segment_breakpoints(g, a, b, numerics)]
+        crossings.sort()
+        last = k == half - 1
+        bounds = [lo * Fraction(k + 1, half), *crossings, hi * Fraction(k + 1, half)]
+        for j, (a, b) in enumerate(zip(bounds, bounds[1:])):
+            if (a, b) in bent or not (last or 0 < j < len(bounds) - 2):
+                continue  # probed already, or an end piece the next pieces may still cut
+            near = min((b - a) / 8, scale)
+            probes = [a + (b - a) / 8, (a + b) / 2, b - (b - a) / 8] + [a + near] * (j > 0) + [b - near] * (j < len(bounds) - 2)
+            seen = {is_breakpoint_along(queries, vadd(p, vscale(t, u)), h, numerics) is not None for t in probes}
+            if len(seen) > 1:
+                return None
+            bent[a, b] = seen.pop()
+        for j in range(1, len(bounds) - 1):
+            t, a, b = bounds[j], bounds[j - 1], bounds[j + 1]
+            if t in stars or (a, t) not in bent or (t, b) not in bent:
+                continue
+            at_bend = bent[a, t] or bent[t, b]
+            if not (at_bend or crossers):
+                continue
+            q = vadd(p, vscale(t, u))
+            rays = _rays(queries, q, u, n, min((t - a) / 8, (b - t) / 8, scale), numerics)
+            if at_bend and [len(r) for r in rays] != [1, 1]:
+                return None
+            stars[t] = (q, rays, bent[a, t] and bent[t, b])
+    straight = sum(1 for *_, both in stars.values() if both)
+    across = []
+    for q, (up, down), _ in stars.values():
+        if crossers and len(up) == len(down) == 1 and numerics.parallel(vsub(up[0][0], q), vsub(q, down[0][0])):
             other = breakpoint_at(queries, *up[0], len(p), numerics)
             if other is not None and not numerics.parallel(other.row, h):
-                crossers.append(other)
-    return straight, crossers
+                across.append(other)
+    return straight, across
 
 
 def _unit(v):
