@@ -1,10 +1,13 @@
-"""First-layer neurons: hyperplanes along which ``f`` bends everywhere.
+"""First-layer neurons: hyperplanes along which ``f`` bends everywhere, or in part.
 
 A first-layer neuron's zero set is a whole hyperplane; ``f`` bends along it
 wherever some downstream neuron is active, far out in every direction. A
 deeper neuron's hypersurface bends where it crosses the neurons it reads, so
-its flat pieces end (docs/design.md §5). The checks here use only the
-oracle.
+its flat pieces end (docs/design.md §5). In a deep network the downstream
+neurons are often off far away, and a first-layer hyperplane shows only on a
+bounded part: :func:`straight_hyperplane` walks it across the hypersurfaces
+that cross it instead (docs/recovery.md, step 3). The checks here use only
+the oracle.
 
 Glossary
 --------
@@ -15,6 +18,10 @@ one-sided
     :func:`partly_bent_hyperplanes`).
 window
     The scale of the search so far: the checks go out to multiples of it.
+walk
+    The line through a breakpoint along a direction inside its hyperplane,
+    with the crossings of other hypersurfaces on it and where ``f`` bends
+    along the hyperplane between them (:func:`walk_hyperplane`).
 
 What it leaves to others: the breakpoint search (``breakpoints``), deeper
 layers (``tracing``).
@@ -24,6 +31,7 @@ from fractions import Fraction
 
 from ..geometry.rational import row_value
 from .breakpoints import breakpoint_at, is_breakpoint_along, line_range, segment_breakpoints
+from .control import StageFailed
 from .numerics import tangent_basis, vadd, vdot, vscale, vsub
 
 __all__ = []
@@ -222,8 +230,17 @@ def walk_hyperplane(queries, bp, u, window, numerics, domain_rows, crossers=True
         The crossings ``f`` bends along ``H`` on both sides of, and (with
         ``crossers``) a breakpoint on each hypersurface that runs straight
         across ``H`` (its two rays on one line), wherever ``H`` is visible or
-        not.
+        not. None also when the walk cannot separate the breakpoints on a
+        line (no evidence either way; the recovery goes on without it).
     """
+    try:
+        return _walk(queries, bp, u, window, numerics, domain_rows, crossers)
+    except StageFailed:
+        return None
+
+
+def _walk(queries, bp, u, window, numerics, domain_rows, crossers):
+    """:func:`walk_hyperplane`, raising StageFailed where a line's breakpoints cannot be separated."""
     p, h = bp.point, bp.row
     u, n = _unit(u), _unit(h[1:])
     if domain_rows is None:
