@@ -65,6 +65,8 @@ from polyrelu.recovery.numerics import (
     FloatNumerics,
     Numerics,
     numerics_for,
+    vadd,
+    vscale,
 )
 from polyrelu.recovery.oracle import Queries, answer_precision
 from polyrelu.recovery.orientation import apply_flips, orient_layer
@@ -1159,3 +1161,42 @@ def test_orient_layer_respects_fixed_flips_and_recovers_the_rest(numerics):
         # a fixed flip that contradicts the formulas: no orientation fits
         with pytest.raises(StageFailed):
             orient_layer(partial, vectors, fixed={0: not planted[0]})
+
+
+def test_straight_hyperplane_finds_the_partly_visible_first_layer_of_a_deep_random_network():
+    # network 7 of the fixed sample of 3-hidden-layer N(0, 1) networks (2-3-4-3-1, seed 226333): first-layer
+    # neuron 0 is never visible, 1 and 2 only on part of their lines, so hyperplane_neuron accepts none of them
+    # and recovery found no first layer; the walk accepts 2 (and 1 with one_sided), never a deeper neuron
+    widths = [2, 3, 4, 3, 1]
+    rng = np.random.default_rng(226333)
+    net = ReLUNetwork([rng.standard_normal((b, a)) for a, b in zip(widths, widths[1:])], [rng.standard_normal(b) for b in widths[1:]])
+    queries, N = exact_queries(net), ExactNumerics()
+
+    def neuron_at(x):
+        h = list(x)
+        for layer, (W, b) in enumerate(zip(net.weights[:-1], net.biases[:-1])):
+            z = [sum(Fraction(w) * v for w, v in zip(row, h)) + Fraction(c) for row, c in zip(W, b)]
+            if 0 in z:
+                return layer + 1, z.index(0)
+            h = [max(v, 0) for v in z]
+
+    breakpoints = []
+    for a, b, c, e in np.random.default_rng(1).integers(-16, 17, size=(8, 4)):
+        p, d = (Fraction(int(a)), Fraction(int(b))), (Fraction(int(c)), Fraction(int(e) or 1))
+        for t, _, _, lo, hi in breakpoints_on_line(queries, p, d, None, N):
+            bp = breakpoint_at(queries, vadd(p, vscale(t, d)), vscale(min(t - lo, hi - t) / 2, d), 2, N)
+            if bp is not None:
+                breakpoints.append(bp)
+    window = 2 * max(max(abs(v) for v in bp.point) for bp in breakpoints)
+    memo = {}
+    verdicts = {}
+    for bp in breakpoints:
+        verdicts.setdefault(neuron_at(bp.point), set()).add(
+            (
+                hyperplane_neuron(queries, bp, window, N, None),
+                straight_hyperplane(queries, bp, window, N, None, memo=memo),
+                straight_hyperplane(queries, bp, window, N, None, True, memo),
+            )
+        )
+    assert verdicts[1, 2] == {(False, True, True)} and verdicts[1, 1] == {(False, False, True)}
+    assert all(v == {(False, False, False)} for neuron, v in verdicts.items() if neuron[0] > 1) and len(verdicts) > 2
