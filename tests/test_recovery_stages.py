@@ -7,6 +7,7 @@ computation written in this file (Fraction Gaussian elimination, polyhedra), so 
 by name.
 """
 
+import itertools
 import math
 import time
 from fractions import Fraction
@@ -1169,7 +1170,7 @@ def test_straight_hyperplane_finds_the_partly_visible_first_layer_of_a_deep_rand
     # and recovery found no first layer; the walk accepts 2 (and 1 with one_sided), never a deeper neuron
     widths = [2, 3, 4, 3, 1]
     rng = np.random.default_rng(226333)
-    net = ReLUNetwork([rng.standard_normal((b, a)) for a, b in zip(widths, widths[1:])], [rng.standard_normal(b) for b in widths[1:]])
+    net = ReLUNetwork([rng.standard_normal((b, a)) for a, b in itertools.pairwise(widths)], [rng.standard_normal(b) for b in widths[1:]])
     queries, N = exact_queries(net), ExactNumerics()
 
     def neuron_at(x):

@@ -55,7 +55,12 @@ from .breakpoints import (
 )
 from .control import BudgetExhausted, Clock, StageFailed, TimeSpent
 from .families import fix_family, merge_families, on_pieces
-from .first_layer import explained_by, hyperplane_neuron, partly_bent_hyperplanes, straight_hyperplane
+from .first_layer import (
+    explained_by,
+    hyperplane_neuron,
+    partly_bent_hyperplanes,
+    straight_hyperplane,
+)
 from .numerics import numerics_for, vadd, vscale, vsub
 from .oracle import Queries
 from .orientation import apply_flips, orient_layer

@@ -27,10 +27,16 @@ What it leaves to others: the breakpoint search (``breakpoints``), deeper
 layers (``tracing``).
 """
 
+import itertools
 from fractions import Fraction
 
 from ..geometry.rational import row_value
-from .breakpoints import breakpoint_at, is_breakpoint_along, line_range, segment_breakpoints
+from .breakpoints import (
+    breakpoint_at,
+    is_breakpoint_along,
+    line_range,
+    segment_breakpoints,
+)
 from .control import StageFailed
 from .numerics import tangent_basis, vadd, vdot, vscale, vsub
 
@@ -249,7 +255,7 @@ def _walk(queries, bp, u, window, numerics, domain_rows, crossers):
     else:
         lo, hi = line_range(p, u, domain_rows)
     half = WALK_PIECES // 2
-    g = lambda t: queries(vadd(p, vscale(t, u)))  # noqa: E731
+    g = lambda t: queries(vadd(p, vscale(t, u)))
     scale = (1 + max(abs(v) for v in p)) * numerics.shrink
     crossings, bent, stars = [], {}, {}
     for k in range(half):
@@ -260,7 +266,7 @@ def _walk(queries, bp, u, window, numerics, domain_rows, crossers):
         crossings.sort()
         last = k == half - 1
         bounds = [lo * Fraction(k + 1, half), *crossings, hi * Fraction(k + 1, half)]
-        for j, (a, b) in enumerate(zip(bounds, bounds[1:])):
+        for j, (a, b) in enumerate(itertools.pairwise(bounds)):
             if (a, b) in bent or not (last or 0 < j < len(bounds) - 2):
                 continue  # probed already, or an end piece the next pieces may still cut
             near = min((b - a) / 8, scale)
@@ -319,7 +325,7 @@ def _rays(queries, centre, u, n, delta, numerics):
             vadd(centre, vadd(vscale(-delta, u), vscale(side * lift, n))),
         ]
         rays = []
-        for a, b in zip(corners, corners[1:]):
+        for a, b in itertools.pairwise(corners):
             d = vsub(b, a)
             for t, _, _, t0, t1 in segment_breakpoints(lambda t, a=a, d=d: queries(vadd(a, vscale(t, d))), Fraction(0), Fraction(1), numerics):
                 rays.append((vadd(a, vscale(t, d)), vscale(min(t - t0, t1 - t) / 2, d)))
