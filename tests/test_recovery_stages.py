@@ -59,12 +59,16 @@ from polyrelu.recovery.first_layer import (
     explained_by,
     hyperplane_neuron,
     partly_bent_hyperplanes,
+    straight_hyperplane,
+    walk_hyperplane,
 )
 from polyrelu.recovery.numerics import (
     ExactNumerics,
     FloatNumerics,
     Numerics,
     numerics_for,
+    vadd,
+    vscale,
 )
 from polyrelu.recovery.oracle import Queries, answer_precision
 from polyrelu.recovery.orientation import apply_flips, orient_layer
@@ -938,6 +942,42 @@ def test_partly_bent_hyperplanes_accepts_a_one_sided_hyperplane_crossing_an_acce
     assert partly_bent_hyperplanes(queries, explorer, [], [x1, ray]) == []  # nothing accepted to cross
 
 
+# x1, x2, x1 + 2 x2 + 8, x1 - x2; y1 = relu(x1) + relu(x2) + (relu(x1 + 2 x2 + 8) + relu(x1 - x2)) / 16 - 1,
+# y2 = -relu(x1) + (relu(x2) + relu(x1 + 2 x2 + 8)) / 8 + 2 relu(x1 - x2) - 21; f = relu(y1) + relu(y2). Every
+# layer-2 neuron reads every first-layer one. y1 has a long flat piece 17 x1 - x2 = 16 (0 < x1, x2 < -4.5): it
+# runs straight across y2's piece x1 - 2 x2 = 21 (one layer, both straight) at (1/3, -31/3) and bends at x1 = 0
+FLAT = ReLUNetwork(
+    [[[1, 0], [0, 1], [1, 2], [1, -1]], [[1, 1, Fraction(1, 16), Fraction(1, 16)], [-1, Fraction(1, 8), Fraction(1, 8), 2]], [[1, 1]]],
+    [[0, 0, 8, 0], [-1, -21], [0]],
+)
+
+
+def _flat_breakpoint(queries, point, step):
+    return breakpoint_at(queries, tuple(map(Fraction, point)), tuple(map(Fraction, step)), 2, ExactNumerics())
+
+
+def test_straight_hyperplane_refuses_a_flat_piece_that_runs_straight_across_a_crossing():
+    queries = exact_queries(FLAT)
+    N = ExactNumerics()
+    flat = _flat_breakpoint(queries, (Fraction(6, 17), -10), (Fraction(1, 8), 0))
+    assert proportional(flat.row, (-16, 17, -1))
+    # f bends along the piece on both sides of y2's crossing: "straight across" alone would take it for a first-layer one
+    for x2 in (-12, -8):
+        assert is_breakpoint_along(queries, (Fraction(16 + x2, 17), Fraction(x2)), flat.row, N) is not None
+    for one_sided in (False, True):
+        assert not straight_hyperplane(queries, flat, Fraction(32), N, None, one_sided)
+    # the walk along it sees the bend at x1 = 0 (a second hypersurface leaving that crossing on one side)
+    assert walk_hyperplane(queries, flat, (1, 17), Fraction(32), N, None) is None
+    # first-layer hyperplanes pass: x2 = 0, visible only where y1 > 0 (so hyperplane_neuron refuses it), and
+    # x1 + 2 x2 = -8, visible everywhere
+    partial = _flat_breakpoint(queries, (70, 0), (0, Fraction(1, 8)))
+    whole = _flat_breakpoint(queries, (Fraction(28, 3), Fraction(-26, 3)), (Fraction(1, 8), 0))
+    assert proportional(partial.row, (0, 0, 1)) and proportional(whole.row, (8, 1, 2))
+    assert not hyperplane_neuron(queries, partial, Fraction(32), N, None)
+    assert straight_hyperplane(queries, partial, Fraction(32), N, None)
+    assert straight_hyperplane(queries, whole, Fraction(32), N, None)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # families: formula_family, fix_family, merge_families on a network where TPIC fails
 
@@ -1173,3 +1213,42 @@ def test_a_stalled_round_names_the_family_picks_nothing_completes():
     assert "neurons (2, 4), (2, 5), (3, 0) were picked" in _families_text(log, "tracing layer-4 hypersurfaces")
     assert _families_text({"families": [(1, 4)], "widths": (5, 8)}, "fitting the output layer on layers 1-2") == ""
     assert _families_text({"widths": (5, 8)}, "tracing layer-3 hypersurfaces") == ""
+
+
+def test_straight_hyperplane_finds_the_partly_visible_first_layer_of_a_deep_random_network():
+    # network 7 of the fixed sample of 3-hidden-layer N(0, 1) networks (2-3-4-3-1, seed 226333): first-layer
+    # neuron 0 is never visible, 1 and 2 only on part of their lines, so hyperplane_neuron accepts none of them
+    # and recovery found no first layer; the walk accepts 2 (and 1 with one_sided), never a deeper neuron
+    widths = [2, 3, 4, 3, 1]
+    rng = np.random.default_rng(226333)
+    net = ReLUNetwork([rng.standard_normal((b, a)) for a, b in itertools.pairwise(widths)], [rng.standard_normal(b) for b in widths[1:]])
+    queries, N = exact_queries(net), ExactNumerics()
+
+    def neuron_at(x):
+        h = list(x)
+        for layer, (W, b) in enumerate(zip(net.weights[:-1], net.biases[:-1])):
+            z = [sum(Fraction(w) * v for w, v in zip(row, h)) + Fraction(c) for row, c in zip(W, b)]
+            if 0 in z:
+                return layer + 1, z.index(0)
+            h = [max(v, 0) for v in z]
+
+    breakpoints = []
+    for a, b, c, e in np.random.default_rng(1).integers(-16, 17, size=(8, 4)):
+        p, d = (Fraction(int(a)), Fraction(int(b))), (Fraction(int(c)), Fraction(int(e) or 1))
+        for t, _, _, lo, hi in breakpoints_on_line(queries, p, d, None, N):
+            bp = breakpoint_at(queries, vadd(p, vscale(t, d)), vscale(min(t - lo, hi - t) / 2, d), 2, N)
+            if bp is not None:
+                breakpoints.append(bp)
+    window = 2 * max(max(abs(v) for v in bp.point) for bp in breakpoints)
+    memo = {}
+    verdicts = {}
+    for bp in breakpoints:
+        verdicts.setdefault(neuron_at(bp.point), set()).add(
+            (
+                hyperplane_neuron(queries, bp, window, N, None),
+                straight_hyperplane(queries, bp, window, N, None, memo=memo),
+                straight_hyperplane(queries, bp, window, N, None, True, memo),
+            )
+        )
+    assert verdicts[1, 2] == {(False, True, True)} and verdicts[1, 1] == {(False, False, True)}
+    assert all(v == {(False, False, False)} for neuron, v in verdicts.items() if neuron[0] > 1) and len(verdicts) > 2

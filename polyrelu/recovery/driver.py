@@ -55,7 +55,12 @@ from .breakpoints import (
 )
 from .control import BudgetExhausted, Clock, StageFailed, TimeSpent
 from .families import fix_family, merge_families, on_pieces
-from .first_layer import explained_by, hyperplane_neuron, partly_bent_hyperplanes
+from .first_layer import (
+    explained_by,
+    hyperplane_neuron,
+    partly_bent_hyperplanes,
+    straight_hyperplane,
+)
 from .numerics import numerics_for, vadd, vscale, vsub
 from .oracle import Queries
 from .orientation import apply_flips, orient_layer, orient_with_stable_neurons
@@ -300,6 +305,7 @@ class _Explorer:
         self.breakpoints = []
         self.lines = 0
         self.window = Fraction(1)
+        self.walks = {}  # what walks along hyperplanes found (first_layer.straight_hyperplane), kept across rounds
         self.vertices = None
         if domain_rows is not None:
             self.vertices = Polyhedron(ieqs=domain_rows, ambient_dim=n0).vertices()
@@ -325,8 +331,13 @@ class _Explorer:
                     self.window = max(self.window, 2 * max(abs(v) for v in bp.point))
 
 
-def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False, max_cells=1_000_000):
-    """One pass: layers from the breakpoints found so far, then the output layer. Returns (layers, output rows, regions)."""
+def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False, max_cells=1_000_000, walk=False):
+    """One pass: layers from the breakpoints found so far, then the output layer. Returns (layers, output rows, regions).
+
+    ``walk``: first-layer hyperplanes may also be found by walking them
+    (:func:`~polyrelu.recovery.first_layer.straight_hyperplane`); costly, so not
+    in the first round, which most networks need no more than.
+    """
     log.clear()
     clock = queries.clock
     partial = PartialNetwork(explorer.n0, domain, numerics, clock, max_cells)
@@ -348,7 +359,10 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
             if explained_by(partial, [c if partial.net is None else c[0] for c in traced], bp):
                 continue
             if partial.net is None:
-                found = bp.row if hyperplane_neuron(queries, bp, explorer.window, numerics, explorer.rows) else None
+                accepted = hyperplane_neuron(queries, bp, explorer.window, numerics, explorer.rows) or (
+                    walk and straight_hyperplane(queries, bp, explorer.window, numerics, explorer.rows, one_sided, explorer.walks)
+                )
+                found = bp.row if accepted else None
             else:
                 found = trace_neuron(queries, partial, bp, numerics, log=log)
             if found is not None:
@@ -802,7 +816,7 @@ def recover_network(
                     rounds += 1
                     try:
                         layers, out_rows, regions = _rebuild(
-                            queries, explorer, domain, numerics, rng, bar, log, one_sided, max_cells
+                            queries, explorer, domain, numerics, rng, bar, log, one_sided, max_cells, one_sided or attempt > 1
                         )
                         Ws = [[list(w) for w, _ in layer] for layer in layers] + [[list(w) for w, _ in out_rows]]
                         bs = [[b for _, b in layer] for layer in layers] + [[b for _, b in out_rows]]
