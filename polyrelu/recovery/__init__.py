@@ -23,8 +23,9 @@ recovered network is from the oracle on fresh points.
 One module per stage, each importing only the earlier ones (docs/design.md
 §6): ``control`` (budgets and the signals between stages), ``numerics``
 (exact or float arithmetic behind one interface), ``oracle`` (queries),
-``breakpoints``, ``partial`` (the layers so far), ``first_layer``,
-``families``, ``tracing``, ``orientation``, ``output`` and ``driver``
+``breakpoints``, ``sampling`` (random points and the acceptance sample),
+``partial`` (the layers so far), ``first_layer``, ``families``,
+``tracing``, ``orientation``, ``output`` and ``driver``
 (:func:`recover_network`). docs/recovery.md explains the algorithm.
 """
 

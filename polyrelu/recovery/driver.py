@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import math
 import time
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -42,7 +41,7 @@ from ..domain import Box, DomainLike
 from ..errors import ComplexTooLargeError, RecoveryError
 from ..geometry import Polyhedron
 from ..geometry.linalg import span_complement
-from ..geometry.rational import row_value, to_fraction
+from ..geometry.rational import to_fraction
 from ..network import ReLUNetwork
 from ..progress import progress_bar
 from ..symmetry import canonical_form, same_function
@@ -51,7 +50,6 @@ from .breakpoints import (
     breakpoints_on_line,
     domain_inequalities,
     is_breakpoint_along,
-    line_range,
 )
 from .control import BudgetExhausted, Clock, StageFailed, TimeSpent
 from .families import fix_family, merge_families, on_pieces
@@ -61,11 +59,18 @@ from .first_layer import (
     partly_bent_hyperplanes,
     straight_hyperplane,
 )
-from .numerics import numerics_for, vadd, vscale, vsub
+from .numerics import numerics_for, vadd, vscale
 from .oracle import Queries
 from .orientation import apply_flips, orient_layer, orient_with_stable_neurons
 from .output import MissedBreakpoint, fit_output
 from .partial import PartialNetwork
+from .sampling import (
+    check_candidate,
+    check_window,
+    fresh_points,
+    random_direction,
+    random_point,
+)
 from .tracing import RANKED_WIDTH, drop_deeper, orientations_by_pieces, trace_neuron
 
 __all__ = ["RecoveryResult", "recover_network"]
@@ -176,123 +181,6 @@ def _describe_domain(domain, whole_space=False):
     return text
 
 
-def _random_point(rng, n0, domain_rows, vertices, window):
-    if domain_rows is None:
-        return tuple(Fraction(int(rng.integers(-1024, 1025)), 1024) * window for _ in range(n0))
-    weights = [Fraction(int(v) + 1) for v in rng.integers(0, 64, size=len(vertices))]
-    total = sum(weights)
-    return tuple(sum(w * v[i] for w, v in zip(weights, vertices)) / total for i in range(n0))
-
-
-def _uniform_point(rng, lower, upper):
-    """A point uniform (on a grid of 2^20 steps per side) in the box ``prod [lower_i, upper_i]``."""
-    steps = 1 << 20
-    return tuple(a + (b - a) * Fraction(int(rng.integers(0, steps + 1)), steps) for a, b in zip(lower, upper))
-
-
-def _jittered_points(rng, lower, upper, count):
-    """``count`` points in a box, each uniform in its own cell of a ``k^n`` grid (``k^n <= count``), the rest uniform.
-
-    Stratified sampling: as uniform as independent points, but no part of the
-    box larger than a grid cell is left out.
-    """
-    n = len(lower)
-    k = max(1, int(count ** (1 / n) + 1e-9)) if n else 1
-    points = []
-    for cell in itertools.product(range(k), repeat=n):
-        start = tuple(a + (b - a) * Fraction(c, k) for a, b, c in zip(lower, upper, cell))
-        stop = tuple(a + (b - a) * Fraction(c + 1, k) for a, b, c in zip(lower, upper, cell))
-        points.append(_uniform_point(rng, start, stop))
-    return points + [_uniform_point(rng, lower, upper) for _ in range(count - len(points))]
-
-
-def _points_on_box_surface(rng, n0, radius, count):
-    """About ``count`` points on the surface of ``[-radius, radius]^n0``: a stratified sample of each facet, so of every direction."""
-    per_facet = max(1, count // (2 * n0))
-    points = []
-    for axis in range(n0):
-        for side in (-radius, radius):
-            for y in _jittered_points(rng, (-radius,) * (n0 - 1), (radius,) * (n0 - 1), per_facet):
-                points.append((*y[:axis], side, *y[axis:]))
-    return points
-
-
-def _check_window(window):
-    """The half-width of the box of fresh checks on ``R^n0``: a power of two at least four times the search window."""
-    return Fraction(2) ** max(0, math.ceil(math.log2(4 * window)))
-
-
-def _fresh_points(rng, n0, domain_rows, vertices, window, count):
-    """Points to check a candidate network on: ``count`` spread uniformly over the query region, more near its edges.
-
-    In a polytope: ``count`` points uniform in it (a stratified sample of the
-    box of its vertices, :func:`_jittered_points`, the points outside
-    replaced by uniform ones inside; random convex combinations of the
-    vertices where a thin polytope rejects too many), ``count // 2`` within
-    ``2^-10`` of the boundary (near the ends of random chords through uniform
-    points, exactly on it for some), and up to ``count // 4`` vertices (at
-    random), each moved ``2^-10`` of the way towards the centroid. On all of
-    ``R^n0`` (no ``domain_rows``): ``count`` points stratified in
-    ``[-window, window]^n0``, and ``count`` far out, stratified over the
-    surfaces of the boxes ``2^10`` and ``2^20`` times as large: ``f`` may
-    differ from a candidate only in a thin cone far out (5% of the directions
-    in a test case), which every direction class of the sample meets.
-    """
-    if domain_rows is None:
-        near = _jittered_points(rng, (-window,) * n0, (window,) * n0, count)
-        far = [p for r in (1 << 10, 1 << 20) for p in _points_on_box_surface(rng, n0, window * r, count // 2)]
-        return near + far
-    lower = tuple(min(v[i] for v in vertices) for i in range(n0))
-    upper = tuple(max(v[i] for v in vertices) for i in range(n0))
-
-    def inside(x):
-        return all(row_value(row, x) >= 0 for row in domain_rows)
-
-    def uniform():
-        for _ in range(64):
-            x = _uniform_point(rng, lower, upper)
-            if inside(x):
-                return x
-        return _random_point(rng, n0, domain_rows, vertices, 1)
-
-    points = [x if inside(x) else uniform() for x in _jittered_points(rng, lower, upper, count)]
-    while len(points) < count + count // 2:
-        x, d = uniform(), _random_direction(rng, n0)
-        span = line_range(x, d, domain_rows)
-        if span is None:
-            continue
-        lo, hi = span
-        gap = (hi - lo) * Fraction(int(rng.integers(0, 1025)), 1 << 20)
-        points.append(vadd(x, vscale(hi - gap if rng.integers(0, 2) else lo + gap, d)))
-    centroid = tuple(sum(v[i] for v in vertices) / len(vertices) for i in range(n0))
-    corners = rng.permutation(len(vertices))[: count // 4]
-    points += [vadd(vertices[k], vscale(Fraction(1, 1024), vsub(centroid, vertices[k]))) for k in corners]
-    return points
-
-
-def _check_candidate(queries, net, points, numerics):
-    """``(deviation, threshold, off)``: ``max |f - g|`` over ``points``, the most accepted, the points off by more than the search's screening.
-
-    Every point is evaluated, so that the deviation is known even when the
-    search goes on (``off`` non-empty: :meth:`~polyrelu.recovery.numerics.Numerics.close` fails there).
-    """
-    deviation, largest, off = Fraction(0), Fraction(0), []
-    for x in points:
-        fx, gx = queries(x), net(x)
-        if not numerics.close(fx, gx):
-            off.append(x)
-        deviation = max(deviation, max(abs(a - b) for a, b in zip(fx, gx)))
-        largest = max(largest, max(abs(a) for a in fx))
-    return deviation, numerics.threshold(largest), off
-
-
-def _random_direction(rng, n0):
-    while True:
-        d = tuple(Fraction(int(v), 64) for v in rng.integers(-64, 65, size=n0))
-        if any(d):
-            return d
-
-
 class _Explorer:
     """Search lines and the breakpoints found on them."""
 
@@ -318,8 +206,8 @@ class _Explorer:
         Its breakpoints do not widen the window of the near lines.
         """
         scale = self.window * (1 << 20 if far and self.rows is None else 1)
-        p = point if point is not None else _random_point(self.rng, self.n0, self.rows, self.vertices, scale)
-        d = _random_direction(self.rng, self.n0)
+        p = point if point is not None else random_point(self.rng, self.n0, self.rows, self.vertices, scale)
+        d = random_direction(self.rng, self.n0)
         self.lines += 1
         for t, _, _, a, b in breakpoints_on_line(self.queries, p, d, self.rows, self.numerics):
             step = vscale(min(t - a, b - t) / 2, d)
@@ -774,7 +662,7 @@ def recover_network(
         if reason and log.get("undetermined"):
             reason += f"; {log['undetermined']} traced hypersurface(s) left their formula undetermined" + _uncrossed_text(log)
         if domain_rows is None:
-            region = Box(-_check_window(explorer.window), _check_window(explorer.window))
+            region = Box(-check_window(explorer.window), check_window(explorer.window))
         else:
             region = domain if isinstance(domain, (Box, Polyhedron)) else Polyhedron(ieqs=domain_rows, ambient_dim=n0)
         deviation = last.get("deviation")
@@ -822,8 +710,8 @@ def recover_network(
                         bs = [[b for _, b in layer] for layer in layers] + [[b for _, b in out_rows]]
                         net = ReLUNetwork(Ws, bs, name="recovered")
                         clock.stage = "checking the candidate network on fresh points"
-                        points = _fresh_points(checker, n0, domain_rows, explorer.vertices, _check_window(explorer.window), checks)
-                        deviation, threshold, off = _check_candidate(queries, net, points, numerics)
+                        points = fresh_points(checker, n0, domain_rows, explorer.vertices, check_window(explorer.window), checks)
+                        deviation, threshold, off = check_candidate(queries, net, points, numerics)
                         last.update(deviation=deviation, threshold=threshold, round=rounds, points=len(points))
                         if off:
                             raise MissedBreakpoint(off[0])
