@@ -44,6 +44,7 @@ import numpy as np
 from _timing import best_of
 
 from polyrelu import (
+    PolyReluError,
     breakpoint_complex,
     candidate_hypersurfaces,
     canonical_complex,
@@ -113,7 +114,11 @@ def widths_from_f(count):
             arch = (int(rng.integers(2, 4)), *[int(rng.integers(2, 7)) for _ in range(depth)], 1)
             net = generic_network(arch, seed=seed)
             K = canonical_complex(net)
-            G = dependency_graph(breakpoint_complex(tropical_weights(K)))
+            try:
+                G = dependency_graph(breakpoint_complex(tropical_weights(K)))
+            except PolyReluError as error:  # counted as a wrong answer, and shown
+                print(f"{arch} seed {seed}: {type(error).__name__}: {str(error)[:100]}", flush=True)
+                continue
             B = bent_hypersurfaces(K)
             visible = tuple(sum(1 for (l, _), b in B.items() if b.facets and l == layer) for layer in range(1, depth + 1))
             right += G.is_dag() and G.layer_sizes() == visible
