@@ -296,7 +296,10 @@ class _Reader:
 
     def formula(self, facets: Iterable[int], basis: list[int]) -> tuple[tuple[Fraction, ...] | None, str]:
         """The formula over the full feature columns, unique up to scale; or (None, why)."""
-        null, blocks = self.space(facets, basis)
+        return self.formula_of(*self.space(facets, basis), basis)
+
+    def formula_of(self, null, blocks, basis: list[int]) -> tuple[tuple[Fraction, ...] | None, str]:
+        """:meth:`formula` from the :meth:`space` of the facets, already computed."""
         if len(null) != 1:
             return None, f"its facets leave {len(null)} independent formulas" if null else "no formula fits all its facets"
         if any(not any(_affine_map(F, null[0])) for F in blocks):
@@ -492,7 +495,7 @@ def _internal_neurons(reader, basis, members, pieces, k):
         if len(null) > 1:
             families.append((i, null))
             continue
-        c, why = reader.formula(pieces[i], basis)
+        c, why = reader.formula_of(null, blocks, basis)
         if c is None:
             return f"the formula of candidate {i} (layer {k}) over layer {k - 1}'s outputs is not determined: {why}"
         same = next((group for group in determined if _is_nonzero_multiple(c, group[1])), None)
