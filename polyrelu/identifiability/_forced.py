@@ -18,20 +18,25 @@ This is an internal module of :mod:`polyrelu.identifiability`:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 from ..complex import CanonicalComplex
-from ._parameters import MAX_FLIP_NEURONS, cancelling_subset
+from ._parameters import MAX_FLIP_NEURONS
 
 __all__ = ["one_hidden_layer_certificate"]
 
 
-def one_hidden_layer_certificate(K: CanonicalComplex) -> tuple[bool, tuple[str, ...]]:
+def one_hidden_layer_certificate(
+    K: CanonicalComplex, flips: Sequence[tuple[bool, tuple[int, ...] | None]]
+) -> tuple[bool, tuple[str, ...]]:
     """Whether the one-hidden-layer theorem of docs/theory.md applies to ``K``'s network: ``(holds, checked lines)``.
 
     Each assumption is checked exactly on the network and its canonical
     complex ``K`` on the domain; the lines say what was checked, in order, and
-    end at the first assumption that fails (then ``holds`` is False).
+    end at the first assumption that fails (then ``holds`` is False). ``flips``
+    holds :func:`~polyrelu.identifiability._parameters.cancelling_subset` of
+    each hidden layer, computed once by the caller.
     """
     network = K.network
     arch = network.architecture
@@ -65,7 +70,7 @@ def one_hidden_layer_certificate(K: CanonicalComplex) -> tuple[bool, tuple[str, 
             if _proportional((b[j], *W[j]), (b[k], *W[k])):
                 return fails(f"neurons {k} and {j} have the same hyperplane")
     checked.append("the hyperplanes are pairwise distinct")
-    decided, flipped = cancelling_subset(network, 1)
+    decided, flipped = flips[0]
     if not decided:
         return fails(f"the search for neurons whose flips cancel involves more than {MAX_FLIP_NEURONS} neurons; not decided")
     if flipped:

@@ -12,13 +12,16 @@ from fractions import Fraction
 
 from ..network import ReLUNetwork
 from ..symmetry import equivalent, same_function
-from ._parameters import cancelling_subset, positive_ratio
+from ._parameters import positive_ratio
 
 __all__ = ["second_parameter"]
 
 
-def second_parameter(network, K, kernel, domain):
+def second_parameter(network, K, kernel, domain, flips):
     """``(how, network')`` computing the same function, not trivially equivalent; or None.
+
+    ``flips[l - 1]`` is :func:`~polyrelu.identifiability._parameters.cancelling_subset` of hidden layer ``l``,
+    computed once by the caller, which needs it too.
 
     Candidates, each checked exactly: the hidden symmetries that single neurons
     show on the complex (a neuron never active: double its outgoing weights; a
@@ -29,7 +32,7 @@ def second_parameter(network, K, kernel, domain):
     ``j`` of the next layer that is off on every region where ``i`` is on:
     lowering it keeps ``j`` off there and changes nothing elsewhere); then
     neurons of one layer whose flips the next layer's biases absorb
-    (:func:`~polyrelu.identifiability._parameters.cancelling_subset`); then
+    (``flips``); then
     steps ``θ + t·k`` along the exact kernel directions beyond scaling.
     """
     def attempts():
@@ -67,8 +70,7 @@ def second_parameter(network, K, kernel, domain):
                     Ws[l - 1][j][i] -= 1
                     yield (f"the weight from {(l - 1, i)} into {(l, j)} is seen by no hypersurface and no output "
                            f"({(l, j)} is off wherever {(l - 1, i)} is on): lowered by 1"), Ws, network.biases
-        for l in range(1, len(arch.hidden_widths) + 1):
-            _, flipped = cancelling_subset(network, l)
+        for l, (_, flipped) in enumerate(flips, start=1):
             if flipped:
                 Ws = [list(map(list, W)) for W in network.weights]
                 bs = [list(b) for b in network.biases]

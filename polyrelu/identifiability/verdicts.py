@@ -146,7 +146,8 @@ def identifiability_report(
         "genericity: " + ", ".join(f"{c.name} {'holds' if c.holds else 'fails'}" for c in generic.conditions),
         f"functional dimension {fd.rank} of D - H = {fd.bound} (exact, certified)",
     ]
-    witness = second_parameter(network, K, fd.kernel, domain)
+    flips = [cancelling_subset(network, l) for l in range(1, len(arch.hidden_widths) + 1)]
+    witness = second_parameter(network, K, fd.kernel, domain, flips)
     if witness is not None:
         how, net2 = witness
         evidence.append(
@@ -156,7 +157,7 @@ def identifiability_report(
         return IdentifiabilityReport("not identifiable", tuple(evidence), arch.width_hypothesis, generic, fd, net2)
     # the four conditions do not exclude cancelling flips (docs/theory.md): the theorem's verdict needs their
     # absence decided in every layer, which the witness search above has shown wherever it could decide it
-    unsearched = [l for l in range(1, len(arch.hidden_widths) + 1) if not cancelling_subset(network, l)[0]]
+    unsearched = [l for l, (decided, _) in enumerate(flips, start=1) if not decided]
     if theorem_applies(arch, generic, fd) and not unsearched:
         verdict = "identifiable (theorem conditions hold)"
         evidence.append("the identifiability theorem of Grillo & Montúfar applies: the width hypothesis and the four "
@@ -166,7 +167,7 @@ def identifiability_report(
     if unsearched:
         evidence.append(f"neurons whose flips cancel were not searched for in layer(s) {unsearched}: more than "
                         f"{MAX_FLIP_NEURONS} neurons there are involved in the null space of their outer products")
-    forced, checked = one_hidden_layer_certificate(K)
+    forced, checked = one_hidden_layer_certificate(K, flips)
     if forced:
         evidence.append("every step of recovering θ from f is forced (docs/theory.md, one hidden layer); checked: "
                         + "; ".join(checked))
