@@ -96,22 +96,76 @@ def local_kernel(network, patterns, factors, p):
     for l in range(1, L):
         w_off, b_off = positions[l]
         # incoming rows of layer l's neurons: Q_l depends on the pattern of the earlier layers only
-        chosen, owner = distinct_rows(signs[:, : first_neuron[l]])
-        blocks = Q[l].transpose(0, 2, 1)[chosen]
-        residues = (blocks % p).astype(np.int64)
-        live = (P[l][:, 1:, 1:] != 0).any(axis=1)
-        for i in range(widths[l + 1]):
-            columns = [b_off + i] + [w_off + i * widths[l] + j for j in range(widths[l])]
-            found += _block_kernel(blocks, residues, np.unique(owner[live[:, i]]), columns, p)
+        blocks, residues, owner, live = _incoming_blocks(factors, signs[:, : first_neuron[l]], l, p)
+        columns = [[b_off + i] + [w_off + i * widths[l] + j for j in range(widths[l])] for i in range(widths[l + 1])]
+        found += _block_kernels(blocks, residues, [np.unique(owner[live[:, i]]) for i in range(widths[l + 1])], columns, p)
         # outgoing weights of the neurons of hidden layer l - 1: P_l depends on the pattern of layer l and later
-        chosen, owner = distinct_rows(signs[:, first_neuron[l] :])
-        blocks = P[l][:, 1:, 1:][chosen]
-        residues = (blocks % p).astype(np.int64)
+        blocks, residues, owner = _distinct_blocks(P[l][:, 1:, 1:], signs[:, first_neuron[l] :], p)
         live = (Q[l][:, 1:, :] != 0).any(axis=2)
-        for j in range(widths[l]):
-            columns = [w_off + i * widths[l] + j for i in range(widths[l + 1])]
-            found += _block_kernel(blocks, residues, np.unique(owner[live[:, j]]), columns, p)
+        columns = [[w_off + i * widths[l] + j for i in range(widths[l + 1])] for j in range(widths[l])]
+        found += _block_kernels(blocks, residues, [np.unique(owner[live[:, j]]) for j in range(widths[l])], columns, p)
     return found
+
+
+def _distinct_blocks(per_region, keys, p):
+    """``(blocks, residues, owner)``: ``per_region``'s blocks once per distinct row of ``keys``, modulo ``p``, and each region's block."""
+    chosen, owner = distinct_rows(keys)
+    blocks = per_region[chosen]
+    return blocks, (blocks % p).astype(np.int64), owner
+
+
+def _incoming_blocks(factors, earlier_signs, l, p):
+    """The blocks ``Q_l[R]^T`` of the incoming rows of hidden layer ``l`` (:func:`_distinct_blocks`), and ``live``.
+
+    ``Q_l`` depends on the pattern of the earlier layers (``earlier_signs``)
+    only; ``live[R, i]`` says whether neuron ``i``'s incoming row moves the
+    output on region ``R`` (``P_l[R, :, i] ≠ 0``).
+    """
+    P, Q = factors
+    blocks, residues, owner = _distinct_blocks(Q[l].transpose(0, 2, 1), earlier_signs, p)
+    return blocks, residues, owner, (P[l][:, 1:, 1:] != 0).any(axis=1)
+
+
+def _block_kernels(blocks, residues, members, columns, p):
+    """The exact kernels of the stacked blocks ``members[i]`` over ``columns[i]``, for every ``i`` (:func:`_block_kernel`).
+
+    Most stacks have full rank: a lower bound on each one's rank modulo ``p``
+    comes first, for all of them from one product (:func:`_screened_ranks`),
+    and only the stacks it leaves short of full rank are solved.
+    """
+    found = []
+    for chosen, block_columns, rank in zip(members, columns, _screened_ranks(residues, members, p)):
+        if rank != len(block_columns):
+            found += _block_kernel(blocks, residues, chosen, block_columns, p, rank)
+    return found
+
+
+def _screened_ranks(residues, members, p):
+    """Per ``i``, the rank modulo ``p`` of ``g + 4`` random combinations of the rows of the blocks ``members[i]``.
+
+    Each is a lower bound on the rank modulo ``p`` of those stacked blocks
+    (combinations of rows stay in the row space), and with probability at
+    least ``1 − 1/(p − 1)`` equal to it. The combinations of all the stacks
+    are one product (:func:`~polyrelu.identifiability._jacobian.compressed_jacobian`
+    of the blocks' rows, side by side once per stack with the rows of the
+    other blocks set to zero), in groups of stacks of at most about 2^22
+    entries. None each when ``p`` is too large for its exact float64 products:
+    then each stack is reduced whole.
+    """
+    count, h, g = residues.shape
+    if p >= COMPRESSION_MODULUS or not members:
+        return [None] * len(members)
+    membership = np.zeros((count, len(members)), dtype=np.int64)
+    for i, chosen in enumerate(members):
+        membership[chosen, i] = 1
+    group = max(1, 2**22 // (count * h * g))
+    ranks = []
+    for start in range(0, len(members), group):
+        part = membership[:, start : start + group]
+        side_by_side = (residues[:, :, None, :] * part[:, None, :, None]).reshape(count * h, -1)
+        stacks = compressed_jacobian(side_by_side, p, g + 4)
+        ranks += [modular_echelon(stacks[:, k * g : (k + 1) * g], p)[1] for k in range(part.shape[1])]
+    return ranks
 
 
 def stable_kernel(network, patterns, factors, column_scale):
@@ -229,7 +283,7 @@ def paired_kernel(network, patterns, factors, p):
     These are the directions that the local and stable ones miss on, e.g.,
     the seed-0 Gaussian 2→32→32→1 network (13 of its 199 beyond scaling).
     """
-    P, Q = factors
+    P = factors[0]
     arch = network.architecture
     widths, L = arch.widths, len(arch.widths) - 1
     positions = offsets(widths)
@@ -244,14 +298,12 @@ def paired_kernel(network, patterns, factors, p):
         a = int(stable[0])
         effects = P[l][:, 1:, 1:]
         w_off, b_off = positions[l]
-        chosen, owner = distinct_rows(signs[:, : first_neuron[l]])
-        blocks = Q[l].transpose(0, 2, 1)[chosen]
-        residues = (blocks % p).astype(np.int64)
+        blocks, residues, owner, live = _incoming_blocks(factors, signs[:, : first_neuron[l]], l, p)
         p_a = effects[:, :, a]
         proposals = []  # (k, u on k's row, −c u on a's row), each over [bias, inputs]
         for k in range(widths[l + 1]):
             p_k = effects[:, :, k]
-            both = np.flatnonzero((p_k != 0).any(axis=1) & (p_a != 0).any(axis=1))
+            both = np.flatnonzero(live[:, k] & live[:, a])
             if k == a or not len(both):
                 continue
             r0, o0 = int(both[0]), int(np.flatnonzero(p_a[both[0]] != 0)[0])
@@ -304,31 +356,32 @@ class _IncomingImage:
         return not image.any()
 
 
-def _block_kernel(blocks, residues, chosen, columns, p):
+def _block_kernel(blocks, residues, chosen, columns, p, rank=None):
     """The exact kernel of the stacked blocks ``chosen`` (rows over ``columns``), verified; empty if its rank is full.
 
-    ``residues`` are the blocks modulo ``p``. The rank modulo ``p`` is read off a few random combinations of
-    the rows first (full rank modulo ``p`` is full rank over Q: most blocks stop there); otherwise it tells how
-    many independent rows to pick from a small sample, and the exact kernel of those rows is checked on all.
+    ``residues`` are the blocks modulo ``p``; ``rank``, if given, a lower bound on the stack's rank modulo ``p``
+    (:func:`_screened_ranks`). Without it, the rank modulo ``p`` is read off a few random combinations of the rows
+    first (full rank modulo ``p`` is full rank over Q: most blocks stop there). The rank tells how many
+    independent rows to pick from a small sample, and the exact kernel of those rows is checked on all.
     """
     g = len(columns)
     M_mod = residues[chosen].reshape(-1, g)
-    rows = None
-    if p < COMPRESSION_MODULUS and len(M_mod) > g + 8:
-        _, r = modular_echelon(compressed_jacobian(M_mod, p, g + 4), p)
-        if r == g:
-            return []
-        rows = independent_rows(M_mod, r, p)  # None if the sketch fell short of the rank: then all rows decide
+    if rank is None and p < COMPRESSION_MODULUS and len(M_mod) > g + 8:
+        _, rank = modular_echelon(compressed_jacobian(M_mod, p, g + 4), p)
+    if rank == g:
+        return []
+    # None if the sample fell short of the rank (or no rank is known): then all rows decide
+    rows = independent_rows(M_mod, rank, p) if rank is not None else None
     if rows is None:
         rows = independent_rows(M_mod, None, p)
     if len(rows) == g:
         return []
     if not rows:
         return []  # zero columns (modulo p): unit vectors, found elsewhere if exact
-    M = blocks[chosen].reshape(-1, g)
-    basis, nullity = flint.fmpz_mat([[int(v) for v in M[r]] for r in rows]).nullspace()
+    M = blocks[chosen].reshape(-1, g).tolist()  # Python ints (the exact factors are object arrays)
+    basis, nullity = flint.fmpz_mat([M[r] for r in rows]).nullspace()
     vectors = [[int(basis[a, k]) for a in range(g)] for k in range(nullity)]
-    product = flint.fmpz_mat([[int(v) for v in row] for row in M]) * flint.fmpz_mat([list(col) for col in zip(*vectors)])
+    product = flint.fmpz_mat(M) * flint.fmpz_mat([list(col) for col in zip(*vectors)])
     if any(int(v) for v in product.entries()):
         return []  # an unlucky prime: the rows chosen modulo p did not have the block's rank
     return [{c: v for c, v in zip(columns, vec) if v} for vec in vectors]

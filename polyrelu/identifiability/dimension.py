@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
 
+import flint
 import numpy as np
 
 from ..checks import require_bool, require_instance, require_real, require_sequence
@@ -45,7 +46,6 @@ from ..geometry.linalg import (
     modular_echelon,
     pivot_columns,
     residue,
-    span_complement,
 )
 from ..geometry.rational import FractionVector, MatrixLike, to_fraction_vector
 from ..network import ReLUNetwork
@@ -63,6 +63,7 @@ from ._jacobian import (
     jacobian_columns,
     jacobian_factors,
     nonzero_columns,
+    sparse_compressed_jacobian,
 )
 from ._kernel import (
     independent_rows,
@@ -309,64 +310,115 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
     total = math.prod(scales)
     column_scale = [total // scales[l] for l, (p, n) in enumerate(zip(widths, widths[1:])) for _ in range(n * (p + 1))]
     scaling = scaling_directions(network)
-    # each scaling direction moves its own neuron's incoming row: independent unless such a row is zero
-    independent_scaling = all(any(row) or bias for W, b in network.layers[:-1] for row, bias in zip(W, b))
-    exact = {}  # the exact factors of J, computed once for all primes, only when the kernel must be found
+    factors = jacobian_factors(network, patterns, layers) if patterns else None  # exact, for every prime
 
     rows = len(patterns) * arch.output_dim * (arch.input_dim + 1)
     batches = min(_echelon_batches(rows, D, n_jobs, scheduler), len(patterns))
-    # the rank is at most D − H when the scaling directions are independent kernel vectors, and at most the rows
-    sketch_rows = max(1, min(rows, D - H if independent_scaling else D))
     for p in _PRIMES:
         if total % p == 0:
             continue  # a column scale vanishes modulo p
         reduced = [(Lz % p).astype(np.int64) for Lz in layers]
         modular = jacobian_factors(network, patterns, reduced, modulus=p) if patterns else None
-        J_mod = None  # J modulo p, when the serial path has built it
-        if not patterns:
-            compressed = np.zeros((0, D), dtype=np.int64)
-        elif batches > 1:
+        compressed = None  # rows spanning J's row space modulo p, from the workers' echelon forms
+        if batches > 1:
             # the row space of J is the sum of those of its batches of regions, and a reduced echelon form
             # depends on the row space alone: the same echelon form as from J itself, without J
             cut = np.linspace(0, len(patterns), batches + 1).astype(int).tolist()
             parts = parallel_map(partial(_echelon_rows, network, reduced, p), [patterns[a:b] for a, b in zip(cut, cut[1:])],
                                  n_jobs=n_jobs, scheduler=scheduler, names=[f"regions {a} to {b - 1}" for a, b in zip(cut, cut[1:])])
             compressed = np.concatenate(parts)
+        # the upper bound first: kernel vectors known by theory (the scaling directions, residues modulo p) and
+        # exact verified ones, of which the independent ones modulo p (hence over Q) bound the rank by D − their number
+        known = np.array([[residue(Fraction(v) / c, p) if v else 0 for v, c in zip(vec, column_scale)] for vec in scaling],
+                         dtype=np.int64).reshape(H, D)
+        found = _kernel_families(network, patterns, factors, modular, column_scale, p)
+        residues = np.concatenate([known, _residue_rows(found, D, p)])
+        echelon, independent = modular_echelon(residues, p)
+        pivots = set(echelon_pivots(echelon, independent)) if independent else set()
+        # the lower bound: the kernel vectors are fixed by their entries on the pivots, so J has rank D − independent
+        # exactly when its other columns are independent; the rank modulo p of combinations of their rows decides
+        outside = [j for j in range(D) if j not in pivots]
+        if _independent_columns(network, patterns, modular, reduced, compressed, outside, p):
+            rank = len(outside)
         else:
-            # random combinations of J's rows: a lower bound on the rank, and with luck (probability at least
-            # 1 − 1/(p − 1)) J's own echelon form modulo p; the exact checks below decide
-            J_mod = jacobian(network, patterns, reduced, modulus=p)
-            with one_blas_thread():
-                compressed = compressed_jacobian(J_mod, p, sketch_rows) if len(J_mod) > sketch_rows else J_mod
-        echelon, rank = modular_echelon(compressed, p)
-        if rank == D - H and independent_scaling:
-            return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p)
-        if "factors" not in exact:
-            exact["factors"] = jacobian_factors(network, patterns, layers) if patterns else None
-        factors = exact["factors"]
-        # the parameters that move nothing; a column non-zero modulo a prime is non-zero
-        maybe_zero = [j for j, moves in enumerate(nonzero_columns(widths, modular)) if not moves] if patterns else list(range(D))
-        zero = [j for j, column in zip(maybe_zero, jacobian_columns(widths, factors, maybe_zero).T) if not any(column)] \
-            if patterns else maybe_zero
-        # the scaling directions in J's coordinates, modulo p: kernel vectors by the positive homogeneity of relu
-        known = [[residue(Fraction(v) / c, p) if v else 0 for v, c in zip(vec, column_scale)] for vec in scaling]
-        rows_modulo_p = partial(jacobian, network, patterns, reduced, modulus=p) if J_mod is None else partial(np.asarray, J_mod)
-        solved = _exact_kernel(network, patterns, factors, rows_modulo_p, column_scale, zero, echelon, rank, p, known)
-        if solved is None:
-            continue  # an unlucky prime or sketch: the rank modulo p was below the rank over Q
-        found, free = solved
+            # an unlucky sketch, or kernel vectors the families miss: J's echelon form modulo p, and the kernel
+            # vectors still missing solved from it
+            if compressed is None and patterns:
+                J_mod = jacobian(network, patterns, reduced, modulus=p)
+                sketch_rows = max(1, min(len(J_mod), D - independent))  # the rank is at most that
+                with one_blas_thread():
+                    compressed = compressed_jacobian(J_mod, p, sketch_rows) if len(J_mod) > sketch_rows else J_mod
+            echelon, rank = modular_echelon(compressed, p) if compressed is not None else (None, 0)
+            rows_modulo_p = partial(jacobian, network, patterns, reduced, modulus=p)
+            solved = _missing_kernel(network, factors, rows_modulo_p, found, residues, echelon, rank, p)
+            if solved is None:
+                continue  # an unlucky prime or sketch: the rank modulo p was below the rank over Q
+            found = solved
         extra = ()
-        if want_kernel:
-            # the found vectors that extend a basis of span(known), by independence modulo p. The certificate
-            # makes the echelon's kernel modulo p that of J, on which a vector is fixed by its free coordinates:
-            # their projections onto those are independent exactly when the vectors are
-            residues = [[residue(vec[j], p) if j in vec else 0 for j in free] for vec in found]
-            beyond = [found[k] for k in span_complement([[vec[j] for j in free] for vec in known], residues, modulus=p)]
+        if want_kernel and found:
+            # the found vectors that extend a basis of span(known), chosen greedily in order by independence modulo p
+            columns = np.concatenate([known, _residue_rows(found, D, p)]).T
+            echelon, independent = modular_echelon(np.ascontiguousarray(columns), p)
+            beyond = [found[k - H] for k in echelon_pivots(echelon, independent) if k >= H]
             zero_value = Fraction(0)
             extra = tuple(tuple(Fraction(vec[j]) * c if j in vec else zero_value for j, c in enumerate(column_scale))
                           for vec in beyond)
         return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p, extra)
     raise GeometryError(f"no rank certificate for {network.name or 'the network'} with the primes tried")
+
+
+def _residue_rows(vectors, D, p):
+    """The vectors given as ``{column: value}`` (ints or Fractions), as rows of residues modulo ``p``."""
+    out = np.zeros((len(vectors), D), dtype=np.int64)
+    for k, vector in enumerate(vectors):
+        for j, v in vector.items():
+            out[k, j] = residue(v, p)
+    return out
+
+
+def _kernel_families(network, patterns, factors, modular, column_scale, p):
+    """Exact kernel vectors of ``J`` known without a large solve, as ``{column: value}``: unit vectors of zero columns first.
+
+    The zero columns (parameters that move nothing), the local vectors
+    (:func:`~polyrelu.identifiability._kernel.local_kernel`), those of
+    the neurons active on every region
+    (:func:`~polyrelu.identifiability._kernel.stable_kernel`) and the paired
+    ones (:func:`~polyrelu.identifiability._kernel.paired_kernel`), each
+    checked exactly.
+    """
+    D = len(column_scale)
+    if not patterns:
+        return [{j: 1} for j in range(D)]
+    widths = network.architecture.widths
+    # a column non-zero modulo a prime is non-zero
+    maybe_zero = [j for j, moves in enumerate(nonzero_columns(widths, modular)) if not moves]
+    zero = [j for j, column in zip(maybe_zero, jacobian_columns(widths, factors, maybe_zero).T) if not any(column)]
+    found = [{j: 1} for j in zero]
+    with one_blas_thread():  # many small products (the blocks' sketches)
+        found += local_kernel(network, patterns, factors, p) + stable_kernel(network, patterns, factors, column_scale)
+        found += paired_kernel(network, patterns, factors, p)
+    return found
+
+
+def _independent_columns(network, patterns, modular, reduced, compressed, columns, p):
+    """Whether ``J``'s ``columns`` have full rank modulo ``p``, by the rank of combinations of their rows.
+
+    The combinations: ``compressed`` (rows spanning ``J``'s row space) if
+    given, else a sparse sketch of ``J``'s columns modulo ``p``
+    (:func:`~polyrelu.identifiability._jacobian.sparse_compressed_jacobian`, a
+    few more rows than columns). Either is a true image of ``J``: True
+    certifies that the columns are independent over Q.
+    """
+    if not columns:
+        return True
+    if not patterns:
+        return False
+    if compressed is None:
+        J_mod = jacobian_columns(network.architecture.widths, modular, columns) % p
+        compressed = sparse_compressed_jacobian(J_mod, p, len(columns) + 8) if len(J_mod) > len(columns) + 8 else J_mod
+    else:
+        compressed = compressed[:, columns]
+    return len(compressed) >= len(columns) and flint.nmod_mat(*compressed.shape, compressed.ravel().tolist(), p).rank() == len(columns)
 
 
 def _echelon_batches(rows, D, n_jobs, scheduler):
@@ -396,49 +448,38 @@ def _echelon_rows(network, reduced_layers, p, patterns):
     return np.array([int(v) for v in echelon.entries()[: rank * D]], dtype=np.int64).reshape(rank, D)
 
 
-def _exact_kernel(network, patterns, factors, rows_modulo_p, column_scale, zero, echelon, rank, p, known):
-    """Kernel vectors of ``J`` beyond the ``known`` ones, exact and verified, completing a kernel basis; or None.
+def _missing_kernel(network, factors, rows_modulo_p, found, residues, echelon, rank, p):
+    """The kernel vectors ``found``, completed to a kernel basis of ``J`` from its echelon form modulo ``p``; or None.
 
-    ``echelon`` is the reduced echelon form modulo ``p`` of random
-    combinations of ``J``'s rows (``rank`` rows); when it has ``J``'s rank
-    modulo ``p`` it is ``J``'s own echelon form, and a kernel vector modulo
-    ``p`` is determined by its entries on the *free* coordinates (the
-    non-pivot columns). The ``zero`` columns give unit vectors; the ``known``
-    vectors (the scaling directions, residues modulo ``p``) are kernel
-    vectors by theory; the local kernel vectors
-    (:func:`~polyrelu.identifiability._kernel.local_kernel`), those of
-    the neurons active on every region
-    (:func:`~polyrelu.identifiability._kernel.stable_kernel`) and the paired
-    ones (:func:`~polyrelu.identifiability._kernel.paired_kernel`) are exact
-    and verified. If their projections onto the free coordinates fall short of
-    rank ``D − rank`` modulo ``p``, each missing free coordinate ``c`` gets
-    the kernel vector equal to ``e_c`` on the free coordinates, solved
-    exactly on its support in the echelon form (all pivots if that fails)
-    from rows of ``J`` modulo ``p`` (``rows_modulo_p()``, built only then)
-    and verified against every row of ``J`` in integers. All together they
-    have rank ``D − rank`` modulo ``p``, hence over Q: the rank of ``J`` is at
-    most ``rank``. Returns the new vectors as ``{column: value}`` (unit
-    vectors first) and the free columns, or None.
+    ``echelon`` is the reduced echelon form modulo ``p`` of combinations of
+    ``J``'s rows (``rank`` rows); when it has ``J``'s rank modulo ``p`` it is
+    ``J``'s own echelon form, and a kernel vector modulo ``p`` is determined
+    by its entries on the *free* coordinates (the non-pivot columns).
+    ``residues`` are those of the known kernel vectors (the scaling directions,
+    kernel vectors by theory) and then of ``found`` (exact and verified). If
+    their projections onto the free coordinates fall short of rank
+    ``D − rank`` modulo ``p``, each missing free coordinate ``c`` gets the
+    kernel vector equal to ``e_c`` on the free coordinates, solved exactly on
+    its support in the echelon form (all pivots if that fails) from rows of
+    ``J`` modulo ``p`` (``rows_modulo_p()``, built only then) and verified
+    against every row of ``J`` in integers
+    (:func:`~polyrelu.identifiability._kernel.sparse_kernel`). All together
+    they have rank ``D − rank`` modulo ``p``, hence over Q: the rank of ``J``
+    is at most ``rank``. Returns ``found`` with the new vectors after it, or
+    None.
     """
     widths = network.architecture.widths
-    D = len(column_scale)
-    zero_set = set(zero)
+    D = residues.shape[1]
     pivots = echelon_pivots(echelon, rank) if rank else []
     pivot_set = set(pivots)
     free = [j for j in range(D) if j not in pivot_set]
-    found = [{j: 1} for j in zero]
-    if patterns:
-        with one_blas_thread():  # many small products (the blocks' sketches)
-            found += local_kernel(network, patterns, factors, p) + stable_kernel(network, patterns, factors, column_scale)
-            found += paired_kernel(network, patterns, factors, p)
-    projection = [[vec[j] for j in free] for vec in known]
-    projection += [[residue(vec[j], p) if j in vec else 0 for j in free] for vec in found]
-    covered = set(pivot_columns(projection, modulus=p)) if projection else set()
+    covered = set(pivot_columns(residues[:, free].tolist(), modulus=p)) if len(residues) and free else set()
     missing = [free[k] for k in range(len(free)) if k not in covered]
-    if any(j in zero_set for j in missing):
-        return None  # not expected: every zero column has its unit vector
     if not missing:
-        return found, free
+        return found
+    if factors is None:
+        return None  # no regions: every column is zero and has its unit vector
+    found = list(found)
     J_mod = rows_modulo_p()
     supports = [[c for i, c in enumerate(pivots) if int(echelon[i, column])] for column in missing]
     # rows independent modulo p on the pivots the supports meet: every square system is chosen among them
@@ -456,4 +497,4 @@ def _exact_kernel(network, patterns, factors, rows_modulo_p, column_scale, zero,
         if any(vector is None for vector in solved):
             return None
         found.extend(solved)
-    return found, free
+    return found
