@@ -333,8 +333,8 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
                          dtype=np.int64).reshape(H, D)
         found = _kernel_families(network, patterns, factors, modular, column_scale, p)
         residues = np.concatenate([known, _residue_rows(found, D, p)])
-        echelon, independent = modular_echelon(residues, p)
-        pivots = set(echelon_pivots(echelon, independent)) if independent else set()
+        chosen, pivots = _kernel_pivots(residues, p)
+        independent = len(chosen)
         # the lower bound: the kernel vectors are fixed by their entries on the pivots, so J has rank D − independent
         # exactly when its other columns are independent; the rank modulo p of combinations of their rows decides
         outside = [j for j in range(D) if j not in pivots]
@@ -357,14 +357,53 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
         extra = ()
         if want_kernel and found:
             # the found vectors that extend a basis of span(known), chosen greedily in order by independence modulo p
-            columns = np.concatenate([known, _residue_rows(found, D, p)]).T
-            echelon, independent = modular_echelon(np.ascontiguousarray(columns), p)
-            beyond = [found[k - H] for k in echelon_pivots(echelon, independent) if k >= H]
+            # (all of them when all the vectors are independent, as found above)
+            if len(found) + H > len(residues):  # the fallback added vectors: choose again
+                chosen, _ = _kernel_pivots(np.concatenate([known, _residue_rows(found, D, p)]), p)
+            beyond = [found[k - H] for k in chosen if k >= H]
             zero_value = Fraction(0)
             extra = tuple(tuple(Fraction(vec[j]) * c if j in vec else zero_value for j, c in enumerate(column_scale))
                           for vec in beyond)
         return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p, extra)
     raise GeometryError(f"no rank certificate for {network.name or 'the network'} with the primes tried")
+
+
+def _kernel_pivots(residues, p):
+    """``(rows, pivots)``: the rows independent of the rows before them modulo ``p``, and columns on which they have a non-singular minor.
+
+    A guess first: from the last row up, each takes its last non-zero column
+    not yet taken (a kernel basis of a block, as ``fmpz_mat.nullspace`` gives
+    it, has one free column per vector); if the rows on those columns have
+    full rank modulo ``p`` (one square echelon form), the rows are independent
+    and those columns are the pivots. Else the independent rows are chosen
+    greedily (the pivots of the echelon form of the transpose), and the guess
+    is made on them; if it fails again, the pivots of their echelon form.
+    """
+    rows = list(range(len(residues)))
+    pivots = _guessed_pivots(residues, p)
+    if pivots is None:
+        echelon, rank = modular_echelon(np.ascontiguousarray(residues.T), p)
+        rows = echelon_pivots(echelon, rank) if rank else []
+        independent = residues[rows]
+        pivots = _guessed_pivots(independent, p)
+        if pivots is None:
+            echelon, rank = modular_echelon(independent, p)
+            pivots = echelon_pivots(echelon, rank)
+    return rows, set(pivots)
+
+
+def _guessed_pivots(residues, p):
+    """Columns on which the rows have a non-singular minor modulo ``p``, each row's last non-zero one left free; or None."""
+    columns, taken = [], set()
+    for row in residues[::-1]:
+        column = next((j for j in np.flatnonzero(row)[::-1].tolist() if j not in taken), None)
+        if column is None:
+            return None
+        columns.append(column)
+        taken.add(column)
+    if columns and modular_echelon(np.ascontiguousarray(residues[:, columns]), p)[1] < len(columns):
+        return None
+    return columns
 
 
 def _residue_rows(vectors, D, p):
@@ -397,7 +436,16 @@ def _kernel_families(network, patterns, factors, modular, column_scale, p):
     with one_blas_thread():  # many small products (the blocks' sketches)
         found += local_kernel(network, patterns, factors, p) + stable_kernel(network, patterns, factors, column_scale)
         found += paired_kernel(network, patterns, factors, p)
-    return found
+    # the same direction comes from several families (a weight that moves nothing is a local vector of the neuron
+    # it feeds and of the neuron it reads): the first of each is kept, which the greedy choices below would take
+    distinct, seen = [], set()
+    for vector in found:
+        first = Fraction(vector[min(vector)])
+        key = tuple((c, Fraction(v) / first) for c, v in sorted(vector.items()))
+        if key not in seen:
+            seen.add(key)
+            distinct.append(vector)
+    return distinct
 
 
 def _independent_columns(network, patterns, modular, reduced, compressed, columns, p):
