@@ -1,0 +1,111 @@
+"""functional_dimension's kernel-first certificate: the sparse sketch, the kernel pivots, the batched block screen."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import reference
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polyrelu.identifiability.dimension as dimension
+from polyrelu import ReLUNetwork, canonical_complex, functional_dimension
+from polyrelu.identifiability._jacobian import (
+    integer_jacobian,
+    integer_layers,
+    sparse_compressed_jacobian,
+)
+from polyrelu.identifiability._kernel import _screened_ranks
+
+P = 1048573
+
+
+def reference_rank_of(net):
+    patterns = [r.signs for r in canonical_complex(net).regions()]
+    J = integer_jacobian(net, patterns)
+    return reference.rank(J.tolist()) if J.size else 0, J
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, database=None)
+@given(arch=st.sampled_from([(2, 3, 3, 1), (1, 3, 3, 1), (2, 4, 2, 2), (2, 2, 2, 2, 1)]), seed=st.integers(0, 10**6),
+       bound=st.sampled_from([1, 2]))
+def test_rank_is_the_reference_rank_and_the_kernel_moves_nothing(arch, seed, bound):
+    # entries in -1..1 give dead neurons, neurons active everywhere and zero weights: rank-deficient networks
+    net = ReLUNetwork.random(arch, seed=seed, kind="integer", bound=bound)
+    expected, J = reference_rank_of(net)
+    fd = functional_dimension(net)
+    assert fd.rank == expected
+    _, scales = integer_layers(net)
+    total, widths = math.prod(scales), arch
+    column_scale = [total // scales[l] for l, (p, n) in enumerate(zip(widths, widths[1:])) for _ in range(n * (p + 1))]
+    for direction in fd.kernel:
+        in_J = [Fraction(v) / c for v, c in zip(direction, column_scale)]
+        assert not any(sum(int(a) * v for a, v in zip(row, in_J) if v) for row in J.tolist())
+    # the directions with the scaling ones: independent, D - rank of them when the scaling ones are
+    scaling = dimension.scaling_directions(net)
+    if reference.rank(scaling) == len(scaling):
+        assert reference.rank([*scaling, *fd.kernel]) == len(scaling) + len(fd.kernel) == fd.num_parameters - fd.rank
+
+
+@pytest.mark.parametrize("arch, seed", [((2, 8, 8, 1), 0), ((2, 10, 10, 1), 0), ((3, 5, 5, 1), 3)])
+def test_an_unlucky_lower_bound_falls_back_to_the_echelon_form_with_the_same_result(arch, seed, monkeypatch):
+    net = ReLUNetwork.random(arch, seed=seed, kind="gaussian")
+    expected = functional_dimension(net)
+    # the sparse sketch always short: the dense sketch's echelon form decides, and nothing is left to solve
+    monkeypatch.setattr(dimension, "_independent_columns", lambda *args: False)
+    assert functional_dimension(net) == expected
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(rows=st.integers(1, 40), columns=st.integers(1, 12), rank=st.integers(0, 12), seed=st.integers(0, 10**6))
+def test_the_sparse_sketch_is_an_image_of_the_rows_and_keeps_the_rank_here(rows, columns, rank, seed):
+    rng = np.random.default_rng(seed)
+    rank = min(rank, rows, columns)
+    J = (rng.integers(0, P, (rows, rank)) @ rng.integers(0, 8, (rank, columns))) % P
+    sketch_rows = min(rows, columns + 8)
+    S = sparse_compressed_jacobian(J, P, sketch_rows, seed=seed)
+    assert S.shape == (sketch_rows, columns) and S.min() >= 0 and S.max() < P
+    true_rank = reference.rank(J.tolist(), p=P)
+    # every combination lies in J's row space modulo p: stacking them adds nothing
+    assert reference.rank([*J.tolist(), *S.tolist()], p=P) == true_rank
+    assert reference.rank(S.tolist(), p=P) <= true_rank
+
+
+def test_the_sparse_sketch_refuses_a_prime_its_int64_sums_cannot_hold():
+    with pytest.raises(ValueError, match="below 2\\^20"):
+        sparse_compressed_jacobian(np.zeros((4, 2), dtype=np.int64), 268435399, 2)
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(count=st.integers(1, 12), h=st.integers(1, 3), g=st.integers(1, 6), members=st.integers(1, 5),
+       seed=st.integers(0, 10**6))
+def test_the_batched_block_screen_bounds_each_stacks_rank_from_below(count, h, g, members, seed):
+    rng = np.random.default_rng(seed)
+    # low-rank blocks, so that many stacks fall short of full rank
+    residues = (rng.integers(0, 5, (count, h, 2)) @ rng.integers(0, 5, (2, g))) % P
+    chosen = [np.flatnonzero(rng.random(count) < 0.5) for _ in range(members)]
+    ranks = _screened_ranks(residues, chosen, P)
+    for stack_blocks, rank in zip(chosen, ranks):
+        rows = residues[stack_blocks].reshape(-1, g).tolist()
+        true_rank = reference.rank(rows, p=P) if rows else 0
+        assert rank <= true_rank  # a lower bound, always
+        assert rank == true_rank  # and with these seeds the bound is attained
+    assert _screened_ranks(residues, chosen, 268435399) == [None] * members  # too large a prime: no screen
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(vectors=st.integers(1, 8), D=st.integers(1, 10), seed=st.integers(0, 10**6))
+def test_kernel_pivots_choose_greedily_and_give_a_non_singular_minor(vectors, D, seed):
+    rng = np.random.default_rng(seed)
+    residues = rng.integers(0, 3, (vectors, D)) * (rng.random((vectors, D)) < 0.5)
+    if vectors > 1:
+        residues[-1] = residues[0]  # a repeated row is never chosen twice
+    chosen, pivots = dimension._kernel_pivots(residues, P)
+    rows = residues.tolist()
+    # greedy: row k is chosen exactly when it is not in the span of the rows before it
+    expected = [k for k in range(vectors) if reference.rank(rows[: k + 1], p=P) > reference.rank(rows[:k], p=P)]
+    assert chosen == expected
+    assert len(pivots) == len(chosen)
+    minor = [[rows[k][j] for j in sorted(pivots)] for k in chosen]
+    assert reference.rank(minor, p=P) == len(chosen)
