@@ -6,21 +6,23 @@ On a region ``R`` of the canonical complex, ``f(x) = A_R(θ) x + c_R(θ)`` with
 regions; it is at most ``D − H`` (#parameters − #hidden neurons), because
 rescaling a neuron's incoming and outgoing weights does not move ``f``.
 
-The rank is decided exactly, with a certificate both ways:
+The rank is decided exactly, with a certificate both ways, the upper bound
+first:
 
-- a lower bound ``r``: the rank modulo a prime of random combinations of the
-  rows of the integer-scaled Jacobian (a minor that is non-zero modulo ``p``
-  is non-zero over the integers, and combinations of rows stay in the row
-  space);
-- the matching upper bound: ``D − r`` kernel vectors, independent modulo the
+- the upper bound ``u = D − k``: ``k`` kernel vectors, independent modulo a
   prime (hence over Q). The ``H`` scaling directions are kernel vectors by the
-  positive homogeneity of relu (independent when no hidden neuron's incoming
-  row and bias all vanish, since each moves its own neuron's incoming row),
-  so ``r = D − H`` then needs nothing more; otherwise the unit vectors of
-  zero columns, local vectors, those of neurons active on every region and
-  paired ones (:mod:`~polyrelu.identifiability._kernel`) join them, and the few still
-  missing are solved exactly on their support in the echelon form; every
-  vector not known in advance is checked against the Jacobian in integers.
+  positive homogeneity of relu; the unit vectors of zero columns, local
+  vectors, those of neurons active on every region and paired ones
+  (:mod:`~polyrelu.identifiability._kernel`) join them, each checked against
+  the Jacobian in integers;
+- the matching lower bound: the ``k`` vectors are fixed by their entries on
+  ``k`` pivot columns, so the rank is ``u`` exactly when the other ``u``
+  columns of the integer-scaled Jacobian are independent, which the rank
+  modulo the prime of combinations of their rows certifies (a minor that is
+  non-zero modulo ``p`` is non-zero over the integers, and combinations of
+  rows stay in the row space). When that falls short, the echelon form modulo
+  the prime of dense random combinations of all the rows gives the rank, and
+  the kernel vectors still missing are solved exactly on their support in it.
 
 :func:`float_functional_dimension` is the float fast path (SVD rank), named as
 such and never the default.
@@ -338,18 +340,19 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
         # the lower bound: the kernel vectors are fixed by their entries on the pivots, so J has rank D − independent
         # exactly when its other columns are independent; the rank modulo p of combinations of their rows decides
         outside = [j for j in range(D) if j not in pivots]
-        if _independent_columns(network, patterns, modular, reduced, compressed, outside, p):
+        if _independent_columns(network, patterns, modular, compressed, outside, p):
             rank = len(outside)
         else:
             # an unlucky sketch, or kernel vectors the families miss: J's echelon form modulo p, and the kernel
             # vectors still missing solved from it
+            rows_modulo_p = partial(jacobian, network, patterns, reduced, modulus=p)
             if compressed is None and patterns:
-                J_mod = jacobian(network, patterns, reduced, modulus=p)
+                J_mod = rows_modulo_p()
+                rows_modulo_p = partial(np.asarray, J_mod)
                 sketch_rows = max(1, min(len(J_mod), D - independent))  # the rank is at most that
                 with one_blas_thread():
                     compressed = compressed_jacobian(J_mod, p, sketch_rows) if len(J_mod) > sketch_rows else J_mod
             echelon, rank = modular_echelon(compressed, p) if compressed is not None else (None, 0)
-            rows_modulo_p = partial(jacobian, network, patterns, reduced, modulus=p)
             solved = _missing_kernel(network, factors, rows_modulo_p, found, residues, echelon, rank, p)
             if solved is None:
                 continue  # an unlucky prime or sketch: the rank modulo p was below the rank over Q
@@ -448,7 +451,7 @@ def _kernel_families(network, patterns, factors, modular, column_scale, p):
     return distinct
 
 
-def _independent_columns(network, patterns, modular, reduced, compressed, columns, p):
+def _independent_columns(network, patterns, modular, compressed, columns, p):
     """Whether ``J``'s ``columns`` have full rank modulo ``p``, by the rank of combinations of their rows.
 
     The combinations: ``compressed`` (rows spanning ``J``'s row space) if
