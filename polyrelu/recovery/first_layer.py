@@ -194,6 +194,77 @@ def straight_hyperplane(queries, bp, window, numerics, domain_rows, one_sided=Fa
     return True
 
 
+def first_layer_hyperplane(queries, bp, explorer, walk=False, one_sided=False):
+    """Whether the breakpoint's hyperplane passes a first-layer test: bent far out on every side (:func:`hyperplane_neuron`), or, with ``walk``, walked (:func:`straight_hyperplane`)."""
+    window, numerics, rows = explorer.window, explorer.numerics, explorer.rows
+    return hyperplane_neuron(queries, bp, window, numerics, rows) or (
+        walk and straight_hyperplane(queries, bp, window, numerics, rows, one_sided, explorer.walks)
+    )
+
+
+def hyperplanes_crossing(queries, explorer, accepted, known, one_sided=False):
+    """More first-layer hyperplanes, found across the accepted ones and accepted by :func:`first_layer_hyperplane`, until none is new.
+
+    Parameters
+    ----------
+    accepted : sequence of Breakpoint
+        One breakpoint on each first-layer hyperplane accepted so far.
+    known : sequence of rows
+        Every hyperplane accepted so far.
+
+    Returns
+    -------
+    list of Breakpoint
+        One on each hyperplane accepted here; the recovery keeps them with the
+        breakpoints of its search lines.
+    """
+    found, known, seeds = [], list(known), list(accepted)
+    while seeds:
+        candidates = crossing_hyperplanes(
+            queries, seeds, known, explorer.window, explorer.numerics, explorer.rows, explorer.walks
+        )
+        known += [bp.row for bp in candidates]
+        seeds = [bp for bp in candidates if first_layer_hyperplane(queries, bp, explorer, True, one_sided)]
+        found += seeds
+    return found
+
+
+def crossing_hyperplanes(queries, accepted, known, window, numerics, domain_rows, memo):
+    """Breakpoints on the hypersurfaces that run straight across the accepted first-layer hyperplanes: candidates for more.
+
+    Every pair of first-layer zero sets crosses straight, and ``f`` bends along
+    a first-layer hyperplane wherever it crosses another on which ``f`` bends
+    (docs/recovery.md, step 3). A first-layer neuron seen only on a small part
+    of its hyperplane is often missed by every search line, yet where that part
+    meets an accepted hyperplane, the walks along the accepted one
+    (:func:`walk_hyperplane`) find it crossing straight and measure a
+    breakpoint on it. These are proposals only: each must still pass the
+    first-layer tests.
+
+    Parameters
+    ----------
+    accepted : sequence of Breakpoint
+        A breakpoint on each first-layer hyperplane accepted, walked through.
+    known : sequence of rows
+        Hyperplanes already accepted or tested: no candidate on them.
+    memo : dict
+        The walks remembered (:func:`straight_hyperplane`'s).
+
+    Returns
+    -------
+    list of Breakpoint
+        One on each new hyperplane, in the order found.
+    """
+    known, found = list(known), []
+    for bp in accepted:
+        for _, crossers in _walks(queries, bp, window, numerics, domain_rows, memo) or ():
+            for other in crossers:
+                if not any(numerics.parallel(other.row, row) for row in known):
+                    known.append(other.row)
+                    found.append(other)
+    return found
+
+
 def _walks(queries, bp, window, numerics, domain_rows, memo):
     """The walks through the breakpoint along each tangent direction (None if one leaves its hyperplane), remembered in ``memo``."""
     key = (bp.point, bp.row)
@@ -283,7 +354,11 @@ def _walk(queries, bp, u, window, numerics, domain_rows, crossers):
             if not (at_bend or crossers):
                 continue
             q = vadd(p, vscale(t, u))
-            rays = _rays(queries, q, u, n, min((t - a) / 8, (b - t) / 8, scale), numerics)
+            delta = min((t - a) / 8, (b - t) / 8, scale)
+            rays = _rays(queries, q, u, n, delta, numerics)
+            if [len(r) for r in rays] != [1, 1]:
+                # a hypersurface passing close by (not through the crossing) may cut a rectangle this size: look closer
+                rays = _rays(queries, q, u, n, delta * numerics.shrink, numerics)
             if at_bend and [len(r) for r in rays] != [1, 1]:
                 return None
             stars[t] = (q, rays, bent[a, t] and bent[t, b])
