@@ -44,6 +44,8 @@ __all__ = []
 
 # the pieces a walk along a hyperplane is searched in (:func:`walk_hyperplane`)
 WALK_PIECES = 32
+# the key under which a memo of walks keeps the breakpoints found where walks ended (:func:`crossing_hyperplanes`)
+_ENDS = "ends"
 # the height of the rectangle around a crossing, relative to its width (:func:`_rays`)
 _HEIGHT = Fraction(89, 128)
 
@@ -255,14 +257,16 @@ def crossing_hyperplanes(queries, accepted, known, window, numerics, domain_rows
     list of Breakpoint
         One on each new hyperplane, in the order found.
     """
-    known, found = list(known), []
+    found = []
     for bp in accepted:
         for _, crossers in _walks(queries, bp, window, numerics, domain_rows, memo) or ():
-            for other in crossers:
-                if not any(numerics.parallel(other.row, row) for row in known):
-                    known.append(other.row)
-                    found.append(other)
-    return found
+            found += crossers
+    known, new = list(known), []
+    for other in [*found, *memo.get(_ENDS, ())]:
+        if not any(numerics.parallel(other.row, row) for row in known):
+            known.append(other.row)
+            new.append(other)
+    return new
 
 
 def _walks(queries, bp, window, numerics, domain_rows, memo):
@@ -271,7 +275,7 @@ def _walks(queries, bp, window, numerics, domain_rows, memo):
     if key not in memo:
         walks = []
         for u in tangent_basis(bp.row[1:]):
-            walks.append(walk_hyperplane(queries, bp, u, window, numerics, domain_rows))
+            walks.append(walk_hyperplane(queries, bp, u, window, numerics, domain_rows, ends=memo.setdefault(_ENDS, [])))
             if walks[-1] is None:
                 walks = None
                 break
@@ -279,7 +283,7 @@ def _walks(queries, bp, window, numerics, domain_rows, memo):
     return memo[key]
 
 
-def walk_hyperplane(queries, bp, u, window, numerics, domain_rows, crossers=True):
+def walk_hyperplane(queries, bp, u, window, numerics, domain_rows, crossers=True, ends=None):
     """On the line ``bp.point + t u`` inside the breakpoint's hyperplane ``H``: how often ``f`` bends along ``H`` straight across a crossing, and what runs straight across ``H``; None if ``f`` leaves ``H``.
 
     The line is walked for ``|t| <= window + 2 |bp.point|`` (max-norm ``u``;
@@ -300,6 +304,10 @@ def walk_hyperplane(queries, bp, u, window, numerics, domain_rows, crossers=True
     each side; anything else (a second ray on a side, or none) is ``H``'s own
     continuation, bent: None. With ``crossers``, the same is looked at every
     other crossing too, to tell which hypersurfaces run straight across ``H``.
+    With ``ends`` (a list), where the walk ends at such a crossing, a
+    breakpoint on each other hypersurface leaving it is appended: there a
+    deeper neuron's piece bends, most often at the zero set of a neuron it
+    reads, which ``f`` bends along close by.
 
     Returns
     -------
@@ -311,12 +319,12 @@ def walk_hyperplane(queries, bp, u, window, numerics, domain_rows, crossers=True
         line (no evidence either way; the recovery goes on without it).
     """
     try:
-        return _walk(queries, bp, u, window, numerics, domain_rows, crossers)
+        return _walk(queries, bp, u, window, numerics, domain_rows, crossers, ends)
     except StageFailed:
         return None
 
 
-def _walk(queries, bp, u, window, numerics, domain_rows, crossers):
+def _walk(queries, bp, u, window, numerics, domain_rows, crossers, ends):
     """:func:`walk_hyperplane`, raising StageFailed where a line's breakpoints cannot be separated."""
     p, h = bp.point, bp.row
     u, n = _unit(u), _unit(h[1:])
@@ -360,6 +368,11 @@ def _walk(queries, bp, u, window, numerics, domain_rows, crossers):
                 # a hypersurface passing close by (not through the crossing) may cut a rectangle this size: look closer
                 rays = _rays(queries, q, u, n, delta * numerics.shrink, numerics)
             if at_bend and [len(r) for r in rays] != [1, 1]:
+                if ends is not None:  # H bends here: at what crosses, most often a neuron H's own neuron reads
+                    for ray in itertools.chain(*rays):
+                        other = breakpoint_at(queries, *ray, len(p), numerics)
+                        if other is not None and not numerics.parallel(other.row, h):
+                            ends.append(other)
                 return None
             stars[t] = (q, rays, bent[a, t] and bent[t, b])
     straight = sum(1 for *_, both in stars.values() if both)
