@@ -56,6 +56,9 @@ from polyrelu.recovery.families import (
     solve_rows,
 )
 from polyrelu.recovery.first_layer import (
+    crossing_hyperplanes,
+    first_layer_hyperplane,
+    hyperplanes_crossing,
     explained_by,
     hyperplane_neuron,
     partly_bent_hyperplanes,
@@ -976,6 +979,51 @@ def test_straight_hyperplane_refuses_a_flat_piece_that_runs_straight_across_a_cr
     assert not hyperplane_neuron(queries, partial, Fraction(32), N, None)
     assert straight_hyperplane(queries, partial, Fraction(32), N, None)
     assert straight_hyperplane(queries, whole, Fraction(32), N, None)
+
+
+def _walking_explorer():
+    explorer = StandInExplorer(ExactNumerics(), Fraction(32))
+    explorer.walks = {}
+    return explorer
+
+
+def test_a_walk_that_ends_where_a_piece_bends_proposes_what_crosses_there_and_only_hyperplanes_pass():
+    # f = relu(relu(x1) + relu(x2) - 1) + relu(relu(x1)): y = relu(x1) + relu(x2) - 1 vanishes on x1 + x2 = 1
+    # (x1, x2 > 0), x2 = 1 (x1 < 0) and x1 = 1 (x2 < 0). The walk along the first piece ends where it bends at
+    # x1 = 0; the hypersurfaces leaving that crossing are proposed: x1 = 0 (the first-layer neuron y reads there)
+    # passes, y's unbounded piece x2 = 1 does not, not even one-sided
+    net = ReLUNetwork([[[1, 0], [0, 1]], [[1, 1], [1, 0]], [[1, 1]]], [[0, 0], [-1, 0], [0]])
+    queries = exact_queries(net)
+    explorer = _walking_explorer()
+    piece = _flat_breakpoint(queries, (Fraction(1, 2), Fraction(1, 2)), (Fraction(1, 8), Fraction(1, 8)))
+    assert proportional(piece.row, (-1, 1, 1))
+    assert not first_layer_hyperplane(queries, piece, explorer, walk=True)
+    proposed = crossing_hyperplanes(queries, [], [piece.row], explorer.window, explorer.numerics, None, explorer.walks)
+    assert sorted(tuple(abs(v) for v in primitive_integer_row(bp.row)) for bp in proposed) == [(0, 1, 0), (1, 0, 1)]
+    for bp in proposed:
+        first = bool(proportional(bp.row, (0, 1, 0)))
+        assert first_layer_hyperplane(queries, bp, explorer, walk=True) == first
+        assert first_layer_hyperplane(queries, bp, explorer, walk=True, one_sided=True) == first
+    # nothing new once x1 = 0 is known
+    assert [bp.row for bp in crossing_hyperplanes(queries, [], [piece.row, (0, 1, 0), (1, 0, -1)], explorer.window,
+                                                  explorer.numerics, None, explorer.walks)] == []
+
+
+def test_hyperplanes_crossing_an_accepted_one_are_first_layer_hyperplanes_seen_on_a_bounded_part_only():
+    # f = relu(1 - |x1| - |x2|) (|v| = relu(v) + relu(-v)): f bends along x1 = 0 and x2 = 0 on a bounded segment
+    # only, so neither is bent far out, not even on one side. Walking x1 = 0 meets x2 = 0 straight across at the
+    # origin (proposed and accepted) and the layer-2 zero set |x1| + |x2| = 1 at its corners (bent: not proposed)
+    net = ReLUNetwork([[[1, 0], [-1, 0], [0, 1], [0, -1]], [[-1, -1, -1, -1]], [[1]]], [[0, 0, 0, 0], [1], [0]])
+    queries = exact_queries(net)
+    explorer = _walking_explorer()
+    accepted = _flat_breakpoint(queries, (0, Fraction(1, 3)), (Fraction(1, 8), 0))
+    assert proportional(accepted.row, (0, 1, 0))
+    assert first_layer_hyperplane(queries, accepted, explorer, walk=True)
+    found = hyperplanes_crossing(queries, explorer, [accepted], [accepted.row])
+    assert len(found) == 1 and proportional(found[0].row, (0, 0, 1))
+    for one_sided in (False, True):
+        assert not hyperplane_neuron(queries, found[0], explorer.window, explorer.numerics, None, one_sided=one_sided)
+    assert hyperplanes_crossing(queries, explorer, [accepted, *found], [accepted.row, found[0].row]) == []
 
 
 # ---------------------------------------------------------------------------------------------------------------
