@@ -47,7 +47,7 @@ from polyrelu.recovery.control import (
     StageFailed,
     TimeSpent,
 )
-from polyrelu.recovery.driver import _families_text
+from polyrelu.recovery.driver import _along_text, _families_text
 from polyrelu.recovery.families import (
     fix_family,
     formula_family,
@@ -1251,6 +1251,17 @@ def test_orient_layer_respects_fixed_flips_and_recovers_the_rest(numerics):
         # a fixed flip that contradicts the formulas: no orientation fits
         with pytest.raises(StageFailed):
             orient_layer(partial, vectors, fixed={0: not planted[0]})
+
+
+def test_a_stalled_round_names_the_hyperplane_f_bends_along():
+    # the row of the breakpoint no neuron explains, scaled to a largest normal entry of 1 (the same hyperplane)
+    net = ReLUNetwork([[[1, 0], [-1, 0], [0, 1], [0, -1]], [[-1, -1, -1, -1]], [[1]]], [[0, 0, 0, 0], [1], [0]])
+    bp = _flat_breakpoint(exact_queries(net), (Fraction(1, 2), Fraction(1, 2)), (Fraction(1, 8), 0))
+    assert proportional(bp.row, (1, -1, -1))  # the layer-2 zero set's piece x1 + x2 = 1
+    assert _along_text(bp.row) in (" along the hyperplane c + a·x = 0 with (c, a) = (1, -1, -1)",
+                                   " along the hyperplane c + a·x = 0 with (c, a) = (-1, 1, 1)")
+    assert _along_text((-6, 4, 8)) == " along the hyperplane c + a·x = 0 with (c, a) = (-0.75, 0.5, 1)"
+    assert _along_text(None) == ""
 
 
 def test_a_stalled_round_names_the_family_picks_nothing_completes():

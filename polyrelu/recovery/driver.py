@@ -276,7 +276,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
                 log["families"] = sorted(partial.free)
                 continue
         if not traced:
-            raise MissedBreakpoint(pending[0].point)
+            raise MissedBreakpoint(pending[0].point, pending[0].row)
         if partial.net is None:
             traced = [numerics.first_layer_row(c) for c in traced]
             partial.layers.append([(tuple(c[1:]), c[0]) for c in traced])
@@ -351,6 +351,19 @@ def _families_text(log, stage):
         f"; the recovered neurons {named} were picked from families whose weights on neurons they never cross stay "
         "unknown: a wrong pick there leaves the next layer's formulas without a solution"
     )
+
+
+def _along_text(row):
+    """`` along the hyperplane ...``: where a stalled round saw ``f`` bend, in words (empty when not known).
+
+    A first-layer neuron that ``f`` bends along on a small part only, missed
+    by the first-layer tests, is then traced as a deeper neuron in vain: the
+    row names it. Scaled to a largest normal entry of 1, like the point, to 4 digits.
+    """
+    if row is None:
+        return ""
+    scale = max(abs(v) for v in row[1:])
+    return " along the hyperplane c + a·x = 0 with (c, a) = (" + ", ".join(f"{float(v / scale):.4g}" for v in row) + ")"
 
 
 def _layers_text(count):
@@ -733,7 +746,7 @@ def recover_network(
                             where = ", ".join(f"{float(v):.4g}" for v in missed.point)
                             stalled = (
                                 f"round {rounds} added no neuron to the {found} of widths {log.get('widths', ())} found while "
-                                f"{clock.stage}: f bends near x = ({where}) where none of them does"
+                                f"{clock.stage}: f bends near x = ({where}){_along_text(missed.row)} where none of them does"
                                 + _families_text(log, clock.stage)
                             )
                             break
