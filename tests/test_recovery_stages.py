@@ -987,26 +987,27 @@ def _walking_explorer():
     return explorer
 
 
-def test_a_walk_that_ends_where_a_piece_bends_proposes_what_crosses_there_and_only_hyperplanes_pass():
+def test_a_walk_that_ends_where_a_piece_bends_proposes_the_hyperplane_through_there_and_the_piece_stays_refused():
     # f = relu(relu(x1) + relu(x2) - 1) + relu(relu(x1)): y = relu(x1) + relu(x2) - 1 vanishes on x1 + x2 = 1
     # (x1, x2 > 0), x2 = 1 (x1 < 0) and x1 = 1 (x2 < 0). The walk along the first piece ends where it bends at
-    # x1 = 0; the hypersurfaces leaving that crossing are proposed: x1 = 0 (the first-layer neuron y reads there)
-    # passes, y's unbounded piece x2 = 1 does not, not even one-sided
+    # x1 = 0; what runs straight through that crossing is proposed: x1 = 0 (the first-layer neuron y reads
+    # there), which passes; y's unbounded piece x2 = 1 bends there and is neither proposed nor accepted
     net = ReLUNetwork([[[1, 0], [0, 1]], [[1, 1], [1, 0]], [[1, 1]]], [[0, 0], [-1, 0], [0]])
     queries = exact_queries(net)
     explorer = _walking_explorer()
     piece = _flat_breakpoint(queries, (Fraction(1, 2), Fraction(1, 2)), (Fraction(1, 8), Fraction(1, 8)))
     assert proportional(piece.row, (-1, 1, 1))
     assert not first_layer_hyperplane(queries, piece, explorer, walk=True)
-    proposed = crossing_hyperplanes(queries, [], [piece.row], explorer.window, explorer.numerics, None, explorer.walks)
-    assert sorted(tuple(abs(v) for v in primitive_integer_row(bp.row)) for bp in proposed) == [(0, 1, 0), (1, 0, 1)]
-    for bp in proposed:
-        first = bool(proportional(bp.row, (0, 1, 0)))
-        assert first_layer_hyperplane(queries, bp, explorer, walk=True) == first
-        assert first_layer_hyperplane(queries, bp, explorer, walk=True, one_sided=True) == first
-    # nothing new once x1 = 0 is known
-    assert [bp.row for bp in crossing_hyperplanes(queries, [], [piece.row, (0, 1, 0), (1, 0, -1)], explorer.window,
-                                                  explorer.numerics, None, explorer.walks)] == []
+    numerics = explorer.numerics
+    assert crossing_hyperplanes(queries, [], [piece.row], numerics, explorer.walks) == []  # ends only when asked
+    proposed = crossing_hyperplanes(queries, [], [piece.row], numerics, explorer.walks, ends=True)
+    assert len(proposed) == 1 and proportional(proposed[0].row, (0, 1, 0))
+    assert first_layer_hyperplane(queries, proposed[0], explorer, walk=True)
+    last = _flat_breakpoint(queries, (-1, 1), (0, Fraction(1, 8)))
+    assert proportional(last.row, (1, 0, -1))
+    for one_sided in (False, True):
+        assert not first_layer_hyperplane(queries, last, explorer, walk=True, one_sided=one_sided)
+    assert crossing_hyperplanes(queries, [], [piece.row, (0, 1, 0)], numerics, explorer.walks, ends=True) == []
 
 
 def test_hyperplanes_crossing_an_accepted_one_are_first_layer_hyperplanes_seen_on_a_bounded_part_only():

@@ -222,16 +222,15 @@ def hyperplanes_crossing(queries, explorer, accepted, known, one_sided=False):
     """
     found, known, seeds = [], list(known), list(accepted)
     while seeds:
-        candidates = crossing_hyperplanes(
-            queries, seeds, known, explorer.window, explorer.numerics, explorer.rows, explorer.walks
-        )
+        # the ends of walks only in the second pass: measuring them costs queries that most networks do not need
+        candidates = crossing_hyperplanes(queries, seeds, known, explorer.numerics, explorer.walks, ends=one_sided)
         known += [bp.row for bp in candidates]
         seeds = [bp for bp in candidates if first_layer_hyperplane(queries, bp, explorer, True, one_sided)]
         found += seeds
     return found
 
 
-def crossing_hyperplanes(queries, accepted, known, window, numerics, domain_rows, memo):
+def crossing_hyperplanes(queries, accepted, known, numerics, memo, ends=False):
     """Breakpoints on the hypersurfaces that run straight across the accepted first-layer hyperplanes: candidates for more.
 
     Every pair of first-layer zero sets crosses straight, and ``f`` bends along
@@ -240,15 +239,19 @@ def crossing_hyperplanes(queries, accepted, known, window, numerics, domain_rows
     of its hyperplane is often missed by every search line, yet where that part
     meets an accepted hyperplane, the walks along the accepted one
     (:func:`walk_hyperplane`) find it crossing straight and measure a
-    breakpoint on it. These are proposals only: each must still pass the
-    first-layer tests.
+    breakpoint on it. With ``ends``, so are the hypersurfaces running
+    straight through a crossing where a walk ended (:func:`walk_hyperplane`'s
+    ``ends``), measured here unless they lie on a known hyperplane. These
+    are proposals only: each must still pass the first-layer tests.
 
     Parameters
     ----------
     accepted : sequence of Breakpoint
-        A breakpoint on each first-layer hyperplane accepted, walked through.
+        A breakpoint on each first-layer hyperplane accepted; what the walks
+        through it found, if any were made, is used.
     known : sequence of rows
         Hyperplanes already accepted or tested: no candidate on them.
+    numerics : Numerics
     memo : dict
         The walks remembered (:func:`straight_hyperplane`'s).
 
@@ -259,10 +262,16 @@ def crossing_hyperplanes(queries, accepted, known, window, numerics, domain_rows
     """
     found = []
     for bp in accepted:
-        for _, crossers in _walks(queries, bp, window, numerics, domain_rows, memo) or ():
+        # only the walks made already (by :func:`straight_hyperplane`): walking every hyperplane accepted as
+        # bent far out too doubled the queries of generic networks, whose first layer the search lines find
+        for _, crossers in memo.get((bp.point, bp.row)) or ():
             found += crossers
+    if ends:
+        for y, step in memo.get(_ENDS, ()):
+            if not any(row_value(row, y) == 0 for row in known):
+                found.append(breakpoint_at(queries, y, step, len(y), numerics))
     known, new = list(known), []
-    for other in [*found, *memo.get(_ENDS, ())]:
+    for other in [bp for bp in found if bp is not None]:
         if not any(numerics.parallel(other.row, row) for row in known):
             known.append(other.row)
             new.append(other)
@@ -304,10 +313,12 @@ def walk_hyperplane(queries, bp, u, window, numerics, domain_rows, crossers=True
     each side; anything else (a second ray on a side, or none) is ``H``'s own
     continuation, bent: None. With ``crossers``, the same is looked at every
     other crossing too, to tell which hypersurfaces run straight across ``H``.
-    With ``ends`` (a list), where the walk ends at such a crossing, a
-    breakpoint on each other hypersurface leaving it is appended: there a
-    deeper neuron's piece bends, most often at the zero set of a neuron it
-    reads, which ``f`` bends along close by.
+    With ``ends`` (a list), where the walk ends at such a crossing, a point
+    and step (for :func:`~polyrelu.recovery.breakpoints.breakpoint_at`) is
+    appended on each hypersurface that runs straight through it (a ray into
+    each side of ``H``, on one line): there a deeper neuron's piece bends,
+    most often at the zero set of a neuron it reads, which ``f`` bends along
+    close by; the bent continuations are left out.
 
     Returns
     -------
@@ -364,15 +375,15 @@ def _walk(queries, bp, u, window, numerics, domain_rows, crossers, ends):
             q = vadd(p, vscale(t, u))
             delta = min((t - a) / 8, (b - t) / 8, scale)
             rays = _rays(queries, q, u, n, delta, numerics)
-            if [len(r) for r in rays] != [1, 1]:
-                # a hypersurface passing close by (not through the crossing) may cut a rectangle this size: look closer
+            if at_bend and [len(r) for r in rays] != [1, 1]:
+                # before refusing: a hypersurface passing close by (not through the crossing) may cut a rectangle
+                # this size, look closer
                 rays = _rays(queries, q, u, n, delta * numerics.shrink, numerics)
             if at_bend and [len(r) for r in rays] != [1, 1]:
                 if ends is not None:  # H bends here: at what crosses, most often a neuron H's own neuron reads
-                    for ray in itertools.chain(*rays):
-                        other = breakpoint_at(queries, *ray, len(p), numerics)
-                        if other is not None and not numerics.parallel(other.row, h):
-                            ends.append(other)
+                    up, down = rays
+                    # a hyperplane runs straight through: a ray into each half, on one line
+                    ends += [(y, step) for y, step in up if any(numerics.parallel(vsub(y, q), vsub(q, z)) for z, _ in down)]
                 return None
             stars[t] = (q, rays, bent[a, t] and bent[t, b])
     straight = sum(1 for *_, both in stars.values() if both)
