@@ -6,8 +6,9 @@ deeper neuron's hypersurface bends where it crosses the neurons it reads, so
 its flat pieces end (docs/design.md §5). In a deep network the downstream
 neurons are often off far away, and a first-layer hyperplane shows only on a
 bounded part: :func:`straight_hyperplane` walks it across the hypersurfaces
-that cross it instead (docs/recovery.md, step 3). The checks here use only
-the oracle.
+that cross it instead (docs/recovery.md, step 3), and one that no search line
+met is proposed where the walks cross it (:func:`hyperplanes_crossing`). The
+checks here use only the oracle.
 
 Glossary
 --------
