@@ -47,7 +47,7 @@ from polyrelu.recovery.control import (
     StageFailed,
     TimeSpent,
 )
-from polyrelu.recovery.driver import _families_text
+from polyrelu.recovery.driver import _along_text, _families_text
 from polyrelu.recovery.families import (
     fix_family,
     formula_family,
@@ -56,6 +56,9 @@ from polyrelu.recovery.families import (
     solve_rows,
 )
 from polyrelu.recovery.first_layer import (
+    crossing_hyperplanes,
+    first_layer_hyperplane,
+    hyperplanes_crossing,
     explained_by,
     hyperplane_neuron,
     partly_bent_hyperplanes,
@@ -978,6 +981,52 @@ def test_straight_hyperplane_refuses_a_flat_piece_that_runs_straight_across_a_cr
     assert straight_hyperplane(queries, whole, Fraction(32), N, None)
 
 
+def _walking_explorer():
+    explorer = StandInExplorer(ExactNumerics(), Fraction(32))
+    explorer.walks = {}
+    return explorer
+
+
+def test_a_walk_that_ends_where_a_piece_bends_proposes_the_hyperplane_through_there_and_the_piece_stays_refused():
+    # f = relu(relu(x1) + relu(x2) - 1) + relu(relu(x1)): y = relu(x1) + relu(x2) - 1 vanishes on x1 + x2 = 1
+    # (x1, x2 > 0), x2 = 1 (x1 < 0) and x1 = 1 (x2 < 0). The walk along the first piece ends where it bends at
+    # x1 = 0; what runs straight through that crossing is proposed: x1 = 0 (the first-layer neuron y reads
+    # there), which passes; y's unbounded piece x2 = 1 bends there and is neither proposed nor accepted
+    net = ReLUNetwork([[[1, 0], [0, 1]], [[1, 1], [1, 0]], [[1, 1]]], [[0, 0], [-1, 0], [0]])
+    queries = exact_queries(net)
+    explorer = _walking_explorer()
+    piece = _flat_breakpoint(queries, (Fraction(1, 2), Fraction(1, 2)), (Fraction(1, 8), Fraction(1, 8)))
+    assert proportional(piece.row, (-1, 1, 1))
+    assert not first_layer_hyperplane(queries, piece, explorer, walk=True)
+    numerics = explorer.numerics
+    assert crossing_hyperplanes(queries, [], [piece.row], numerics, explorer.walks) == []  # ends only when asked
+    proposed = crossing_hyperplanes(queries, [], [piece.row], numerics, explorer.walks, ends=True)
+    assert len(proposed) == 1 and proportional(proposed[0].row, (0, 1, 0))
+    assert first_layer_hyperplane(queries, proposed[0], explorer, walk=True)
+    last = _flat_breakpoint(queries, (-1, 1), (0, Fraction(1, 8)))
+    assert proportional(last.row, (1, 0, -1))
+    for one_sided in (False, True):
+        assert not first_layer_hyperplane(queries, last, explorer, walk=True, one_sided=one_sided)
+    assert crossing_hyperplanes(queries, [], [piece.row, (0, 1, 0)], numerics, explorer.walks, ends=True) == []
+
+
+def test_hyperplanes_crossing_an_accepted_one_are_first_layer_hyperplanes_seen_on_a_bounded_part_only():
+    # f = relu(1 - |x1| - |x2|) (|v| = relu(v) + relu(-v)): f bends along x1 = 0 and x2 = 0 on a bounded segment
+    # only, so neither is bent far out, not even on one side. Walking x1 = 0 meets x2 = 0 straight across at the
+    # origin (proposed and accepted) and the layer-2 zero set |x1| + |x2| = 1 at its corners (bent: not proposed)
+    net = ReLUNetwork([[[1, 0], [-1, 0], [0, 1], [0, -1]], [[-1, -1, -1, -1]], [[1]]], [[0, 0, 0, 0], [1], [0]])
+    queries = exact_queries(net)
+    explorer = _walking_explorer()
+    accepted = _flat_breakpoint(queries, (0, Fraction(1, 3)), (Fraction(1, 8), 0))
+    assert proportional(accepted.row, (0, 1, 0))
+    assert first_layer_hyperplane(queries, accepted, explorer, walk=True)
+    found = hyperplanes_crossing(queries, explorer, [accepted], [accepted.row])
+    assert len(found) == 1 and proportional(found[0].row, (0, 0, 1))
+    for one_sided in (False, True):
+        assert not hyperplane_neuron(queries, found[0], explorer.window, explorer.numerics, None, one_sided=one_sided)
+    assert hyperplanes_crossing(queries, explorer, [accepted, *found], [accepted.row, found[0].row]) == []
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # families: formula_family, fix_family, merge_families on a network where TPIC fails
 
@@ -1203,6 +1252,17 @@ def test_orient_layer_respects_fixed_flips_and_recovers_the_rest(numerics):
         # a fixed flip that contradicts the formulas: no orientation fits
         with pytest.raises(StageFailed):
             orient_layer(partial, vectors, fixed={0: not planted[0]})
+
+
+def test_a_stalled_round_names_the_hyperplane_f_bends_along():
+    # the row of the breakpoint no neuron explains, scaled to a largest normal entry of 1 (the same hyperplane)
+    net = ReLUNetwork([[[1, 0], [-1, 0], [0, 1], [0, -1]], [[-1, -1, -1, -1]], [[1]]], [[0, 0, 0, 0], [1], [0]])
+    bp = _flat_breakpoint(exact_queries(net), (Fraction(1, 2), Fraction(1, 2)), (Fraction(1, 8), 0))
+    assert proportional(bp.row, (1, -1, -1))  # the layer-2 zero set's piece x1 + x2 = 1
+    assert _along_text(bp.row) in (" along the hyperplane c + a·x = 0 with (c, a) = (1, -1, -1)",
+                                   " along the hyperplane c + a·x = 0 with (c, a) = (-1, 1, 1)")
+    assert _along_text((-6, 4, 8)) == " along the hyperplane c + a·x = 0 with (c, a) = (-0.75, 0.5, 1)"
+    assert _along_text(None) == ""
 
 
 def test_a_stalled_round_names_the_family_picks_nothing_completes():

@@ -36,10 +36,11 @@ class TimeSpent(Exception):
 
 
 class MissedBreakpoint(Exception):
-    """``f`` disagrees with the network so far near ``point``: explore there."""
+    """``f`` disagrees with the network so far near ``point``: explore there; ``row``: the hyperplane ``f`` bends along there, when known."""
 
-    def __init__(self, point):
+    def __init__(self, point, row=None):
         self.point = point
+        self.row = row
 
 
 class Clock:

@@ -55,9 +55,9 @@ from .control import BudgetExhausted, Clock, StageFailed, TimeSpent
 from .families import fix_family, merge_families, on_pieces
 from .first_layer import (
     explained_by,
-    hyperplane_neuron,
+    first_layer_hyperplane,
+    hyperplanes_crossing,
     partly_bent_hyperplanes,
-    straight_hyperplane,
 )
 from .numerics import numerics_for, vadd, vscale
 from .oracle import Queries
@@ -239,6 +239,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
             break
         traced = []
         failed = set()  # (region, hyperplane) pieces already traced in vain at this layer
+        seeds = []  # a breakpoint on each first-layer hyperplane accepted
         clock.stage = "testing first-layer hyperplanes" if not known else f"tracing layer-{known + 1} hypersurfaces"
         for bp in pending:
             piece = (None if partial.net is None else getattr(partial.locate(bp.point), "id", None), bp.row)
@@ -247,16 +248,18 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
             if explained_by(partial, [c if partial.net is None else c[0] for c in traced], bp):
                 continue
             if partial.net is None:
-                accepted = hyperplane_neuron(queries, bp, explorer.window, numerics, explorer.rows) or (
-                    walk and straight_hyperplane(queries, bp, explorer.window, numerics, explorer.rows, one_sided, explorer.walks)
-                )
-                found = bp.row if accepted else None
+                found = bp.row if first_layer_hyperplane(queries, bp, explorer, walk, one_sided) else None
+                seeds += [bp] * (found is not None)
             else:
                 found = trace_neuron(queries, partial, bp, numerics, log=log)
             if found is not None:
                 traced.append(found)
             else:
                 failed.add(piece)
+        if partial.net is None and walk:
+            crossing = hyperplanes_crossing(queries, explorer, seeds, traced, one_sided)
+            explorer.breakpoints += crossing
+            traced += [bp.row for bp in crossing]
         if partial.net is None and one_sided:
             traced += partly_bent_hyperplanes(queries, explorer, traced, [k for k in pending if (None, k.row) in failed])
         if partial.net is not None:
@@ -273,7 +276,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
                 log["families"] = sorted(partial.free)
                 continue
         if not traced:
-            raise MissedBreakpoint(pending[0].point)
+            raise MissedBreakpoint(pending[0].point, pending[0].row)
         if partial.net is None:
             traced = [numerics.first_layer_row(c) for c in traced]
             partial.layers.append([(tuple(c[1:]), c[0]) for c in traced])
@@ -348,6 +351,19 @@ def _families_text(log, stage):
         f"; the recovered neurons {named} were picked from families whose weights on neurons they never cross stay "
         "unknown: a wrong pick there leaves the next layer's formulas without a solution"
     )
+
+
+def _along_text(row):
+    """`` along the hyperplane ...``: where a stalled round saw ``f`` bend, in words (empty when not known).
+
+    A first-layer neuron that ``f`` bends along on a small part only, missed
+    by the first-layer tests, is then traced as a deeper neuron in vain: the
+    row names it. Scaled to a largest normal entry of 1, like the point, to 4 digits.
+    """
+    if row is None:
+        return ""
+    scale = max(abs(v) for v in row[1:])
+    return " along the hyperplane c + a·x = 0 with (c, a) = (" + ", ".join(f"{float(v / scale):.4g}" for v in row) + ")"
 
 
 def _layers_text(count):
@@ -730,7 +746,7 @@ def recover_network(
                             where = ", ".join(f"{float(v):.4g}" for v in missed.point)
                             stalled = (
                                 f"round {rounds} added no neuron to the {found} of widths {log.get('widths', ())} found while "
-                                f"{clock.stage}: f bends near x = ({where}) where none of them does"
+                                f"{clock.stage}: f bends near x = ({where}){_along_text(missed.row)} where none of them does"
                                 + _families_text(log, clock.stage)
                             )
                             break

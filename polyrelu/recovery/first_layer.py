@@ -6,8 +6,9 @@ deeper neuron's hypersurface bends where it crosses the neurons it reads, so
 its flat pieces end (docs/design.md §5). In a deep network the downstream
 neurons are often off far away, and a first-layer hyperplane shows only on a
 bounded part: :func:`straight_hyperplane` walks it across the hypersurfaces
-that cross it instead (docs/recovery.md, step 3). The checks here use only
-the oracle.
+that cross it instead (docs/recovery.md, step 3), and one that no search line
+met is proposed where the walks cross it (:func:`hyperplanes_crossing`). The
+checks here use only the oracle.
 
 Glossary
 --------
@@ -44,6 +45,8 @@ __all__ = []
 
 # the pieces a walk along a hyperplane is searched in (:func:`walk_hyperplane`)
 WALK_PIECES = 32
+# the key under which a memo of walks keeps the breakpoints found where walks ended (:func:`crossing_hyperplanes`)
+_ENDS = "ends"
 # the height of the rectangle around a crossing, relative to its width (:func:`_rays`)
 _HEIGHT = Fraction(89, 128)
 
@@ -194,13 +197,95 @@ def straight_hyperplane(queries, bp, window, numerics, domain_rows, one_sided=Fa
     return True
 
 
+def first_layer_hyperplane(queries, bp, explorer, walk=False, one_sided=False):
+    """Whether the breakpoint's hyperplane passes a first-layer test: bent far out on every side (:func:`hyperplane_neuron`), or, with ``walk``, walked (:func:`straight_hyperplane`)."""
+    window, numerics, rows = explorer.window, explorer.numerics, explorer.rows
+    return hyperplane_neuron(queries, bp, window, numerics, rows) or (
+        walk and straight_hyperplane(queries, bp, window, numerics, rows, one_sided, explorer.walks)
+    )
+
+
+def hyperplanes_crossing(queries, explorer, accepted, known, one_sided=False):
+    """More first-layer hyperplanes, found across the accepted ones and accepted by :func:`first_layer_hyperplane`, until none is new.
+
+    Parameters
+    ----------
+    accepted : sequence of Breakpoint
+        One breakpoint on each first-layer hyperplane accepted so far.
+    known : sequence of rows
+        Every hyperplane accepted so far.
+
+    Returns
+    -------
+    list of Breakpoint
+        One on each hyperplane accepted here; the recovery keeps them with the
+        breakpoints of its search lines.
+    """
+    found, known, seeds = [], list(known), list(accepted)
+    while seeds:
+        # the ends of walks only in the second pass: measuring them costs queries that most networks do not need
+        candidates = crossing_hyperplanes(queries, seeds, known, explorer.numerics, explorer.walks, ends=one_sided)
+        known += [bp.row for bp in candidates]
+        seeds = [bp for bp in candidates if first_layer_hyperplane(queries, bp, explorer, True, one_sided)]
+        found += seeds
+    return found
+
+
+def crossing_hyperplanes(queries, accepted, known, numerics, memo, ends=False):
+    """Breakpoints on the hypersurfaces that run straight across the accepted first-layer hyperplanes: candidates for more.
+
+    Every pair of first-layer zero sets crosses straight, and ``f`` bends along
+    a first-layer hyperplane wherever it crosses another on which ``f`` bends
+    (docs/recovery.md, step 3). A first-layer neuron seen only on a small part
+    of its hyperplane is often missed by every search line, yet where that part
+    meets an accepted hyperplane, the walks along the accepted one
+    (:func:`walk_hyperplane`) find it crossing straight and measure a
+    breakpoint on it. With ``ends``, so are the hypersurfaces running
+    straight through a crossing where a walk ended (:func:`walk_hyperplane`'s
+    ``ends``), measured here unless they lie on a known hyperplane. These
+    are proposals only: each must still pass the first-layer tests.
+
+    Parameters
+    ----------
+    accepted : sequence of Breakpoint
+        A breakpoint on each first-layer hyperplane accepted; what the walks
+        through it found, if any were made, is used.
+    known : sequence of rows
+        Hyperplanes already accepted or tested: no candidate on them.
+    numerics : Numerics
+    memo : dict
+        The walks remembered (:func:`straight_hyperplane`'s).
+
+    Returns
+    -------
+    list of Breakpoint
+        One on each new hyperplane, in the order found.
+    """
+    found = []
+    for bp in accepted:
+        # only the walks made already (by :func:`straight_hyperplane`): walking every hyperplane accepted as
+        # bent far out too doubled the queries of generic networks, whose first layer the search lines find
+        for _, crossers in memo.get((bp.point, bp.row)) or ():
+            found += crossers
+    if ends:
+        for y, step in memo.get(_ENDS, ()):
+            if not any(row_value(row, y) == 0 for row in known):
+                found.append(breakpoint_at(queries, y, step, len(y), numerics))
+    known, new = list(known), []
+    for other in [bp for bp in found if bp is not None]:
+        if not any(numerics.parallel(other.row, row) for row in known):
+            known.append(other.row)
+            new.append(other)
+    return new
+
+
 def _walks(queries, bp, window, numerics, domain_rows, memo):
     """The walks through the breakpoint along each tangent direction (None if one leaves its hyperplane), remembered in ``memo``."""
     key = (bp.point, bp.row)
     if key not in memo:
         walks = []
         for u in tangent_basis(bp.row[1:]):
-            walks.append(walk_hyperplane(queries, bp, u, window, numerics, domain_rows))
+            walks.append(walk_hyperplane(queries, bp, u, window, numerics, domain_rows, ends=memo.setdefault(_ENDS, [])))
             if walks[-1] is None:
                 walks = None
                 break
@@ -208,7 +293,7 @@ def _walks(queries, bp, window, numerics, domain_rows, memo):
     return memo[key]
 
 
-def walk_hyperplane(queries, bp, u, window, numerics, domain_rows, crossers=True):
+def walk_hyperplane(queries, bp, u, window, numerics, domain_rows, crossers=True, ends=None):
     """On the line ``bp.point + t u`` inside the breakpoint's hyperplane ``H``: how often ``f`` bends along ``H`` straight across a crossing, and what runs straight across ``H``; None if ``f`` leaves ``H``.
 
     The line is walked for ``|t| <= window + 2 |bp.point|`` (max-norm ``u``;
@@ -229,6 +314,12 @@ def walk_hyperplane(queries, bp, u, window, numerics, domain_rows, crossers=True
     each side; anything else (a second ray on a side, or none) is ``H``'s own
     continuation, bent: None. With ``crossers``, the same is looked at every
     other crossing too, to tell which hypersurfaces run straight across ``H``.
+    With ``ends`` (a list), where the walk ends at such a crossing, a point
+    and step (for :func:`~polyrelu.recovery.breakpoints.breakpoint_at`) is
+    appended on each hypersurface that runs straight through it (a ray into
+    each side of ``H``, on one line): there a deeper neuron's piece bends,
+    most often at the zero set of a neuron it reads, which ``f`` bends along
+    close by; the bent continuations are left out.
 
     Returns
     -------
@@ -240,12 +331,12 @@ def walk_hyperplane(queries, bp, u, window, numerics, domain_rows, crossers=True
         line (no evidence either way; the recovery goes on without it).
     """
     try:
-        return _walk(queries, bp, u, window, numerics, domain_rows, crossers)
+        return _walk(queries, bp, u, window, numerics, domain_rows, crossers, ends)
     except StageFailed:
         return None
 
 
-def _walk(queries, bp, u, window, numerics, domain_rows, crossers):
+def _walk(queries, bp, u, window, numerics, domain_rows, crossers, ends):
     """:func:`walk_hyperplane`, raising StageFailed where a line's breakpoints cannot be separated."""
     p, h = bp.point, bp.row
     u, n = _unit(u), _unit(h[1:])
@@ -283,8 +374,17 @@ def _walk(queries, bp, u, window, numerics, domain_rows, crossers):
             if not (at_bend or crossers):
                 continue
             q = vadd(p, vscale(t, u))
-            rays = _rays(queries, q, u, n, min((t - a) / 8, (b - t) / 8, scale), numerics)
+            delta = min((t - a) / 8, (b - t) / 8, scale)
+            rays = _rays(queries, q, u, n, delta, numerics)
             if at_bend and [len(r) for r in rays] != [1, 1]:
+                # before refusing: a hypersurface passing close by (not through the crossing) may cut a rectangle
+                # this size, look closer
+                rays = _rays(queries, q, u, n, delta * numerics.shrink, numerics)
+            if at_bend and [len(r) for r in rays] != [1, 1]:
+                if ends is not None:  # H bends here: at what crosses, most often a neuron H's own neuron reads
+                    up, down = rays
+                    # a hyperplane runs straight through: a ray into each half, on one line
+                    ends += [(y, step) for y, step in up if any(numerics.parallel(vsub(y, q), vsub(q, z)) for z, _ in down)]
                 return None
             stars[t] = (q, rays, bent[a, t] and bent[t, b])
     straight = sum(1 for *_, both in stars.values() if both)
