@@ -57,10 +57,10 @@ from polyrelu.recovery.families import (
 )
 from polyrelu.recovery.first_layer import (
     crossing_hyperplanes,
-    first_layer_hyperplane,
-    hyperplanes_crossing,
     explained_by,
+    first_layer_hyperplane,
     hyperplane_neuron,
+    hyperplanes_crossing,
     partly_bent_hyperplanes,
     straight_hyperplane,
     walk_hyperplane,
