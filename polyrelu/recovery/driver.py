@@ -249,7 +249,8 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
                 continue
             if partial.net is None:
                 found = bp.row if first_layer_hyperplane(queries, bp, explorer, walk, one_sided) else None
-                seeds += [bp] * (found is not None)
+                if found is not None:
+                    seeds.append(bp)
             else:
                 found = trace_neuron(queries, partial, bp, numerics, log=log)
             if found is not None:
