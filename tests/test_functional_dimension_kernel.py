@@ -214,3 +214,36 @@ def test_paired_kernel_refuses_a_corrupted_vector(monkeypatch):
     monkeypatch.setattr(kernel, "_block_kernel", real)
     monkeypatch.setattr(kernel, "Fraction", lambda *args: 2 * Fraction(*args) if len(args) == 2 else Fraction(*args))
     assert paired_kernel(MIXED, patterns, factors, P) == []
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from([(2, 3, 3, 1), (3, 2, 3, 2), (2, 4, 1, 3, 1)]), st.integers(0, 10**6))
+def test_jacobian_columns_are_exact_differences_of_the_affine_maps(arch, seed):
+    """The Jacobian of ``θ ↦ (c_R, A_R)`` with the pattern held fixed, against an independent oracle.
+
+    The map is affine in each single parameter, so its partial derivative is exactly the change when that
+    parameter grows by 1. Column ``j`` of the integer Jacobian is that change times the product of the other
+    layers' integer scales. Also: any choice of columns in any order (``jacobian_columns``) is the same,
+    exactly and modulo a prime.
+    """
+    net = ReLUNetwork.random(arch, seed=seed, kind="gaussian")
+    patterns = [r.signs for r in canonical_complex(net).regions()]
+    layers, scales = integer_layers(net)
+    J = integer_jacobian(net, patterns)
+    theta = list(net.parameters())
+    widths = net.architecture.widths
+    column_scale = [math.prod(scales) // scales[l] for l, (p, n) in enumerate(zip(widths, widths[1:])) for _ in range(n * (p + 1))]
+
+    def flat(network, signs):
+        A, c = network.affine_map(signs)
+        return [v for o in range(len(c)) for v in (c[o], *A[o])]
+
+    for j in range(len(theta)):
+        moved = ReLUNetwork.from_parameters(widths, theta[:j] + [theta[j] + 1] + theta[j + 1 :])
+        expected = [(b - a) * column_scale[j] for s in patterns for a, b in zip(flat(net, s), flat(moved, s))]
+        assert J[:, j].tolist() == expected, f"column {j}"
+    columns = np.random.default_rng(seed).permutation(len(theta))[: len(theta) // 2 + 1].tolist()
+    assert (jacobian_columns(widths, jacobian_factors(net, patterns, layers), columns) == J[:, columns]).all()
+    reduced = [(L % P).astype(np.int64) for L in layers]
+    modular = jacobian_columns(widths, jacobian_factors(net, patterns, reduced, modulus=P), columns) % P
+    assert (modular == J[:, columns] % P).all()

@@ -10,6 +10,7 @@ caller reads coordinates off.
 from fractions import Fraction
 
 import flint
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -179,3 +180,38 @@ def test_residue_is_the_value_modulo_the_prime(value):
 def test_echelon_pivots_reads_a_modular_echelon_form():
     echelon, r = flint.nmod_mat(2, 4, [0, 3, 1, 2, 0, 6, 2, 1], PRIME).rref()
     assert linalg.echelon_pivots(echelon, r) == rref([[0, 3, 1, 2], [0, 6, 2, 1]], 4, PRIME)[0]
+
+
+# -- the blocked rank profile modulo a prime ---------------------------------------------------------
+@st.composite
+def low_rank_arrays(draw):
+    """Integer arrays up to 80 × 80 (so that several 32-column blocks are eliminated) of a chosen rank,
+    with zero and repeated columns, entries of either sign and up to 10^12 (reduced modulo p first)."""
+    seed, m, n = draw(st.integers(0, 2**32 - 1)), draw(st.integers(1, 80)), draw(st.integers(1, 80))
+    r = draw(st.integers(0, min(m, n)))
+    rng = np.random.default_rng(seed)
+    A = rng.integers(-5, 6, (m, r)) @ rng.integers(-5, 6, (r, n)) if r else np.zeros((m, n), dtype=np.int64)
+    if draw(st.booleans()):
+        A[:, rng.integers(0, n, n // 3)] = 0
+    if n > 1 and draw(st.booleans()):
+        A[:, rng.integers(1, n)] = A[:, 0]
+    if draw(st.booleans()):
+        A = A * 10**12 + rng.integers(-1, 2, (m, n)) * 7
+    return A
+
+
+@settings(max_examples=150, deadline=None)
+@given(low_rank_arrays(), st.sampled_from([2, 7, 1048573, 4194301]))
+def test_modular_rank_profile_is_the_echelon_forms_pivots_with_a_non_singular_minor(A, p):
+    profile = linalg.modular_rank_profile(A, p)
+    pivots, _ = rref(A.tolist(), A.shape[1], p)
+    assert profile.rank == len(pivots) and profile.columns == pivots
+    assert len(set(profile.rows)) == profile.rank and all(0 <= i < A.shape[0] for i in profile.rows)
+    if profile.rank:
+        minor = np.mod(A[np.ix_(profile.rows, profile.columns)], p)
+        assert flint.nmod_mat(minor.tolist(), p).rank() == profile.rank
+
+
+def test_modular_rank_profile_refuses_a_prime_its_floats_cannot_hold():
+    with pytest.raises(ValueError, match="below 2\\^22"):
+        linalg.modular_rank_profile(np.eye(2, dtype=np.int64), 2**31 - 1)

@@ -12,9 +12,11 @@ read coordinates off it: :func:`nullspace` gives the reduced echelon basis
 integer basis of FLINT, :func:`echelon_basis` the non-zero rows of the
 reduced row echelon form.
 
-Two functions also work modulo a prime ``p`` (``modulus=p``),
-:func:`modular_echelon` echelons a numpy array of residues modulo ``p``, and
-:func:`residue` reduces a rational modulo ``p``: independence modulo ``p``
+Some functions also work modulo a prime ``p`` (``modulus=p``),
+:func:`modular_echelon` echelons a numpy array of residues modulo ``p`` (in
+flint), :func:`modular_rank_profile` finds its rank and a non-singular minor
+without leaving numpy (large arrays cost more to convert to flint than to
+eliminate in float64), and :func:`residue` reduces a rational modulo ``p``: independence modulo ``p``
 implies independence over Q, which is how a rank is certified cheaply
 (:mod:`polyrelu.identifiability`).
 
@@ -27,6 +29,9 @@ from fractions import Fraction
 from typing import Any, NamedTuple, Optional, Sequence
 
 import flint
+import numpy as np
+
+from ..parallel import one_blas_thread
 
 __all__ = [
     "fmpq_matrix",
@@ -34,6 +39,8 @@ __all__ = [
     "rank",
     "echelon_pivots",
     "modular_echelon",
+    "RankProfile",
+    "modular_rank_profile",
     "reduced_echelon",
     "SolutionSpace",
     "solution_space",
@@ -141,6 +148,123 @@ def modular_echelon(residues: Any, p: int) -> tuple[Any, int]:
     if residues.size == 0:
         return None, 0
     return flint.nmod_mat(residues.shape[0], residues.shape[1], residues.ravel().tolist(), p).rref()
+
+
+class RankProfile(NamedTuple):
+    """The rank of a matrix modulo a prime and a non-singular minor of that size: ``rows × columns``.
+
+    ``columns`` is the matrix's column rank profile (each column independent of
+    the ones before it), ``rows`` in the order the elimination chose them.
+    """
+
+    rank: int
+    rows: list
+    columns: list
+
+
+_PROFILE_BLOCK = 32  # columns eliminated one at a time before the rest is updated by one product
+_PROFILE_MODULUS = 2**22  # below it, 32 products of residues sum to less than 2^53: float64 is exact
+
+
+def _centered(x, p):
+    """Reduce a float64 array of integers below ``2^53`` modulo ``p`` in place, to ``[-p/2, p/2]`` (zero exactly when divisible).
+
+    ``x - rint(x / p) p``: the quotient is off by less than one half for
+    integers below ``2^53`` and the products and differences are exact; not
+    ``np.fmod``, whose time grows with the quotient's bits.
+    """
+    quotient = x * (1.0 / p)
+    np.rint(quotient, out=quotient)
+    quotient *= p
+    x -= quotient
+
+
+def modular_rank_profile(residues: Any, p: int) -> RankProfile:
+    """The rank modulo the prime ``p`` of a 2-D integer array, with the rows and columns of a non-singular minor.
+
+    The same answer as the pivots of :func:`modular_echelon` (the columns)
+    but without leaving numpy: a blocked LU decomposition with row pivoting
+    in float64, exact because every entry stays below ``p / 2`` in absolute
+    value and every sum of products below ``2^53`` (so ``p`` must be below
+    ``2^22``). Blocks of 32 columns are eliminated one column at a time; the
+    columns after them are then updated by one matrix product. Converting a
+    large array to a flint matrix costs more than this whole elimination.
+
+    Parameters
+    ----------
+    residues : numpy.ndarray
+        Integers (any sign; they are reduced modulo ``p``).
+    p : int
+        A prime below ``2^22``.
+
+    Returns
+    -------
+    RankProfile
+        ``rank``, then ``rows`` and ``columns`` (lists of indices, ``columns``
+        increasing) on which ``residues`` has a non-singular minor modulo ``p``.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` is not below ``2^22``.
+
+    Examples
+    --------
+    >>> modular_rank_profile(np.array([[0, 2, 4], [0, 1, 2], [1, 0, 0]]), 7)
+    RankProfile(rank=2, rows=[2, 1], columns=[0, 1])
+    """
+    if not 1 < p < _PROFILE_MODULUS:
+        raise ValueError(f"modular_rank_profile needs a prime below 2^22, not {p}")
+    A = np.asarray(residues, dtype=np.int64) % p
+    A = A.astype(np.float64)
+    with one_blas_thread():  # BLAS threads waiting for busy cores cost more than the products
+        return _rank_profile(A, p)
+
+
+def _rank_profile(A, p):
+    """:func:`modular_rank_profile` of a float64 array of residues, overwritten."""
+    m, n = A.shape
+    order = np.arange(m)
+    columns: list[int] = []
+    r = 0
+    for j0 in range(0, n, _PROFILE_BLOCK):
+        if r == m:
+            break
+        j1 = min(j0 + _PROFILE_BLOCK, n)
+        first, pivots = r, []
+        for j in range(j0, j1):
+            nonzero = np.flatnonzero(A[r:, j])
+            if not nonzero.size:
+                continue  # j depends on the columns before it
+            i = r + int(nonzero[0])
+            if i != r:
+                A[[r, i]] = A[[i, r]]
+                order[[r, i]] = order[[i, r]]
+            # the multipliers below the pivot, then the block's later columns
+            below = A[r + 1 :, j]
+            below *= pow(int(A[r, j]) % p, -1, p)
+            _centered(below, p)
+            if j + 1 < j1:
+                rest = A[r + 1 :, j + 1 : j1]
+                rest -= np.outer(below, A[r, j + 1 : j1])
+                _centered(rest, p)
+            columns.append(j)
+            pivots.append(j)
+            r += 1
+            if r == m:
+                break
+        k = len(pivots)
+        if k and j1 < n:
+            # the pivot rows' later columns: L11⁻¹ A12 by forward substitution, then A22 -= L21 (L11⁻¹ A12)
+            upper = A[first : first + k, j1:]
+            for t in range(1, k):
+                upper[t] -= A[first + t, pivots[:t]] @ upper[:t]
+                _centered(upper[t], p)
+            if first + k < m:
+                trailing = A[first + k :, j1:]
+                trailing -= A[first + k :, pivots] @ upper
+                _centered(trailing, p)
+    return RankProfile(r, order[:r].tolist(), columns)
 
 
 def reduced_echelon(rows: Rows, rhs: Sequence) -> Optional[tuple]:

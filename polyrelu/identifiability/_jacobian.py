@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import flint
 import numpy as np
 
 from ..network import ReLUNetwork
@@ -71,13 +72,26 @@ def jacobian_factors(network, patterns, layers, modulus=None):
     Q = [np.broadcast_to(np.eye(n0 + 1, dtype=int).astype(kind), (R, n0 + 1, n0 + 1))]
     for l in range(L - 1):
         chosen, owner = distinct_rows(signs[:, : first_neuron[l]])
-        Q.append(reduce(np.matmul(layers[l], Q[-1][chosen]))[owner] * masks[l][:, :, None])
+        inputs = Q[-1][chosen]  # (k, n_l + 1, n0 + 1): one product with the blocks side by side
+        side_by_side = inputs.transpose(1, 0, 2).reshape(inputs.shape[1], -1)
+        product = _matmul(layers[l], side_by_side).reshape(-1, len(chosen), n0 + 1).transpose(1, 0, 2)
+        Q.append(reduce(product)[owner] * masks[l][:, :, None])
     P = [None] * L
     P[L - 1] = np.broadcast_to(np.eye(m + 1, dtype=int).astype(kind), (R, m + 1, m + 1))
     for l in range(L - 2, -1, -1):
         chosen, owner = distinct_rows(signs[:, first_neuron[l + 1] :])
-        P[l] = reduce(np.matmul(P[l + 1][chosen], layers[l + 1]))[owner] * masks[l][:, None, :]
+        outputs = P[l + 1][chosen]  # (k, m + 1, n_{l+2} + 1): one product with the blocks stacked
+        product = _matmul(outputs.reshape(-1, outputs.shape[2]), layers[l + 1]).reshape(len(chosen), m + 1, -1)
+        P[l] = reduce(product)[owner] * masks[l][:, None, :]
     return P, Q
+
+
+def _matmul(a, b):
+    """``a @ b`` for 2-D arrays; exact integers (object arrays) through flint, whose product runs in C."""
+    if a.dtype != object:
+        return a @ b
+    product = flint.fmpz_mat(*a.shape, a.ravel().tolist()) * flint.fmpz_mat(*b.shape, b.ravel().tolist())
+    return np.array([int(v) for v in product.entries()], dtype=object).reshape(a.shape[0], b.shape[1])
 
 
 def distinct_rows(keys):
@@ -269,8 +283,14 @@ def jacobian_columns(widths, factors, columns):
     Costs ``rows × len(columns)`` products, where the whole Jacobian costs ``rows × D``.
     """
     P, Q = factors
-    out = []
-    for c in columns:
-        l, i, q = parameter_position(widths, c)
-        out.append((P[l][:, 1:, 1 + i][:, :, None] * Q[l][:, q, :][:, None, :]).reshape(-1))
-    return np.stack(out, axis=1) if out else np.zeros((0, 0))
+    if not len(columns):
+        return np.zeros((0, 0))
+    positions = np.array([parameter_position(widths, c) for c in columns]).reshape(-1, 3)
+    R, m, n0 = len(P[0]), widths[-1], widths[0]
+    out = np.empty((R * m * (n0 + 1), len(columns)), dtype=P[0].dtype)
+    for l in np.unique(positions[:, 0]).tolist():  # the columns of one layer at once: P_l[:, i] Q_l[q, :]
+        chosen = np.flatnonzero(positions[:, 0] == l)
+        neurons, inputs = positions[chosen, 1], positions[chosen, 2]
+        products = P[l][:, 1:, 1 + neurons][:, :, None, :] * Q[l][:, inputs, :].transpose(0, 2, 1)[:, None, :, :]
+        out[:, chosen] = products.reshape(-1, len(chosen))
+    return out

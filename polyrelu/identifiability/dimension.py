@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
 
-import flint
 import numpy as np
 
 from ..checks import require_bool, require_instance, require_real, require_sequence
@@ -46,6 +45,7 @@ from ..geometry import Polyhedron
 from ..geometry.linalg import (
     echelon_pivots,
     modular_echelon,
+    modular_rank_profile,
     pivot_columns,
     residue,
 )
@@ -331,8 +331,11 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
             compressed = np.concatenate(parts)
         # the upper bound first: kernel vectors known by theory (the scaling directions, residues modulo p) and
         # exact verified ones, of which the independent ones modulo p (hence over Q) bound the rank by D − their number
-        known = np.array([[residue(Fraction(v) / c, p) if v else 0 for v, c in zip(vec, column_scale)] for vec in scaling],
-                         dtype=np.int64).reshape(H, D)
+        inverse_scale = [pow(c % p, -1, p) for c in column_scale]
+        known = np.zeros((H, D), dtype=np.int64)
+        for k, vec in enumerate(scaling):
+            for j in (j for j, v in enumerate(vec) if v):
+                known[k, j] = residue(vec[j], p) * inverse_scale[j] % p
         found = _kernel_families(network, patterns, factors, modular, column_scale, p)
         residues = np.concatenate([known, _residue_rows(found, D, p)])
         chosen, pivots = _kernel_pivots(residues, p)
@@ -374,39 +377,11 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
 def _kernel_pivots(residues, p):
     """``(rows, pivots)``: the rows independent of the rows before them modulo ``p``, and columns on which they have a non-singular minor.
 
-    A guess first: from the last row up, each takes its last non-zero column
-    not yet taken (a kernel basis of a block, as ``fmpz_mat.nullspace`` gives
-    it, has one free column per vector); if the rows on those columns have
-    full rank modulo ``p`` (one square echelon form), the rows are independent
-    and those columns are the pivots. Else the independent rows are chosen
-    greedily (the pivots of the echelon form of the transpose), and the guess
-    is made on them; if it fails again, the pivots of their echelon form.
+    One elimination of the transpose: its column rank profile is the greedy
+    choice of rows, the rows it pivots on are the columns.
     """
-    rows = list(range(len(residues)))
-    pivots = _guessed_pivots(residues, p)
-    if pivots is None:
-        echelon, rank = modular_echelon(np.ascontiguousarray(residues.T), p)
-        rows = echelon_pivots(echelon, rank) if rank else []
-        independent = residues[rows]
-        pivots = _guessed_pivots(independent, p)
-        if pivots is None:
-            echelon, rank = modular_echelon(independent, p)
-            pivots = echelon_pivots(echelon, rank)
-    return rows, set(pivots)
-
-
-def _guessed_pivots(residues, p):
-    """Columns on which the rows have a non-singular minor modulo ``p``, each row's last non-zero one left free; or None."""
-    columns, taken = [], set()
-    for row in residues[::-1]:
-        column = next((j for j in np.flatnonzero(row)[::-1].tolist() if j not in taken), None)
-        if column is None:
-            return None
-        columns.append(column)
-        taken.add(column)
-    if columns and modular_echelon(np.ascontiguousarray(residues[:, columns]), p)[1] < len(columns):
-        return None
-    return columns
+    profile = modular_rank_profile(residues.T, p)
+    return profile.columns, set(profile.rows)
 
 
 def _residue_rows(vectors, D, p):
@@ -469,7 +444,7 @@ def _independent_columns(network, patterns, modular, compressed, columns, p):
         compressed = sparse_compressed_jacobian(J_mod, p, len(columns) + 8) if len(J_mod) > len(columns) + 8 else J_mod
     else:
         compressed = compressed[:, columns]
-    return len(compressed) >= len(columns) and flint.nmod_mat(*compressed.shape, compressed.ravel().tolist(), p).rank() == len(columns)
+    return len(compressed) >= len(columns) and modular_rank_profile(compressed, p).rank == len(columns)
 
 
 def _echelon_batches(rows, D, n_jobs, scheduler):
