@@ -201,7 +201,7 @@ def low_rank_arrays(draw):
 
 
 @settings(max_examples=150, deadline=None)
-@given(low_rank_arrays(), st.sampled_from([2, 7, 1048573, 4194301]))
+@given(low_rank_arrays(), st.sampled_from([2, 7, 1048573, 4194301, 268435399]))
 def test_modular_rank_profile_is_the_echelon_forms_pivots_with_a_non_singular_minor(A, p):
     profile = linalg.modular_rank_profile(A, p)
     pivots, _ = rref(A.tolist(), A.shape[1], p)
@@ -210,8 +210,3 @@ def test_modular_rank_profile_is_the_echelon_forms_pivots_with_a_non_singular_mi
     if profile.rank:
         minor = np.mod(A[np.ix_(profile.rows, profile.columns)], p)
         assert flint.nmod_mat(minor.tolist(), p).rank() == profile.rank
-
-
-def test_modular_rank_profile_refuses_a_prime_its_floats_cannot_hold():
-    with pytest.raises(ValueError, match="below 2\\^22"):
-        linalg.modular_rank_profile(np.eye(2, dtype=np.int64), 2**31 - 1)

@@ -185,8 +185,8 @@ def modular_rank_profile(residues: Any, p: int) -> RankProfile:
     The same answer as the pivots of :func:`modular_echelon` (the columns)
     but without leaving numpy: a blocked LU decomposition with row pivoting
     in float64, exact because every entry stays below ``p / 2`` in absolute
-    value and every sum of products below ``2^53`` (so ``p`` must be below
-    ``2^22``). Blocks of 32 columns are eliminated one column at a time; the
+    value and every sum of products below ``2^53`` (for ``p`` below ``2^22``;
+    a larger prime takes two echelon forms in flint instead). Blocks of 32 columns are eliminated one column at a time; the
     columns after them are then updated by one matrix product. Converting a
     large array to a flint matrix costs more than this whole elimination.
 
@@ -195,7 +195,7 @@ def modular_rank_profile(residues: Any, p: int) -> RankProfile:
     residues : numpy.ndarray
         Integers (any sign; they are reduced modulo ``p``).
     p : int
-        A prime below ``2^22``.
+        A prime.
 
     Returns
     -------
@@ -203,19 +203,17 @@ def modular_rank_profile(residues: Any, p: int) -> RankProfile:
         ``rank``, then ``rows`` and ``columns`` (lists of indices, ``columns``
         increasing) on which ``residues`` has a non-singular minor modulo ``p``.
 
-    Raises
-    ------
-    ValueError
-        If ``p`` is not below ``2^22``.
-
     Examples
     --------
     >>> modular_rank_profile(np.array([[0, 2, 4], [0, 1, 2], [1, 0, 0]]), 7)
     RankProfile(rank=2, rows=[2, 1], columns=[0, 1])
     """
-    if not 1 < p < _PROFILE_MODULUS:
-        raise ValueError(f"modular_rank_profile needs a prime below 2^22, not {p}")
     A = np.asarray(residues, dtype=np.int64) % p
+    if p >= _PROFILE_MODULUS:  # float64 cannot hold the products: two echelon forms in flint
+        echelon, rank = modular_echelon(A, p)
+        columns = echelon_pivots(echelon, rank) if rank else []
+        transposed, _ = modular_echelon(np.ascontiguousarray(A[:, columns].T), p)
+        return RankProfile(rank, echelon_pivots(transposed, rank) if rank else [], columns)
     A = A.astype(np.float64)
     with one_blas_thread():  # BLAS threads waiting for busy cores cost more than the products
         return _rank_profile(A, p)

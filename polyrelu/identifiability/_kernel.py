@@ -51,8 +51,8 @@ import flint
 import numpy as np
 
 from ..geometry.linalg import (
-    echelon_pivots,
     modular_echelon,
+    modular_rank_profile,
     nullspace,
     solve_nonsingular,
 )
@@ -382,7 +382,7 @@ def _block_kernel(blocks, residues, chosen, columns, p, rank=None):
     basis, nullity = flint.fmpz_mat([M[r] for r in rows]).nullspace()
     vectors = [[int(basis[a, k]) for a in range(g)] for k in range(nullity)]
     product = flint.fmpz_mat(M) * flint.fmpz_mat([list(col) for col in zip(*vectors)])
-    if any(int(v) for v in product.entries()):
+    if not product.is_zero():
         return []  # an unlucky prime: the rows chosen modulo p did not have the block's rank
     return [{c: v for c, v in zip(columns, vec) if v} for vec in vectors]
 
@@ -394,16 +394,15 @@ def independent_rows(M, r, p):
     sample first, and None is returned if the rank modulo ``p`` is lower.
     """
     if r is None:
-        echelon, rank = modular_echelon(M.T, p)
-        return echelon_pivots(echelon, rank)
+        return sorted(modular_rank_profile(M, p).rows)
     # rows that vanish on these columns cannot help; the support of a kernel vector often meets few rows
     live = np.flatnonzero(M.any(axis=1))
     order = live[np.random.default_rng(0).permutation(len(live))]
     for size in (min(len(live), 2 * r + 8), len(live)):
         rows = np.sort(order[:size])
-        echelon, rank = modular_echelon(M[rows].T, p)
-        if rank == r:
-            return [int(rows[j]) for j in echelon_pivots(echelon, r)]
+        profile = modular_rank_profile(M[rows], p)
+        if profile.rank == r:
+            return sorted(rows[profile.rows].tolist())
         if size == len(live):
             break
     return None
