@@ -291,6 +291,12 @@ def jacobian_columns(widths, factors, columns):
     for l in np.unique(positions[:, 0]).tolist():  # the columns of one layer at once: P_l[:, i] Q_l[q, :]
         chosen = np.flatnonzero(positions[:, 0] == l)
         neurons, inputs = positions[chosen, 1], positions[chosen, 2]
-        products = P[l][:, 1:, 1 + neurons][:, :, None, :] * Q[l][:, inputs, :].transpose(0, 2, 1)[:, None, :, :]
-        out[:, chosen] = products.reshape(-1, len(chosen))
+        # (R, m, k) and (R, n0 + 1, k): the columns' axis innermost in both
+        outputs = P[l][:, 1:, 1 + neurons]
+        inputs_ = np.ascontiguousarray(Q[l].transpose(0, 2, 1))[:, :, inputs]
+        block = (outputs[:, :, None, :] * inputs_[:, None, :, :]).reshape(-1, len(chosen))
+        if chosen[-1] - chosen[0] == len(chosen) - 1:  # a run of columns (the usual case): a slice, not a scatter
+            out[:, chosen[0] : chosen[-1] + 1] = block
+        else:
+            out[:, chosen] = block
     return out
