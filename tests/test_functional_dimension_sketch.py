@@ -14,6 +14,9 @@ from polyrelu import ReLUNetwork, canonical_complex, functional_dimension
 from polyrelu.identifiability._jacobian import (
     integer_jacobian,
     integer_layers,
+    jacobian_columns,
+    jacobian_factors,
+    sparse_compressed_columns,
     sparse_compressed_jacobian,
 )
 from polyrelu.identifiability._kernel import _screened_ranks
@@ -70,6 +73,24 @@ def test_the_sparse_sketch_is_an_image_of_the_rows_and_keeps_the_rank_here(rows,
     # every combination lies in J's row space modulo p: stacking them adds nothing
     assert reference.rank([*J.tolist(), *S.tolist()], p=P) == true_rank
     assert reference.rank(S.tolist(), p=P) <= true_rank
+
+
+@settings(max_examples=20, deadline=None, derandomize=True, database=None)
+@given(arch=st.sampled_from([(2, 3, 3, 1), (3, 4, 2, 2), (1, 5, 3, 3), (2, 3, 2, 3, 1)]), seed=st.integers(0, 10**6),
+       fraction=st.floats(0.1, 1.0), extra=st.integers(1, 12))
+def test_the_sketch_from_the_factors_is_the_sketch_of_the_jacobians_columns(arch, seed, fraction, extra):
+    """The same combinations (the same deals), computed per combination from the factors without forming J."""
+    net = ReLUNetwork.random(arch, seed=seed, kind="gaussian")
+    patterns = [r.signs for r in canonical_complex(net).regions()]
+    layers, _ = integer_layers(net)
+    factors = jacobian_factors(net, patterns, [(L % P).astype(np.int64) for L in layers], modulus=P)
+    D = net.architecture.num_parameters
+    rng = np.random.default_rng(seed)
+    columns = rng.permutation(D)[: max(1, int(fraction * D))].tolist()  # any subset, in any order
+    N = len(patterns) * arch[-1] * (arch[0] + 1)
+    rows = max(1, min(N - 1, len(columns) + extra))
+    expected = sparse_compressed_jacobian(jacobian_columns(arch, factors, columns) % P, P, rows, seed=seed)
+    assert (sparse_compressed_columns(arch, factors, columns, P, rows, seed=seed) == expected).all()
 
 
 def test_the_sparse_sketch_refuses_a_prime_its_int64_sums_cannot_hold():

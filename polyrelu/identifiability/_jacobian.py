@@ -26,6 +26,7 @@ __all__ = [
     "distinct_rows",
     "compressed_jacobian",
     "sparse_compressed_jacobian",
+    "sparse_compressed_columns",
     "nonzero_columns",
     "parameter_position",
     "integer_layers",
@@ -198,20 +199,79 @@ def sparse_compressed_jacobian(J_mod, p, rows, seed=0):
     numpy.ndarray
         ``rows × D`` int64 residues.
     """
-    rng = np.random.default_rng(seed)
     N, D = J_mod.shape
     if not 1 < p < COMPRESSION_MODULUS or N >= rows * 2**20:
         raise ValueError(f"sparse_compressed_jacobian needs a prime below 2^20 and N / rows below 2^20, not {p} and {N} / {rows}")
     out = np.zeros((rows, D), dtype=np.int64)
-    for _ in range(3):
-        order = rng.permutation(N)
-        weights = rng.integers(1, p, N)
+    for order, weights in _deals(N, p, rows, seed):
         # products below 2^40, 3 ⌈N / rows⌉ of them per entry: int64 holds the sums; chunks of `rows` rows
         # (not one product of all of them: its temporaries cost more than the arithmetic)
         for a in range(0, N, rows):
             dealt = order[a : a + rows]
             out[: len(dealt)] += J_mod[dealt] * weights[a : a + rows, None]
     return out % p
+
+
+def _deals(N, p, rows, seed):
+    """The three deals of :func:`sparse_compressed_jacobian`: row ``order[t]`` enters combination ``t % rows`` with weight ``weights[t]``."""
+    rng = np.random.default_rng(seed)
+    return [(rng.permutation(N), rng.integers(1, p, N)) for _ in range(3)]
+
+
+def sparse_compressed_columns(widths, factors, columns, p, rows, seed=0):
+    """:func:`sparse_compressed_jacobian` of the ``columns`` of ``J`` modulo ``p``, from the factors, without ``J``.
+
+    The same array as ``sparse_compressed_jacobian(jacobian_columns(widths,
+    factors, columns) % p, p, rows, seed)``. Row ``n = (R, o, q)`` of ``J``
+    has ``P_l[R, 1 + o, 1 + i] Q_l[R, j, q]`` in the column of parameter
+    ``(l, i, j)``, so a combination ``s`` of rows is, on layer ``l``'s
+    columns, ``Σ_n w_n P_l[R_n, 1 + o_n, 1 + ·]^T Q_l[R_n, ·, q_n]``: per
+    combination, a product of two thin matrices (its rows ``n`` side by
+    side), all combinations at once in one batched product. ``J`` itself
+    (``N × len(columns)`` entries) is never formed.
+
+    Parameters
+    ----------
+    widths : the network's widths
+    factors : the factors ``(P, Q)`` of ``J`` modulo ``p`` (:func:`jacobian_factors` with ``modulus=p``)
+    columns : sequence of int
+    p, rows, seed : int
+        As for :func:`sparse_compressed_jacobian` (``p`` below :data:`COMPRESSION_MODULUS`).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``rows × len(columns)`` int64 residues.
+    """
+    P, Q = factors
+    R, m, n0 = len(P[0]), widths[-1], widths[0]
+    N = R * m * (n0 + 1)
+    if not 1 < p < COMPRESSION_MODULUS or N >= rows * 2**20:
+        raise ValueError(f"sparse_compressed_columns needs a prime below 2^20 and N / rows below 2^20, not {p} and {N} / {rows}")
+    # every (row, combination, weight) of the three deals, grouped by combination, each group padded to one length
+    deals = _deals(N, p, rows, seed)
+    row = np.concatenate([order for order, _ in deals])
+    weight = np.concatenate([weights for _, weights in deals])
+    combination = np.concatenate([np.arange(N) % rows] * 3)
+    by_combination = np.argsort(combination, kind="stable")
+    row, weight, combination = row[by_combination], weight[by_combination], combination[by_combination]
+    starts = np.searchsorted(combination, np.arange(rows))
+    slot = np.arange(3 * N) - starts[combination]
+    length = int(slot.max()) + 1
+    region, output, coordinate = np.unravel_index(row, (R, m, n0 + 1))
+    positions = np.array([parameter_position(widths, c) for c in columns]).reshape(-1, 3)
+    out = np.empty((rows, len(columns)), dtype=np.int64)
+    for l in np.unique(positions[:, 0]).tolist():
+        # left[s, t, i] = w P_l[R, 1 + o, 1 + i], right[s, t, j] = Q_l[R, j, q] for the t-th row (R, o, q) dealt to s:
+        # residues below 2^20, so each sum of `length` products is exact in float64
+        left = np.zeros((rows, length, widths[l + 1]))
+        left[combination, slot] = P[l][region, 1 + output, 1:] * weight[:, None] % p
+        right = np.zeros((rows, length, widths[l] + 1))
+        right[combination, slot] = Q[l][region, :, coordinate]
+        block = np.matmul(left.transpose(0, 2, 1), right).reshape(rows, -1)  # column i (n_l + 1) + j
+        chosen = np.flatnonzero(positions[:, 0] == l)
+        out[:, chosen] = block[:, positions[chosen, 1] * (widths[l] + 1) + positions[chosen, 2]].astype(np.int64) % p
+    return out
 
 
 def nonzero_columns(widths, factors):

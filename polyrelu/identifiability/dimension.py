@@ -65,7 +65,7 @@ from ._jacobian import (
     jacobian_columns,
     jacobian_factors,
     nonzero_columns,
-    sparse_compressed_jacobian,
+    sparse_compressed_columns,
 )
 from ._kernel import (
     independent_rows,
@@ -431,8 +431,8 @@ def _independent_columns(network, patterns, modular, compressed, columns, p):
 
     The combinations: ``compressed`` (rows spanning ``J``'s row space) if
     given, else a sparse sketch of ``J``'s columns modulo ``p``
-    (:func:`~polyrelu.identifiability._jacobian.sparse_compressed_jacobian`, a
-    few more rows than columns). Either is a true image of ``J``: True
+    (:func:`~polyrelu.identifiability._jacobian.sparse_compressed_columns`, a
+    few more rows than columns, from the factors without forming ``J``). Either is a true image of ``J``: True
     certifies that the columns are independent over Q.
     """
     if not columns:
@@ -440,8 +440,11 @@ def _independent_columns(network, patterns, modular, compressed, columns, p):
     if not patterns:
         return False
     if compressed is None:
-        J_mod = jacobian_columns(network.architecture.widths, modular, columns) % p
-        compressed = sparse_compressed_jacobian(J_mod, p, len(columns) + 8) if len(J_mod) > len(columns) + 8 else J_mod
+        widths = network.architecture.widths
+        if len(patterns) * widths[-1] * (widths[0] + 1) > len(columns) + 8:
+            compressed = sparse_compressed_columns(widths, modular, columns, p, len(columns) + 8)
+        else:
+            compressed = jacobian_columns(widths, modular, columns) % p
     else:
         compressed = compressed[:, columns]
     return len(compressed) >= len(columns) and modular_rank_profile(compressed, p).rank == len(columns)
