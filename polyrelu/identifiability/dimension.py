@@ -367,11 +367,17 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
             if len(found) + H > len(residues):  # the fallback added vectors: choose again
                 chosen, _ = _kernel_pivots(np.concatenate([known, _residue_rows(found, D, p)]), p)
             beyond = [found[k - H] for k in chosen if k >= H]
-            zero_value = Fraction(0)
-            extra = tuple(tuple(Fraction(vec[j]) * c if j in vec else zero_value for j, c in enumerate(column_scale))
-                          for vec in beyond)
+            extra = tuple(_dense_direction(vec, column_scale) for vec in beyond)
         return FunctionalDimension(rank, D - H, D, H, len(patterns), "exact", p, extra)
     raise GeometryError(f"no rank certificate for {network.name or 'the network'} with the primes tried")
+
+
+def _dense_direction(vector, column_scale):
+    """A kernel vector of ``J`` given as ``{column: value}``, as a parameter direction: every entry, times its column's scale."""
+    out = [Fraction(0)] * len(column_scale)
+    for j, v in vector.items():
+        out[j] = Fraction(v) * column_scale[j]
+    return tuple(out)
 
 
 def _kernel_pivots(residues, p):
