@@ -6,6 +6,7 @@
 #   make test   - the same, plus the test tools (the test extra: pytest, hypothesis, Sage's polyhedra, mkdocs,
 #                 mypy, import-linter), torch and scikit-learn, then run the test suite (doctests included)
 #   make typecheck - mypy on the public modules (configured in pyproject.toml)
+#   make lint   - ruff: unused imports, undefined names, import order (configured in pyproject.toml)
 #   make docs   - build the documentation site into site/ (mkdocs, API reference from the docstrings)
 #   make docs-images - redraw every image in docs/img with the current plot functions (seeded: the same images)
 #   make install-check - build the wheel, install it with plain pip into a fresh virtual environment and run the
@@ -23,7 +24,7 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # build this machine kind carries (a newer torch from PyPI is the CUDA build: gigabytes the tests never use).
 TORCH_TESTED := torch==2.13.0
 
-.PHONY: demo test typecheck docs docs-images bench install-check system-deps clean
+.PHONY: demo test typecheck lint docs docs-images bench install-check system-deps clean
 
 demo: $(DEMOENV)
 	$(BIN)/polyrelu demo
@@ -37,6 +38,9 @@ test: $(TESTENV)
 # the files and the strictness per module are in pyproject.toml's [tool.mypy]
 typecheck: $(TESTENV)
 	$(BIN)/python -m mypy
+
+lint: $(TESTENV)
+	$(BIN)/python -m ruff check polyrelu tests benchmarks examples
 
 install-check: $(TESTENV)
 	$(BIN)/python -m pytest -m slow tests/test_packaging.py

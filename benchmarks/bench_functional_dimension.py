@@ -31,13 +31,17 @@ import argparse
 import datetime
 import platform
 import sys
-
 import time
 
 import flint
 from _timing import best_of
 
-from polyrelu import ReLUNetwork, canonical_complex, float_functional_dimension, functional_dimension
+from polyrelu import (
+    ReLUNetwork,
+    canonical_complex,
+    float_functional_dimension,
+    functional_dimension,
+)
 from polyrelu.examples import generic_network, seeded_gaussian_network
 from polyrelu.identifiability._jacobian import integer_jacobian
 

@@ -22,7 +22,13 @@ import time
 
 import numpy as np
 
-from polyrelu import ReLUNetwork, canonical_complex, identifiability_report, network_oracle, recover_network
+from polyrelu import (
+    ReLUNetwork,
+    canonical_complex,
+    identifiability_report,
+    network_oracle,
+    recover_network,
+)
 from polyrelu.cli.survey import recovery_outcome
 
 
