@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import polyrelu.identifiability._kernel as kernel_module
 import polyrelu.identifiability.dimension as dimension
 from polyrelu import ReLUNetwork, canonical_complex, functional_dimension
 from polyrelu.examples import seeded_gaussian_network
@@ -94,6 +95,33 @@ def test_local_kernel_finds_the_deficient_networks_lost_parameters():
     J = jacobian(DEFICIENT, patterns, layers)
     dense = [[int(Fraction(v[c])) if c in v else 0 for c in range(J.shape[1])] for v in found]
     assert found and flint.fmpz_mat(dense).rank() > 0
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_block_kernel_from_too_few_rows_is_refused_by_the_exact_check(shared, monkeypatch):
+    """As if the prime were unlucky: the rows chosen modulo p miss some of the stack's rank, so the null space of
+    those rows is too large, and the check against every row of the stack (shared or not) must refuse it."""
+    rng = np.random.default_rng(5)
+    blocks = np.array(rng.integers(-9, 10, (6, 3, 4)).tolist(), dtype=object)  # 18 rows of rank 4: no kernel
+    blocks[0, 0] = [0, 0, 0, 0]
+    residues = (blocks % P).astype(np.int64)
+    chosen = np.arange(6)
+    honest = kernel_module._block_kernel(blocks, residues, chosen, [10, 11, 12, 13], P, None,
+                                         kernel_module._ExactRows(blocks) if shared else None)
+    assert honest == []
+    monkeypatch.setattr(kernel_module, "independent_rows", lambda M, r, p: [1, 2])  # rank 2 of the true 4
+    refused = kernel_module._block_kernel(blocks, residues, chosen, [10, 11, 12, 13], P, 2,
+                                          kernel_module._ExactRows(blocks) if shared else None)
+    assert refused == []
+    # the same two rows on a stack they do span give its kernel, checked and primitive
+    spanned = np.array([[list(blocks[0, 1]), list(blocks[0, 2]), list(blocks[0, 1])]] * 2, dtype=object)
+    found = kernel_module._block_kernel(spanned, (spanned % P).astype(np.int64), np.arange(2), [10, 11, 12, 13], P, 2,
+                                        kernel_module._ExactRows(spanned) if shared else None)
+    assert len(found) == 2
+    for vector in found:
+        assert math.gcd(*vector.values()) == 1
+        for row in spanned.reshape(-1, 4).tolist():
+            assert sum(row[c - 10] * v for c, v in vector.items()) == 0
 
 
 def test_sparse_kernel_refuses_a_support_that_cannot_hold_the_vector():
