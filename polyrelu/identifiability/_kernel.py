@@ -68,7 +68,7 @@ from ._parameters import offsets
 __all__ = ["local_kernel", "stable_kernel", "paired_kernel", "sparse_kernel", "independent_rows"]
 
 
-def local_kernel(network, patterns, factors, p):
+def local_kernel(network, patterns, factors, p, zero_columns=frozenset()):
     """Exact kernel vectors of ``J`` supported on one neuron's incoming row and bias, or on its outgoing weights.
 
     Parameters
@@ -79,13 +79,19 @@ def local_kernel(network, patterns, factors, p):
         (:func:`~polyrelu.identifiability._jacobian.jacobian_factors`)
     p : int
         A prime, to find the rows that decide each block's rank.
+    zero_columns : set of int
+        Columns of ``J`` known to vanish (checked exactly by the caller): left
+        out of every block, since a block's kernel is their unit vectors plus
+        the kernel of its other columns, and most deficient blocks owe their
+        whole kernel to them.
 
     Returns
     -------
     list of dict
         Each vector as ``{column: int}`` (its non-zero entries), verified
-        against every row of ``J`` in integers. Blocks whose rank modulo ``p``
-        is full are skipped: their exact rank is full too.
+        against every row of ``J`` in integers; none of them a unit vector of
+        ``zero_columns``. Blocks whose rank modulo ``p`` is full (on the
+        columns kept) are skipped: their exact rank is full too.
     """
     P, Q = factors
     arch = network.architecture
@@ -99,12 +105,14 @@ def local_kernel(network, patterns, factors, p):
         # incoming rows of layer l's neurons: Q_l depends on the pattern of the earlier layers only
         blocks, residues, owner, live = _incoming_blocks(factors, signs[:, : first_neuron[l]], l, p)
         columns = [[b_off + i] + [w_off + i * widths[l] + j for j in range(widths[l])] for i in range(widths[l + 1])]
-        found += _block_kernels(blocks, residues, [np.unique(owner[live[:, i]]) for i in range(widths[l + 1])], columns, p)
+        found += _block_kernels(blocks, residues, [np.unique(owner[live[:, i]]) for i in range(widths[l + 1])], columns, p,
+                                zero_columns)
         # outgoing weights of the neurons of hidden layer l - 1: P_l depends on the pattern of layer l and later
         blocks, residues, owner = _distinct_blocks(P[l][:, 1:, 1:], signs[:, first_neuron[l] :], p)
         live = (Q[l][:, 1:, :] != 0).any(axis=2)
         columns = [[w_off + i * widths[l] + j for i in range(widths[l + 1])] for j in range(widths[l])]
-        found += _block_kernels(blocks, residues, [np.unique(owner[live[:, j]]) for j in range(widths[l])], columns, p)
+        found += _block_kernels(blocks, residues, [np.unique(owner[live[:, j]]) for j in range(widths[l])], columns, p,
+                                zero_columns)
     return found
 
 
@@ -127,7 +135,7 @@ def _incoming_blocks(factors, earlier_signs, l, p):
     return blocks, residues, owner, (P[l][:, 1:, 1:] != 0).any(axis=1)
 
 
-def _block_kernels(blocks, residues, members, columns, p):
+def _block_kernels(blocks, residues, members, columns, p, zero_columns=frozenset()):
     """The exact kernels of the stacked blocks ``members[i]`` over ``columns[i]``, for every ``i`` (:func:`_block_kernel`).
 
     Most stacks have full rank: a lower bound on each one's rank modulo ``p``
@@ -137,8 +145,9 @@ def _block_kernels(blocks, residues, members, columns, p):
     found = []
     every_row = _ExactRows(blocks)  # the stacks share their blocks: converted to flint once, if ever
     for chosen, block_columns, rank in zip(members, columns, _screened_ranks(residues, members, p)):
-        if rank != len(block_columns):
-            found += _block_kernel(blocks, residues, chosen, block_columns, p, rank, every_row)
+        keep = [k for k, c in enumerate(block_columns) if c not in zero_columns]
+        if rank != len(keep):  # the zero columns add nothing to the rank
+            found += _block_kernel(blocks, residues, chosen, block_columns, p, rank, every_row, keep)
     return found
 
 
@@ -379,17 +388,22 @@ class _IncomingImage:
         return not image.any()
 
 
-def _block_kernel(blocks, residues, chosen, columns, p, rank=None, every_row=None):
+def _block_kernel(blocks, residues, chosen, columns, p, rank=None, every_row=None, keep=None):
     """The exact kernel of the stacked blocks ``chosen`` (rows over ``columns``), verified; empty if its rank is full.
 
     ``residues`` are the blocks modulo ``p``; ``rank``, if given, a lower bound on the stack's rank modulo ``p``
     (:func:`_screened_ranks`). Without it, the rank modulo ``p`` is read off a few random combinations of the rows
     first (full rank modulo ``p`` is full rank over Q: most blocks stop there). The rank tells how many
     independent rows to pick from a small sample, and the exact kernel of those rows is checked on all
-    (through ``every_row``, an :class:`_ExactRows` of ``blocks``, if given).
+    (through ``every_row``, an :class:`_ExactRows` of ``blocks``, if given). With ``keep`` (positions in
+    ``columns``), only those columns: the kernel on them, extended by zeros.
     """
-    g = len(columns)
-    M_mod = residues[chosen].reshape(-1, g)
+    if keep is None:
+        keep = list(range(len(columns)))
+    g = len(keep)
+    if not g:
+        return []
+    M_mod = residues[chosen][:, :, keep].reshape(-1, g)
     if rank is None and p < COMPRESSION_MODULUS and len(M_mod) > g + 8:
         _, rank = modular_echelon(compressed_jacobian(M_mod, p, g + 4), p)
     if rank == g:
@@ -402,19 +416,23 @@ def _block_kernel(blocks, residues, chosen, columns, p, rank=None, every_row=Non
         return []
     if not rows:
         return []  # zero columns (modulo p): unit vectors, found elsewhere if exact
-    M = blocks[chosen].reshape(-1, g)  # exact integers (the exact factors are object arrays)
+    M = blocks[chosen][:, :, keep].reshape(-1, g)  # exact integers (the exact factors are object arrays)
     basis, nullity = flint.fmpz_mat(M[rows].tolist()).nullspace()
     # fraction-free null vectors carry minors' worth of digits (up to 1,800 bits on 2→16→16→16→1) that a common
     # factor accounts for: divided out, most have entries of a few bits, and every product with them is cheaper
     vectors = [[int(basis[a, k]) for a in range(g)] for k in range(nullity)]
     vectors = [[v // content for v in vector] for vector, content in ((vector, math.gcd(*vector)) for vector in vectors)]
     if every_row is not None:
-        checked = every_row.vanishes(chosen, vectors)
+        padded = [[0] * len(columns) for _ in vectors]
+        for vector, full in zip(vectors, padded):
+            for k, v in zip(keep, vector):
+                full[k] = v
+        checked = every_row.vanishes(chosen, padded)
     else:
         checked = (flint.fmpz_mat(M.tolist()) * flint.fmpz_mat([list(col) for col in zip(*vectors)])).is_zero()
     if not checked:
         return []  # an unlucky prime: the rows chosen modulo p did not have the block's rank
-    return [{c: v for c, v in zip(columns, vec) if v} for vec in vectors]
+    return [{columns[k]: v for k, v in zip(keep, vec) if v} for vec in vectors]
 
 
 def independent_rows(M, r, p):
