@@ -130,3 +130,22 @@ def test_kernel_pivots_choose_greedily_and_give_a_non_singular_minor(vectors, D,
     assert len(pivots) == len(chosen)
     minor = [[rows[k][j] for j in sorted(pivots)] for k in chosen]
     assert reference.rank(minor, p=P) == len(chosen)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, database=None)
+@given(arch=st.sampled_from([(2, 3, 3, 1), (1, 3, 3, 2), (2, 2, 3, 2, 1)]), seed=st.integers(0, 10**6))
+def test_columns_certified_by_the_patterns_alone_are_zero_columns(arch, seed):
+    # entries in -1..1: dead and rarely active neurons, so that many columns are certified
+    net = ReLUNetwork.random(arch, seed=seed, kind="integer", bound=1)
+    patterns = [r.signs for r in canonical_complex(net).regions()]
+    if not patterns:
+        return
+    J = integer_jacobian(net, patterns)
+    certified = dimension._never_active_columns(arch, patterns, range(J.shape[1]))
+    assert all(not J[:, c].any() for c in certified)
+    # and it is not vacuous: a column whose masks never meet is found (the first layer's bias of a dead neuron)
+    signs = np.array(patterns).reshape(len(patterns), -1) > 0
+    dead = [i for i in range(arch[1]) if not signs[:, i].any()]
+    if dead and len(arch) > 2:
+        bias_of_dead = arch[0] * arch[1] + dead[0]
+        assert bias_of_dead in certified

@@ -65,6 +65,7 @@ from ._jacobian import (
     jacobian_columns,
     jacobian_factors,
     nonzero_columns,
+    parameter_position,
     sparse_compressed_columns,
 )
 from ._kernel import (
@@ -282,23 +283,29 @@ def scaling_directions(network: ReLUNetwork) -> tuple[FractionVector, ...]:
     the order of :meth:`~polyrelu.network.ReLUNetwork.parameters`.
     """
     arch = require_instance(network, ReLUNetwork, "network", "scaling_directions").architecture
-    positions = offsets(arch.widths)
+    theta = network.parameters()
     out = []
-    for l, n in enumerate(arch.hidden_widths, start=1):
-        W, b = network.layers[l - 1]
-        W_next = network.layers[l][0]
-        p = arch.widths[l - 1]
-        for i in range(n):
-            vec = [Fraction(0)] * arch.num_parameters
-            w_off, b_off = positions[l - 1]
-            for j in range(p):
-                vec[w_off + i * p + j] = W[i][j]
-            vec[b_off + i] = b[i]
-            nw_off, _ = positions[l]
-            for r in range(arch.widths[l + 1]):
-                vec[nw_off + r * n + i] = -W_next[r][i]
-            out.append(tuple(vec))
+    for incoming, outgoing in _scaling_positions(arch.widths):
+        vec = [Fraction(0)] * arch.num_parameters
+        for j in incoming:
+            vec[j] = theta[j]
+        for j in outgoing:
+            vec[j] = -theta[j]
+        out.append(tuple(vec))
     return tuple(out)
+
+
+def _scaling_positions(widths):
+    """Per hidden neuron, in order: the positions of its incoming row and bias, and of its outgoing weights."""
+    positions = offsets(widths)
+    out = []
+    for l, n in enumerate(widths[1:-1], start=1):
+        p = widths[l - 1]
+        (w_off, b_off), (nw_off, _) = positions[l - 1], positions[l]
+        for i in range(n):
+            out.append(([w_off + i * p + j for j in range(p)] + [b_off + i], [nw_off + r * n + i for r in range(widths[l + 1])]))
+    return out
+
 
 # -- the certificate ----------------------------------------------------------------------------
 
@@ -311,7 +318,6 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
     # J = J_true · diag(s): the column of a layer-l parameter carries the product of the other layers' scales
     total = math.prod(scales)
     column_scale = [total // scales[l] for l, (p, n) in enumerate(zip(widths, widths[1:])) for _ in range(n * (p + 1))]
-    scaling = scaling_directions(network)
     factors = jacobian_factors(network, patterns, layers) if patterns else None  # exact, for every prime
 
     rows = len(patterns) * arch.output_dim * (arch.input_dim + 1)
@@ -331,11 +337,12 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
             compressed = np.concatenate(parts)
         # the upper bound first: kernel vectors known by theory (the scaling directions, residues modulo p) and
         # exact verified ones, of which the independent ones modulo p (hence over Q) bound the rank by D − their number
-        inverse_scale = [pow(c % p, -1, p) for c in column_scale]
+        theta = np.array([residue(t, p) * pow(c % p, -1, p) % p for t, c in zip(network.parameters(), column_scale)],
+                         dtype=np.int64)  # θ_j / c_j modulo p
         known = np.zeros((H, D), dtype=np.int64)
-        for k, vec in enumerate(scaling):
-            for j in (j for j, v in enumerate(vec) if v):
-                known[k, j] = residue(vec[j], p) * inverse_scale[j] % p
+        for k, (incoming, outgoing) in enumerate(_scaling_positions(widths)):
+            known[k, incoming] = theta[incoming]
+            known[k, outgoing] = (p - theta[outgoing]) % p
         found = _kernel_families(network, patterns, factors, modular, column_scale, p)
         residues = np.concatenate([known, _residue_rows(found, D, p)])
         chosen, pivots = _kernel_pivots(residues, p)
@@ -415,7 +422,9 @@ def _kernel_families(network, patterns, factors, modular, column_scale, p):
     widths = network.architecture.widths
     # a column non-zero modulo a prime is non-zero
     maybe_zero = [j for j, moves in enumerate(nonzero_columns(widths, modular)) if not moves]
-    zero = [j for j, column in zip(maybe_zero, jacobian_columns(widths, factors, maybe_zero).T) if not any(column)]
+    inactive = _never_active_columns(widths, patterns, maybe_zero)
+    rest = [j for j in maybe_zero if j not in inactive]
+    zero = sorted(inactive | {j for j, column in zip(rest, jacobian_columns(widths, factors, rest).T) if not any(column)})
     found = [{j: 1} for j in zero]
     with one_blas_thread():  # many small products (the blocks' sketches)
         found += local_kernel(network, patterns, factors, p, frozenset(zero))
@@ -431,6 +440,31 @@ def _kernel_families(network, patterns, factors, modular, column_scale, p):
             seen.add(key)
             distinct.append(vector)
     return distinct
+
+
+def _never_active_columns(widths, patterns, columns):
+    """The ``columns`` of ``J`` that vanish because no region has both the parameter's neuron and its input active.
+
+    Column ``(l, i, q)`` of :func:`~polyrelu.identifiability._jacobian.jacobian`
+    is ``P_l[:, :, 1 + i] ⊗ Q_l[q, :]``, and the factors carry the masks:
+    ``P_l[R, :, 1 + i]`` is zero where neuron ``i`` of hidden layer ``l + 1`` is
+    inactive, ``Q_l[R, q, :]`` where neuron ``q − 1`` of hidden layer ``l`` is
+    (the output layer's neurons and the constant ``q = 0`` are never masked).
+    A column whose two masks never hold together is zero exactly, from the
+    activation patterns alone; the others need the factors.
+    """
+    L = len(widths) - 1
+    signs = np.array(patterns, dtype=int).reshape(len(patterns), -1) > 0
+    first_neuron = np.cumsum([0, *widths[1:-1]]).tolist()
+    always = np.ones(len(patterns), dtype=bool)
+    out = set()
+    for c in columns:
+        l, i, q = parameter_position(widths, c)
+        reader = signs[:, first_neuron[l] + i] if l < L - 1 else always
+        source = signs[:, first_neuron[l - 1] + q - 1] if l >= 1 and q >= 1 else always
+        if not (reader & source).any():
+            out.add(c)
+    return out
 
 
 def _independent_columns(network, patterns, modular, compressed, columns, p):
