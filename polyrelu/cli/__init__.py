@@ -42,6 +42,7 @@ listed in :data:`_PARSERS`) and one that runs it (``_<name>add_command``).
 
 import argparse
 import contextlib
+import io
 import os
 import re
 import signal
@@ -685,13 +686,23 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see {self.prog} --help)")
 
 
+class _Discard(io.TextIOBase):
+    """A text stream that drops what is written to it (no file is opened)."""
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        return len(text)
+
+
 @contextlib.contextmanager
 def _quiet(quiet):
-    """With ``quiet``, the command's stdout and stderr go to the null device (main prints its errors after)."""
+    """With ``quiet``, the command's stdout and stderr are discarded (main prints its errors after)."""
     if not quiet:
         yield
         return
-    with open(os.devnull, "w") as null, contextlib.redirect_stdout(null), contextlib.redirect_stderr(null):
+    with contextlib.redirect_stdout(_Discard()), contextlib.redirect_stderr(_Discard()):
         yield
 
 

@@ -81,17 +81,15 @@ def read_points(
 
     Examples
     --------
-    >>> import tempfile, os
+    >>> import tempfile, os, pathlib
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = os.path.join(tmp, "points.csv")
-    ...     with open(path, "w") as fh:
-    ...         _ = fh.write("0, 0.5, 1/3\\n1, 2, 3\\n")
+    ...     _ = pathlib.Path(path).write_text("0, 0.5, 1/3\\n1, 2, 3\\n")
     ...     read_points(path, width=3)
     ((Fraction(0, 1), Fraction(1, 2), Fraction(1, 3)), (Fraction(1, 1), Fraction(2, 1), Fraction(3, 1)))
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = os.path.join(tmp, "points.csv")
-    ...     with open(path, "w") as fh:
-    ...         _ = fh.write("0, nan\\n")
+    ...     _ = pathlib.Path(path).write_text("0, nan\\n")
     ...     read_points(path)
     Traceback (most recent call last):
     ...
