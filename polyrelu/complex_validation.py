@@ -11,16 +11,20 @@ delegates here, in two steps on plain data:
   vector, ``n0 + 1`` per row, one sign per neuron and per domain facet), ids
   ``0 .. n-1`` in order, a graded covering relation, and the f-vector and
   Euler characteristic, against the cells and against the value they must
-  have (``(-1)^n0`` on ``R^n0``, ``1`` on a polytope).
+  have (``(-1)^n0`` on ``R^n0``, ``1`` on a polytope). A document of format
+  version 2 (compact: every vertex once, the cells as arrays of indices) has
+  its arrays and indices checked, then the items it leaves out rebuilt
+  (:class:`_Expansion`): its cells are then exactly those version 1 stores.
 * :func:`check_document` proves, exactly, that the stored cells are the
   canonical complex of the stored network on the stored domain: the
   geometric checks, which ``from_json(..., trusted=True)`` skips.
 
 Both raise :class:`~polyrelu.errors.ComplexFormatError` naming the cell and
-what is wrong with it. Two helpers serve the checks and the construction in
+what is wrong with it. Three helpers serve the checks and the construction in
 :mod:`polyrelu.complex` alike: :func:`covering_from_signs` (the covering
-relation the sign vectors give) and :func:`lineality_basis` (the canonical
-basis of a lineality space).
+relation the sign vectors give), :func:`lineality_basis` (the canonical
+basis of a lineality space) and :func:`reduced_row` (an inequality reduced
+modulo equations, in integers).
 
 Notes
 -----

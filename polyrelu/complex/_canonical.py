@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-import math
 import os
 from array import array
 from collections.abc import Iterator, Sequence
@@ -30,6 +29,7 @@ from ..complex_validation import (
     covering_from_signs,
     lineality_basis,
     read_document,
+    reduced_row,
 )
 from ..domain import domain_polyhedron
 from ..errors import (
@@ -373,20 +373,10 @@ class _DocumentWriter:
                 row = row_of(j)
                 if signs[j] < 0:
                     row = tuple([-v for v in row])
-                if equations:  # reduce modulo the hull, as reduce_modulo (times eq[p] > 0); cells of one hull share rows
+                if equations:  # reduce modulo the hull; cells of one hull share rows
                     result = reduced.get(row, False)
                     if result is False:
-                        result = row
-                        for eq, p in zip(equations, pivots):
-                            if result[p]:
-                                a, b = eq[p], result[p]
-                                result = [a * x - b * e for x, e in zip(result, eq)]
-                        if any(result[1:]):
-                            g = math.gcd(*result)
-                            result = tuple([x // g for x in result]) if g > 1 else tuple(result)
-                        else:
-                            result = None
-                        reduced[row] = result
+                        result = reduced[row] = reduced_row(row, equations, pivots)
                     row = result
                 elif not any(row[1:]):
                     row = None  # constant: no facet
@@ -731,7 +721,8 @@ class CanonicalComplex:
         ----------
         data : dict, str or path-like
             The document, JSON text (starting with ``{``) or a file, read with
-            its size and nesting bounded by ``limits``.
+            its size and nesting bounded by ``limits``: format version 2 or 1
+            (see :meth:`to_json`).
         trusted : bool
             Skip the geometric checks (for files you wrote yourself with
             polyrelu). The schema and the bookkeeping are checked either way.
@@ -741,15 +732,20 @@ class CanonicalComplex:
         Returns
         -------
         CanonicalComplex
-            Its cells keep the stored representations; nothing is recomputed.
+            Its cells keep the stored representations. Of a version-2
+            document, what it leaves out (interior points, minimal
+            H-representations) is rebuilt from the network, the signs and the
+            covering relation first, exactly as version 1 stores it.
 
         Raises
         ------
         ComplexFormatError
-            Not valid JSON; fails the JSON Schema (the message gives the JSON
-            path of the first error); lengths, ids ``0 .. n-1`` in order, the
-            covering relation's grading, the f-vector or the Euler
-            characteristic do not match the cells. Unless ``trusted``: any
+            Not valid JSON; a version other than 1 and 2; fails the JSON
+            Schema (the message gives the JSON path of the first error);
+            lengths, ids ``0 .. n-1`` in order (version 1), arrays of one entry
+            per cell and indices in range (version 2), the covering relation's
+            grading, the f-vector or the Euler characteristic do not match the
+            cells. Unless ``trusted``: any
             cell that is not exactly the closure of its sign class for the
             stored network (relative interior point, equations, inequalities,
             generators, dimension), a repeated sign vector, a covering
