@@ -410,6 +410,7 @@ def _compact_cells(data, net, domain_rows, shape):
     if any(a >= b for a, b in zip(directions, directions[1:])):
         raise _Refusal("directions", "are not sorted, or repeat one")
     lowest = len(lines)  # the dimension of the cells of points: the lineality space's
+    seen = 0  # points[j] is the point of the j-th cell of the lowest dimension
     for i in range(n):  # indices in range before anything is built from them
         where = f"cell {i}"
         dimension = dimensions[i]
@@ -432,14 +433,14 @@ def _compact_cells(data, net, domain_rows, shape):
             )
         _check_indices(vertices, len(points), where, "vertices", "points")
         _check_indices(rays, len(directions), where, "rays", "directions")
-        if (dimension == lowest) != (i < len(points)):
-            raise _Refusal(
-                where,
-                f"has dimension {dimension}, but points[i] is the point of cell i: the first {len(points)} cells "
-                f"(one per point) are those of dimension {lowest}, and only they",
-            )
-        if i < len(points) and (vertices != [i] or rays):
-            raise _Refusal(where, f"is the cell of points[{i}]: its vertices must be [{i}] and its rays []")
+        if dimension == lowest:  # the cell of the next point
+            if seen == len(points):
+                raise _Refusal(where, f"is a cell of dimension {lowest}, but every point has its cell already")
+            if vertices != [seen] or rays:
+                raise _Refusal(where, f"is the cell of points[{seen}]: its vertices must be [{seen}] and its rays []")
+            seen += 1
+    if seen != len(points):
+        raise _Refusal("points", f"there are {len(points)}, but {seen} cells of dimension {lowest}: one point each")
     for pair in data["covering"]:
         if type(pair) is not list or len(pair) != 2 or not all(type(i) is int and i >= 0 for i in pair):
             raise _Refusal("covering", f"{str(pair)[:60]} is not a pair [i, j] of cell ids")

@@ -172,6 +172,22 @@ def test_version_2_round_trips_on_random_networks(case):
         assert (Path(tmp) / "K.json").read_text(encoding="utf-8") == json.dumps(v2) + "\n"
 
 
+def test_a_complex_numbered_otherwise_is_written_and_read_back():
+    """Read from a version-1 file whose cells are numbered otherwise, a complex keeps its ids: the points follow."""
+    K, _, v1 = complex_and_documents("integer_3_3_3_1_seed0_box")
+    order = list(range(len(v1["cells"])))
+    order.reverse()  # order[new] = old: the regions first, the points last
+    new_id = {old: new for new, old in enumerate(order)}
+    v1["cells"] = [dict(v1["cells"][old], id=new) for new, old in enumerate(order)]
+    v1["covering"] = [[new_id[i], new_id[j]] for i, j in v1["covering"]]
+    renumbered = CanonicalComplex.from_json(v1)
+    v2 = renumbered.to_json()
+    assert v2["cells"]["dim"][0] == 3 and v2["cells"]["dim"][-1] == 0
+    assert v2["cells"]["vertices"][-1] == [len(v2["points"]) - 1]  # the last cell is the last of dimension 0
+    assert CanonicalComplex.from_json(v2) == K
+    assert read_document(v2).cells == read_document(renumbered.to_json(version=1)).cells
+
+
 def test_the_version_is_checked():
     K, _, _ = complex_and_documents("NETWORKS bent line R^2")
     with pytest.raises(UsageError, match="version must be"):
@@ -254,7 +270,8 @@ HOSTILE = {
     "dimension too large": (_set("dim", 3), r"has dimension 3; with 0 lines the cells have dimension 0 \.\. 2", True),
     "a point's cell with another vertex": (_set("vertices", [1], cell=0), r"is the cell of points\[0\]: its vertices must be \[0\]", True),
     "a point's cell with a ray": (_set("rays", [0], cell=0), r"is the cell of points\[0\]: its vertices must be \[0\] and its rays \[\]", True),
-    "a point without its cell": (_extra_point, r"has dimension 1, but points\[i\] is the point of cell i", True),
+    "a point without its cell": (_extra_point, r"points: there are 4, but 3 cells of dimension 0: one point each", True),
+    "a cell of dimension 0 without a point": (_set("dim", 0, cell=3), r"is a cell of dimension 0, but every point has its cell already", True),
     "ragged signs": (_ragged("signs"), r"cells\.signs: has \d+ entries, but cells\.dim has \d+: one entry per cell", True),
     "ragged vertices": (_ragged("vertices"), r"cells\.vertices: has \d+ entries, but cells\.dim has \d+", True),
     "unsorted directions": (_unsorted_directions, r"directions: are not sorted, or repeat one", True),

@@ -81,7 +81,7 @@ def _lattice_generators(K, G, order, signs):
     zero_words = G.zero_masks()
     live = np.ascontiguousarray(np.pad(live, ((0, 0), (0, zero_words.shape[1] * 8 - live.shape[1])))).view("<u8")
     extreme = ~_dominated(zero_words, live, flat, counts, starts, finite[flat])
-    # the points: cell i of the lowest dimension (the first cells) is the point of its only generator
+    # the points: the j-th cell of the lowest dimension (cell j: they come first) is the point of its only generator
     lowest = np.flatnonzero(dimensions == len(G.lines))
     point_of = np.full(len(G.vertices), -1, dtype=np.int64)
     point_of[flat[starts[lowest]]] = np.arange(len(lowest))
