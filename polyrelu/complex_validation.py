@@ -405,19 +405,22 @@ def _compact_cells(data, net, domain_rows, shape):
         if len(columns[key]) != n:
             raise _Refusal(f"cells.{key}", f"has {len(columns[key])} entries, but cells.dim has {n}: one entry per cell")
     lines = tuple(_integers(r, n0, f"lines[{j}]") for j, r in enumerate(data["lines"]))
+    lowest = len(lines)  # the dimension of the cells of points: the lineality space's
+    for i, dimension in enumerate(dimensions):
+        if type(dimension) is not int:
+            raise _Refusal(f"cell {i}", f"has dimension {str(dimension)[:40]}, not an integer")
+        if not lowest <= dimension <= n0:
+            raise _Refusal(f"cell {i}", f"has dimension {dimension}; with {lowest} lines the cells have dimension {lowest} .. {n0}")
+    count = dimensions.count(lowest)
+    if len(data["points"]) != count:  # before any point is converted
+        raise _Refusal("points", f"there are {len(data['points'])}, but {count} cells of dimension {lowest}: one point each")
     points = tuple(_rationals(p, n0, f"points[{j}]") for j, p in enumerate(data["points"]))
     directions = tuple(_integers(r, n0, f"directions[{j}]") for j, r in enumerate(data["directions"]))
     if any(a >= b for a, b in zip(directions, directions[1:])):
         raise _Refusal("directions", "are not sorted, or repeat one")
-    lowest = len(lines)  # the dimension of the cells of points: the lineality space's
     seen = 0  # points[j] is the point of the j-th cell of the lowest dimension
     for i in range(n):  # indices in range before anything is built from them
         where = f"cell {i}"
-        dimension = dimensions[i]
-        if type(dimension) is not int:
-            raise _Refusal(where, f"has dimension {str(dimension)[:40]}, not an integer")
-        if not lowest <= dimension <= n0:
-            raise _Refusal(where, f"has dimension {dimension}; with {lowest} lines the cells have dimension {lowest} .. {n0}")
         signs, domain_signs = columns["signs"][i], columns["domain_signs"][i]
         vertices, rays = columns["vertices"][i], columns["rays"][i]
         # the schema saw entry 0 of each column (see _schema_view): the rest, against the same rules
@@ -433,14 +436,10 @@ def _compact_cells(data, net, domain_rows, shape):
             )
         _check_indices(vertices, len(points), where, "vertices", "points")
         _check_indices(rays, len(directions), where, "rays", "directions")
-        if dimension == lowest:  # the cell of the next point
-            if seen == len(points):
-                raise _Refusal(where, f"is a cell of dimension {lowest}, but every point has its cell already")
+        if dimensions[i] == lowest:  # the cell of the next point
             if vertices != [seen] or rays:
                 raise _Refusal(where, f"is the cell of points[{seen}]: its vertices must be [{seen}] and its rays []")
             seen += 1
-    if seen != len(points):
-        raise _Refusal("points", f"there are {len(points)}, but {seen} cells of dimension {lowest}: one point each")
     for pair in data["covering"]:
         if type(pair) is not list or len(pair) != 2 or not all(type(i) is int and i >= 0 for i in pair):
             raise _Refusal("covering", f"{str(pair)[:60]} is not a pair [i, j] of cell ids")

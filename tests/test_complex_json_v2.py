@@ -271,7 +271,7 @@ HOSTILE = {
     "a point's cell with another vertex": (_set("vertices", [1], cell=0), r"is the cell of points\[0\]: its vertices must be \[0\]", True),
     "a point's cell with a ray": (_set("rays", [0], cell=0), r"is the cell of points\[0\]: its vertices must be \[0\] and its rays \[\]", True),
     "a point without its cell": (_extra_point, r"points: there are 4, but 3 cells of dimension 0: one point each", True),
-    "a cell of dimension 0 without a point": (_set("dim", 0, cell=3), r"is a cell of dimension 0, but every point has its cell already", True),
+    "a cell of dimension 0 without a point": (lambda d: d["cells"]["dim"].__setitem__(3, 0), r"points: there are 3, but 4 cells of dimension 0: one point each", True),
     "ragged signs": (_ragged("signs"), r"cells\.signs: has \d+ entries, but cells\.dim has \d+: one entry per cell", True),
     "ragged vertices": (_ragged("vertices"), r"cells\.vertices: has \d+ entries, but cells\.dim has \d+", True),
     "unsorted directions": (_unsorted_directions, r"directions: are not sorted, or repeat one", True),
