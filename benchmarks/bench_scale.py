@@ -6,17 +6,24 @@ Run from the repository root::
     .venv/bin/python benchmarks/bench_scale.py --stages           # the stage table only (about 5 minutes)
     .venv/bin/python benchmarks/bench_scale.py --growth           # the cost-growth table only
     .venv/bin/python benchmarks/bench_scale.py --stages --before /path/to/old/checkout   # also the old code, same run
+    .venv/bin/python benchmarks/bench_scale.py --read 3,16,16,1  # reading the complex file back, both versions
 
 Networks: ``ReLUNetwork.random(arch, seed=0, kind="gaussian")`` (float64 draws, converted exactly), on R^n0.
 
 **Stage table.** For 2→16→16→16→1, 2→32→32→1, 3→16→16→1, 5→8→8→1 and 6→8→8→1, each in a fresh
 subprocess, after one run of every stage on a small network (first calls pay one-time costs):
-``canonical_complex`` (the build), then ``tropical_weights``, then ``write_json`` to a temporary file. Each stage's CPU time is given as a ratio to the build's in the same process (wall times are printed
+``canonical_complex`` (the build), then ``tropical_weights``, then ``write_json`` to a temporary file: the
+compact version 2 of the complex format (the default), then version 1 (every cell with all its
+representations; skipped above ``--v1-max-cells`` cells, 200,000: it writes gigabytes). Each stage's CPU time is given as a ratio to the build's in the same process (wall times are printed
 too: on a shared machine CPU time is the steadier measure). Workers run on one core (BLAS threads set to 1). Cells per second are per CPU second of the build.
 Bytes per cell are the growth of the process's peak resident set size (``ru_maxrss``) over the build, divided
 by the number of cells; with ``--tracemalloc`` they are tracemalloc's peak during the build instead (Python
 allocations only, and about 3 times slower). ``--before DIR`` runs the same stages with the polyrelu package
-found in DIR (an older checkout), in the same run, for a before/after comparison.
+found in DIR (an older checkout), in the same run, for a before/after comparison (an old package without
+format versions writes version 1).
+
+**Reading back.** ``--read A,B,...`` builds that network's complex, writes both versions, and times
+``CanonicalComplex.from_json`` on each file, with ``trusted=True`` and with every check (CPU seconds).
 
 **Cost-growth table.** For n0 = 2..6, 1..3 hidden layers and widths 8, 16, 32, 64, 128 (every hidden layer of
 one width, one output): the build (cells, CPU seconds, cells per second, bytes per cell as above) and
@@ -35,6 +42,7 @@ must equal polyrelu's (checked; the script exits with status 1 otherwise).
 import argparse
 import datetime
 import functools
+import inspect
 import json
 import os
 import platform
@@ -68,6 +76,8 @@ def warm_up():
     tropical_weights(K)
     with tempfile.TemporaryDirectory() as tmp:
         K.write_json(os.path.join(tmp, "warm.json"))
+        if "version" in inspect.signature(K.write_json).parameters:
+            K.write_json(os.path.join(tmp, "warm1.json"), version=1)
 
 
 def timed(fn):
@@ -76,7 +86,7 @@ def timed(fn):
     return value, time.perf_counter() - w, time.process_time() - c
 
 
-def stage_worker(arch, trace, write):
+def stage_worker(arch, trace, write, v1_max_cells):
     import tracemalloc
 
     from polyrelu import ReLUNetwork, canonical_complex, tropical_weights
@@ -97,11 +107,31 @@ def stage_worker(arch, trace, write):
     _, wall, cpu = timed(lambda: tropical_weights(K))
     out["weights"] = [wall, cpu]
     if write:
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "complex.json")
-            _, wall, cpu = timed(lambda: K.write_json(path))
-            out["json"] = [wall, cpu]
-            out["json_bytes"] = os.path.getsize(path)
+        versioned = "version" in inspect.signature(K.write_json).parameters
+        for version in (2, 1) if versioned else (1,):
+            if version == 1 and len(K) > v1_max_cells:
+                continue
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "complex.json")
+                _, wall, cpu = timed(lambda: K.write_json(path, version=version) if versioned else K.write_json(path))
+                out[f"json_v{version}"] = [wall, cpu, os.path.getsize(path)]
+    print(json.dumps(out))
+
+
+def read_worker(arch):
+    from polyrelu import CanonicalComplex, ReLUNetwork, canonical_complex
+
+    K = canonical_complex(ReLUNetwork.random(arch, seed=0, kind="gaussian"), progress=False)
+    warm_up()
+    out = {"cells": len(K)}
+    with tempfile.TemporaryDirectory() as tmp:
+        for version in (2, 1):
+            path = os.path.join(tmp, f"v{version}.json")
+            _, _, write = timed(lambda: K.write_json(path, version=version))
+            _, _, trusted = timed(lambda: CanonicalComplex.from_json(path, trusted=True))
+            K2, _, checked = timed(lambda: CanonicalComplex.from_json(path))
+            assert K2 == K
+            out[f"v{version}"] = {"bytes": os.path.getsize(path), "write": write, "trusted": trusted, "checked": checked}
     print(json.dumps(out))
 
 
@@ -220,25 +250,43 @@ def seconds(x):
 def stage_table(args):
     roots = [("after", ROOT)] + ([("before", os.path.abspath(args.before))] if args.before else [])
     print("| network | code | cells | build CPU s (wall) | cells/s | bytes/cell | tropical weights CPU s (wall) | ÷ build "
-          "| JSON export CPU s (wall) | ÷ build | JSON MB |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "| JSON v2 export CPU s (wall) | ÷ build | MB | JSON v1 export CPU s (wall) | ÷ build | MB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for arch in STAGE_NETWORKS:
         for label, root in roots:
             # the old writer builds the whole document in memory: tens of GB at 10^5 cells, not run
             write = label == "after" or arch[0] < 5
             extra = (["--tracemalloc"] if args.tracemalloc else []) + ([] if write else ["--no-json"])
+            extra += ["--v1-max-cells", str(args.v1_max_cells)]
             r = run_worker(["stages", ",".join(map(str, arch))] + extra, root)
             if r is None:
                 print(f"| {arrow(arch)} | {label} | – | failed | | | | | | | |", flush=True)
                 continue
             b, w = r["build"], r["weights"]
-            j = r.get("json")
-            json_cells = f"| {seconds(j[1])} ({seconds(j[0])}) | {j[1] / b[1]:.2f} | {r['json_bytes'] / 1e6:.1f} |" if j else "| not run | | |"
+            json_cells = ""
+            for version in (2, 1):
+                j = r.get(f"json_v{version}")
+                json_cells += f"| {seconds(j[1])} ({seconds(j[0])}) | {j[1] / b[1]:.2f} | {j[2] / 1e6:.1f} " if j else "| not run | | "
+            json_cells += "|"
             print(
                 f"| {arrow(arch)} | {label} | {r['cells']:,} | {seconds(b[1])} ({seconds(b[0])}) | {r['cells'] / b[1]:,.0f} "
                 f"| {r['bytes_per_cell']:,.0f} | {seconds(w[1])} ({seconds(w[0])}) | {w[1] / b[1]:.2f} {json_cells}",
                 flush=True,
             )
+
+
+def read_table(arch):
+    r = run_worker(["read", arch])
+    if r is None:
+        print(f"reading {arch}: failed")
+        return
+    print(f"reading the complex of {arrow(arch.split(','))} ({r['cells']:,} cells) back, CPU s:")
+    print("| version | MB | write | from_json(trusted=True) | from_json (checked) |")
+    print("|---|---|---|---|---|")
+    for version in (2, 1):
+        v = r[f"v{version}"]
+        print(f"| {version} | {v['bytes'] / 1e6:.1f} | {seconds(v['write'])} | {seconds(v['trusted'])} | {seconds(v['checked'])} |")
+    print(flush=True)
 
 
 def growth_table(args):
@@ -293,19 +341,25 @@ def main(argv=None):
     parser.add_argument("--baseline-seconds", type=float, default=60.0, help="budget of the PPL baseline per configuration")
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     parser.add_argument("--no-json", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--v1-max-cells", type=int, default=200_000, help="write version 1 only up to this many cells")
+    parser.add_argument("--read", default=None, metavar="A,B,...", help="time reading back the complex of this network")
     args = parser.parse_args(argv)
     if args.worker:
         kind, arch = args.worker[0], tuple(int(v) for v in args.worker[1].split(","))
         if kind == "stages":
-            stage_worker(arch, args.tracemalloc, not args.no_json)
+            stage_worker(arch, args.tracemalloc, not args.no_json, args.v1_max_cells)
+        elif kind == "read":
+            read_worker(arch)
         elif kind == "growth":
             growth_worker(arch, args.baseline_seconds)
         else:
             estimate_worker(arch)
         return 0
-    both = not (args.stages or args.growth)
+    both = not (args.stages or args.growth or args.read)
     print("# bench_scale:", machine_note(), "\n", flush=True)
     failures = []
+    if args.read:
+        read_table(args.read)
     if args.stages or both:
         stage_table(args)
         print(flush=True)

@@ -11,16 +11,20 @@ delegates here, in two steps on plain data:
   vector, ``n0 + 1`` per row, one sign per neuron and per domain facet), ids
   ``0 .. n-1`` in order, a graded covering relation, and the f-vector and
   Euler characteristic, against the cells and against the value they must
-  have (``(-1)^n0`` on ``R^n0``, ``1`` on a polytope).
+  have (``(-1)^n0`` on ``R^n0``, ``1`` on a polytope). A document of format
+  version 2 (compact: every vertex once, the cells as arrays of indices) has
+  its arrays and indices checked, then the items it leaves out rebuilt
+  (:class:`_Expansion`): its cells are then exactly those version 1 stores.
 * :func:`check_document` proves, exactly, that the stored cells are the
   canonical complex of the stored network on the stored domain: the
   geometric checks, which ``from_json(..., trusted=True)`` skips.
 
 Both raise :class:`~polyrelu.errors.ComplexFormatError` naming the cell and
-what is wrong with it. Two helpers serve the checks and the construction in
+what is wrong with it. Three helpers serve the checks and the construction in
 :mod:`polyrelu.complex` alike: :func:`covering_from_signs` (the covering
-relation the sign vectors give) and :func:`lineality_basis` (the canonical
-basis of a lineality space).
+relation the sign vectors give), :func:`lineality_basis` (the canonical
+basis of a lineality space) and :func:`reduced_row` (an inequality reduced
+modulo equations, in integers).
 
 Notes
 -----
@@ -97,7 +101,7 @@ from .errors import (
     PolyReluError,
 )
 from .geometry import AffineSubspace, FaceLattice, Polyhedron
-from .geometry.affine import reduce_modulo
+from .geometry.affine import echelon_equations
 from .geometry.linalg import echelon_basis, rank
 from .geometry.rational import integer_vector, parse_int, primitive_integer_row
 from .io import network_from_dict
@@ -112,6 +116,8 @@ __all__ = [
     "check_document",
     "covering_from_signs",
     "lineality_basis",
+    "VERSIONS",
+    "reduced_row",
 ]
 
 _MODIFIED = "the file was modified or corrupted"
@@ -120,6 +126,8 @@ _TRUSTED = (
     "reads it without these geometric checks"
 )
 _SIGNS = {"+": 1, "-": -1, "0": 0}
+#: The versions of the complex format :func:`read_document` reads.
+VERSIONS = (1, 2)
 # Python's int() refuses more than 4,300 digits; longer literals go through parse_int (flint, bounded).
 _SHORT_LITERAL = 4000
 
@@ -250,13 +258,38 @@ def read_document(data, limits=DEFAULT_LIMITS) -> ComplexDocument:
     polyrelu.errors.ComplexFormatError: complex JSON: euler_characteristic: is -1, but the cells give 1; the file was modified or corrupted
     """
     data, source = _load(data, limits)
-    validate(data, "complex", source)
+    if isinstance(data, dict) and data.get("format") == "polyrelu.complex" and data.get("version") not in VERSIONS:
+        raise ComplexFormatError(
+            f"{source}: version: {str(data.get('version'))[:40]} is not a version of the complex format polyrelu reads "
+            f"(it reads versions {' and '.join(map(str, VERSIONS))}); write the file again with this polyrelu"
+        )
+    validate(_schema_view(data), "complex", source)
     try:
         return _document(data, source)
     except _Refusal as exc:
         raise ComplexFormatError(f"{source}: {exc.where}: {exc.what}; {_MODIFIED}") from None
     except LimitExceededError as exc:
         raise LimitExceededError(f"{source}: {exc}") from None
+
+
+def _schema_view(data):
+    """What the schema checks: the document, but of a version-2 document's per-cell arrays only their first entries.
+
+    and of its covering relation only the first pair. The schema's rules for
+    those entries (an integer, a string of signs, a list of indices, a pair of
+    ids) cost more through jsonschema than everything else; the reader checks
+    every entry against the same rules itself (:func:`_compact_cells`),
+    naming the cell or the pair.
+    """
+    if not isinstance(data, dict) or data.get("version") != 2:
+        return data
+    view = dict(data)
+    cells, covering = data.get("cells"), data.get("covering")
+    if isinstance(cells, dict) and all(isinstance(v, list) for v in cells.values()):
+        view["cells"] = {key: column[:1] for key, column in cells.items()}
+    if isinstance(covering, list):
+        view["covering"] = covering[:1]
+    return view
 
 
 def _load(data, limits):
@@ -297,11 +330,11 @@ def _document(data, source):
     if data["domain"] is not None:
         domain_rows = tuple(_integers(r, n0 + 1, f"domain.ieqs[{j}]") for j, r in enumerate(data["domain"]["ieqs"]))
     shape = (n0, arch.num_hidden, len(domain_rows or ()), arch.output_dim)
-    cells = tuple(_cell(entry, i, shape) for i, entry in enumerate(data["cells"]))
-    try:
-        lattice = FaceLattice([c.dimension for c in cells], [(int(i), int(j)) for i, j in data["covering"]])
-    except GeometryError as exc:
-        raise _Refusal("covering", str(exc)) from None
+    if data["version"] == 1:
+        cells = tuple(_cell(entry, i, shape) for i, entry in enumerate(data["cells"]))
+        lattice = _lattice([c.dimension for c in cells], data["covering"])
+    else:
+        cells, lattice = _compact_cells(data, net, domain_rows, shape)
     f_vector, euler = lattice.f_vector(), lattice.euler_characteristic()
     if list(data["f_vector"]) != list(f_vector):
         raise _Refusal("f_vector", f"is {data['f_vector']}, but the cells give {list(f_vector)}")
@@ -312,6 +345,13 @@ def _document(data, source):
         where = "a polytope" if domain_rows is not None else f"R^{n0}"
         raise _Refusal("cells", f"their Euler characteristic is {euler}, but a complex covering {where} has {expected}")
     return ComplexDocument(source, net, domain_rows, cells, lattice)
+
+
+def _lattice(dimensions, covering):
+    try:
+        return FaceLattice(dimensions, [(int(i), int(j)) for i, j in covering])
+    except GeometryError as exc:
+        raise _Refusal("covering", str(exc)) from None
 
 
 def _cell(entry, i, shape):
@@ -353,6 +393,174 @@ def _cell(entry, i, shape):
         eqns=tuple(_integers(r, n0 + 1, f"{where} eqns[{j}]") for j, r in enumerate(entry["eqns"])),
         affine_map=affine_map,
     )
+
+
+def _compact_cells(data, net, domain_rows, shape):
+    """Version 2: the parallel arrays' bookkeeping, then every cell as version 1 stores it (:class:`_Expansion`)."""
+    n0, n_hidden, n_domain, _ = shape
+    columns = data["cells"]
+    dimensions = columns["dim"]
+    n = len(dimensions)
+    for key in ("signs", "domain_signs", "vertices", "rays"):
+        if len(columns[key]) != n:
+            raise _Refusal(f"cells.{key}", f"has {len(columns[key])} entries, but cells.dim has {n}: one entry per cell")
+    lines = tuple(_integers(r, n0, f"lines[{j}]") for j, r in enumerate(data["lines"]))
+    lowest = len(lines)  # the dimension of the cells of points: the lineality space's
+    for i, dimension in enumerate(dimensions):
+        if type(dimension) is not int:
+            raise _Refusal(f"cell {i}", f"has dimension {str(dimension)[:40]}, not an integer")
+        if not lowest <= dimension <= n0:
+            raise _Refusal(f"cell {i}", f"has dimension {dimension}; with {lowest} lines the cells have dimension {lowest} .. {n0}")
+    count = dimensions.count(lowest)
+    if len(data["points"]) != count:  # before any point is converted
+        raise _Refusal("points", f"there are {len(data['points'])}, but {count} cells of dimension {lowest}: one point each")
+    points = tuple(_rationals(p, n0, f"points[{j}]") for j, p in enumerate(data["points"]))
+    directions = tuple(_integers(r, n0, f"directions[{j}]") for j, r in enumerate(data["directions"]))
+    if any(a >= b for a, b in zip(directions, directions[1:])):
+        raise _Refusal("directions", "are not sorted, or repeat one")
+    seen = 0  # points[j] is the point of the j-th cell of the lowest dimension
+    for i in range(n):  # indices in range before anything is built from them
+        where = f"cell {i}"
+        signs, domain_signs = columns["signs"][i], columns["domain_signs"][i]
+        vertices, rays = columns["vertices"][i], columns["rays"][i]
+        # the schema saw entry 0 of each column (see _schema_view): the rest, against the same rules
+        if type(signs) is not str or signs.strip("+-0") or type(domain_signs) is not str or domain_signs.strip("+0"):
+            raise _Refusal(where, "its signs must be a string of '+', '-' and '0', its domain_signs one of '+' and '0'")
+        if type(vertices) is not list or not vertices or type(rays) is not list:
+            raise _Refusal(where, "its vertices must be a non-empty list of indices into points, its rays a list of indices")
+        if len(signs) != n_hidden or len(domain_signs) != n_domain:
+            raise _Refusal(
+                where,
+                f"has {len(signs)} signs and {len(domain_signs)} domain signs; "
+                f"the network has {n_hidden} hidden neurons and the domain {n_domain} facets",
+            )
+        _check_indices(vertices, len(points), where, "vertices", "points")
+        _check_indices(rays, len(directions), where, "rays", "directions")
+        if dimensions[i] == lowest:  # the cell of the next point
+            if vertices != [seen] or rays:
+                raise _Refusal(where, f"is the cell of points[{seen}]: its vertices must be [{seen}] and its rays []")
+            seen += 1
+    for pair in data["covering"]:
+        if type(pair) is not list or len(pair) != 2 or not all(type(i) is int and i >= 0 for i in pair):
+            raise _Refusal("covering", f"{str(pair)[:60]} is not a pair [i, j] of cell ids")
+    lattice = _lattice(dimensions, data["covering"])
+    expansion = _Expansion(net, domain_rows or (), lattice, points, directions, lines, columns)
+    return tuple(expansion.cell(i) for i in range(n)), lattice
+
+
+def _check_indices(indices, bound, where, key, target):
+    for j in indices:
+        if type(j) is not int:
+            raise _Refusal(where, f"its {key} index {str(j)[:40]} is not an integer")
+        if not 0 <= j < bound:
+            raise _Refusal(where, f"its {key} index {j} is out of range: there are {bound} {target}")
+    if any(a >= b for a, b in zip(indices, indices[1:])):
+        raise _Refusal(where, f"its {key} indices are not sorted, or repeat one")
+
+
+class _Expansion:
+    """The cells of a version-2 document with what it leaves out, rebuilt as version 1 writes it.
+
+    A cell's vertices and rays are the ``points`` and ``directions`` its
+    indices name, sorted; its lines the document's ``lines``; its relative
+    interior point the mean of its vertices plus the sum of its rays; its
+    ``eqns`` the reduced row echelon form of the constraints vanishing on it
+    and its ``ieqs`` the constraints vanishing on its facets, reduced modulo
+    ``eqns`` (:func:`_facet_rows`, as :func:`check_document` expects them);
+    a region's affine map ``net.affine_map(signs)``.
+    """
+
+    def __init__(self, net, domain_rows, lattice, points, directions, lines, columns):
+        self.net = net
+        self.n0 = net.architecture.input_dim
+        self.lattice = lattice
+        self.points, self.directions, self.lines = points, directions, lines
+        self.columns = columns
+        self.rank = [0] * len(points)  # a point's place in the sorted order: cells list vertices sorted
+        for r, j in enumerate(sorted(range(len(points)), key=points.__getitem__)):
+            self.rank[j] = r
+        self.flint_points = [[flint.fmpq(x.numerator, x.denominator) for x in p] for p in points]
+        self.flint_directions = [[flint.fmpz(x) for x in r] for r in directions]
+        self.signs = [
+            tuple(_SIGNS[ch] for ch in d + s) for d, s in zip(columns["domain_signs"], columns["signs"])
+        ]
+        self.n_domain = len(domain_rows)
+        self.zeros = [tuple(k for k, v in enumerate(s) if v == 0) for s in self.signs]
+        self.rows = _ConstraintRows(net, domain_rows)
+        self.hulls = {}
+
+    def cell(self, i):
+        where = f"cell {i}"
+        full = self.signs[i]
+        signs = full[self.n_domain :]
+        vertex_ids = sorted(self.columns["vertices"][i], key=self.rank.__getitem__)
+        ray_ids = self.columns["rays"][i]
+        total = self.flint_points[vertex_ids[0]]
+        for j in vertex_ids[1:]:
+            total = [a + b for a, b in zip(total, self.flint_points[j])]
+        total = [a / len(vertex_ids) for a in total]
+        for j in ray_ids:
+            total = [a + b for a, b in zip(total, self.flint_directions[j])]
+        rows, _ = self.rows(signs)
+        vanishing = tuple(rows[k] for k in self.zeros[i])
+        reduce = self.hulls.get(vanishing)
+        if reduce is None:
+            equations = echelon_equations(vanishing, self.n0)
+            if equations is None:
+                raise _Refusal(where, "the constraints its signs make vanish have no common point: there is no such cell")
+            reduce = self.hulls[vanishing] = _Reduction(equations)
+        eqns = reduce.eqns
+        ieqs = tuple(sorted(_facet_rows(rows, full, self.lattice.facets(i), self.zeros, reduce)))
+        dimension = self.columns["dim"][i]
+        return StoredCell(
+            id=i,
+            dimension=dimension,
+            signs=signs,
+            domain_signs=full[: self.n_domain],
+            point=tuple(Fraction(int(x.p), int(x.q)) for x in total),
+            vertices=tuple(self.points[j] for j in vertex_ids),
+            rays=tuple(self.directions[j] for j in ray_ids),
+            lines=self.lines,
+            ieqs=ieqs,
+            eqns=eqns,
+            affine_map=self.net.affine_map(signs) if dimension == self.n0 else None,
+        )
+
+
+class _Reduction:
+    """Rows reduced modulo one affine hull's equations (:func:`reduced_row`), kept for the cells that share it."""
+
+    def __init__(self, eqns):
+        self.eqns = eqns
+        self.pivots = [next(c for c in range(1, len(e)) if e[c]) for e in eqns]
+        self.rows = {}
+
+    def __call__(self, row):
+        if not self.eqns:
+            return row if any(row[1:]) else None
+        if row not in self.rows:
+            self.rows[row] = reduced_row(row, self.eqns, self.pivots)
+        return self.rows[row]
+
+
+def _facet_rows(rows, signs, facets, zeros, reduce):
+    """The inequalities a cell's facets give, each with where it comes from: ``{row: (constraint, facet)}``.
+
+    A constraint that vanishes on a facet ``f`` (in ``zeros[f]``) but not on
+    the cell, signed by the cell's sign and reduced modulo the cell's equations
+    by ``reduce`` (a :class:`_Reduction`; dropped if it reduces to a
+    constant), is an inequality of the cell's minimal H-representation: what
+    version 1 stores as ``ieqs``, sorted.
+    """
+    source = {}
+    for f in facets:
+        for k in zeros[f]:
+            if signs[k] == 0:
+                continue
+            row = reduce(rows[k] if signs[k] > 0 else tuple(-v for v in rows[k]))
+            if row is not None:
+                source.setdefault(row, (k, f))
+    return source
 
 
 # The schema has already checked every literal's form (ASCII digits, no leading zeros, q >= 2).
@@ -407,7 +615,7 @@ def check_document(document: ComplexDocument) -> None:
     --------
     >>> from polyrelu.complex import canonical_complex
     >>> from polyrelu.examples import bent_line_network
-    >>> data = canonical_complex(bent_line_network()).to_json()
+    >>> data = canonical_complex(bent_line_network()).to_json(version=1)
     >>> check_document(read_document(data))
     >>> data["cells"][0]["vertices"] = [["0", "2"]]
     >>> check_document(read_document(data))
@@ -478,6 +686,7 @@ class _Checker:
         self.signs = [c.domain_signs + c.signs for c in document.cells]
         self.zeros = [tuple(k for k, v in enumerate(s) if v == 0) for s in self.signs]
         self.rows = _ConstraintRows(net, domain_rows)
+        self.reductions = {}  # by equations: constraint rows reduced modulo them
 
     def run(self):
         self.check_domain()
@@ -623,15 +832,10 @@ class _Checker:
 
     def check_inequalities(self, cell, where, rows, signs):
         """Step 4: ``ieqs`` are the reduced rows of the constraints vanishing on its facets, sorted."""
-        source = {}
-        for f in self.document.lattice.facets(cell.id):
-            for k in self.zeros[f]:
-                if signs[k] == 0:
-                    continue
-                row = rows[k] if signs[k] > 0 else tuple(-v for v in rows[k])
-                row = reduce_modulo(row, cell.eqns) if cell.eqns else row if any(row[1:]) else None
-                if row is not None:
-                    source.setdefault(row, (k, f))
+        reduce = self.reductions.get(cell.eqns)
+        if reduce is None:
+            reduce = self.reductions[cell.eqns] = _Reduction(cell.eqns)
+        source = _facet_rows(rows, signs, self.document.lattice.facets(cell.id), self.zeros, reduce)
         expected = tuple(sorted(source))
         if expected == cell.ieqs:
             return
@@ -719,6 +923,38 @@ class _Checker:
 
 
 # -- shared with polyrelu.complex --------------------------------------------------------
+def reduced_row(row, equations, pivots=None):
+    """:func:`~polyrelu.geometry.affine.reduce_modulo` in integer arithmetic: ``row`` with the pivots of
+    ``equations`` eliminated, as a primitive integer row, or ``None`` if it becomes constant.
+
+    ``equations`` are integer rows in reduced row echelon form (each a
+    multiple of a row of the RREF), ``pivots`` their pivot columns (found if
+    not given). Each elimination multiplies the row by the pivot's absolute
+    value, a positive factor the final division by the gcd removes.
+
+    Examples
+    --------
+    >>> reduced_row((1, 1, 1), ((0, 0, 1),)), reduced_row((1, 0, 2), ((0, 0, 1),))
+    ((1, 1, 0), None)
+    >>> reduced_row((0, 3, 1), ((-1, 0, 2),))    # x + y/3 >= 0 on the line y = 1/2
+    (1, 6, 0)
+    """
+    if pivots is None:
+        pivots = [next(c for c in range(1, len(e)) if e[c]) for e in equations]
+    result = list(row)
+    for eq, p in zip(equations, pivots):
+        if result[p]:
+            a, b = eq[p], result[p]
+            if a < 0:
+                a, b = -a, -b
+            result = [a * x - b * e for x, e in zip(result, eq)]
+    if not any(result[1:]):
+        return None
+    g = math.gcd(*result)
+    return tuple([x // g for x in result]) if g > 1 else tuple(result)
+
+
+
 def covering_from_signs(signs, dimensions):
     """All pairs ``(τ, σ)`` with ``τ ⋖ σ``, from sign vectors: ``s(τ) ≤ s(σ)`` and one dimension up.
 

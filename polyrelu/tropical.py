@@ -27,7 +27,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from .checks import describe, require_index, require_instance, require_path
+from .checks import describe, require_index, require_instance, require_int, require_path
 from .complex import CanonicalComplex, Cell, PatternMaps, paused_gc
 from .errors import GeometryError, InvalidArgumentError, UsageError
 from .geometry import FaceLattice, Polyhedron
@@ -127,35 +127,50 @@ class WeightedComplex:
         nonzero = sum(1 for w in self._weights.values() if any(w.weight))
         return f"<WeightedComplex: {len(self._weights)} interior facets, {nonzero} with non-zero weight>"
 
-    def to_json(self, hypersurfaces: Mapping[tuple[int, int], BentHypersurface] | None = None) -> dict[str, Any]:
+    def to_json(
+        self, hypersurfaces: Mapping[tuple[int, int], BentHypersurface] | None = None, *, version: int = 2
+    ) -> dict[str, Any]:
         """The complex's JSON plus ``facet_weights``, ``bent_hypersurfaces`` and ``breakpoint_complex``.
 
-        The breakpoint complex's cells are listed with the canonical cells they join.
+        The breakpoint complex's cells are listed with the canonical cells they join. ``version`` is the
+        complex document's format version (:meth:`CanonicalComplex.to_json`: 2, compact, by default, or 1);
+        the added keys are the same in both.
 
         Valid under the same schema, ``complex`` (:func:`polyrelu.schemas.validate`).
         """
-        items = self._json_items(require_hypersurfaces(hypersurfaces, self.complex, "hypersurfaces", "WeightedComplex.to_json"))
-        data = self.complex.to_json()
+        caller = "WeightedComplex.to_json"
+        version = require_int(version, "version", caller, minimum=1, maximum=2)
+        items = self._json_items(require_hypersurfaces(hypersurfaces, self.complex, "hypersurfaces", caller))
+        data = self.complex.to_json(version=version)
         data.update(items)
         return data
 
-    def write_json(self, path: os.PathLike | str, hypersurfaces: Mapping[tuple[int, int], BentHypersurface] | None = None) -> None:
+    def write_json(
+        self,
+        path: os.PathLike | str,
+        hypersurfaces: Mapping[tuple[int, int], BentHypersurface] | None = None,
+        *,
+        version: int = 2,
+    ) -> None:
         """Write the document of :meth:`to_json` to ``path``, streamed and atomically.
 
-        Exactly the text :func:`json.dump` writes for :meth:`to_json` (and a
-        final newline), the complex's part written cell by cell
-        (:meth:`CanonicalComplex.write_json`).
+        Exactly the text :func:`json.dump` writes for :meth:`to_json` of the
+        same ``version`` (and a final newline), the complex's part written in
+        pieces (:meth:`CanonicalComplex.write_json`).
 
         Raises
         ------
         OutputPathError
             ``path`` cannot be written.
+        InvalidArgumentError, UsageError
+            ``version`` is not 1 or 2.
         """
         caller = "WeightedComplex.write_json"
         path = require_path(path, "path", caller)
+        version = require_int(version, "version", caller, minimum=1, maximum=2)
         items = self._json_items(require_hypersurfaces(hypersurfaces, self.complex, "hypersurfaces", caller))
         extra = "".join(f", {json.dumps(key)}: {json.dumps(value, allow_nan=False)}" for key, value in items)
-        self.complex._write_chunks(path, extra)
+        self.complex._write_chunks(path, extra, version)
 
     def _json_items(self, hypersurfaces):
         """The keys :meth:`to_json` adds to the complex's document, with their values."""

@@ -171,6 +171,7 @@ DEPENDENCY_GRAPH = (None, object(), 3, "graph", Fx("B"), Fx("ig"))
 IGRAPH = (None, object(), 3, "graph", Fx("nx"), Fx("G"))
 NXGRAPH = (None, object(), 3, "graph", Fx("ig"))
 COUNT = (None, "3", 2.5, 3.0, True, object(), [3], Fraction(3), 0, -1)
+FORMAT_VERSION = (None, "2", 2.0, True, object(), 0, 3)  # the complex JSON format's versions are 1 and 2
 NATURAL = (None, "0", 0.5, True, object(), [], -1)  # an integer >= 0
 FLAG = (None, "False", "yes", 1, 0.0, object(), [])
 NUMBER = (None, object(), "abc", [], {}, True, NAN, 1j, "1/0")
@@ -449,7 +450,11 @@ API = {
         fx.K.bent_hypersurface,
         dict(layer=(2, HIDDEN_LAYER), index=(0, NEURON_INDEX)),
     ),
-    "polyrelu.complex.CanonicalComplex.write_json": lambda fx: (fx.K.write_json, dict(path=(fx.tmp / "complex.json", PATH))),
+    "polyrelu.complex.CanonicalComplex.write_json": lambda fx: (
+        fx.K.write_json,
+        dict(path=(fx.tmp / "complex.json", PATH), version=(2, FORMAT_VERSION)),
+    ),
+    "polyrelu.complex.CanonicalComplex.to_json": lambda fx: (fx.K.to_json, dict(version=(1, FORMAT_VERSION))),
     "polyrelu.complex.CanonicalComplex.from_json": lambda fx: (
         complex_module.CanonicalComplex.from_json,
         dict(data=(fx.K.to_json(), JSON_DATA), trusted=(False, FLAG), limits=(io.DEFAULT_LIMITS, LIMITS)),
@@ -506,11 +511,15 @@ API = {
     "polyrelu.tropical.breakpoint_complex": lambda fx: (tropical.breakpoint_complex, dict(weighted=(fx.W, WEIGHTED[:-1]))),
     "polyrelu.tropical.WeightedComplex.to_json": lambda fx: (
         fx.W.to_json,
-        dict(hypersurfaces=(None, (object(), 3, [], {"a": 1}, {}))),
+        dict(hypersurfaces=(None, (object(), 3, [], {"a": 1}, {})), version=(2, FORMAT_VERSION)),
     ),
     "polyrelu.tropical.WeightedComplex.write_json": lambda fx: (
         fx.W.write_json,
-        dict(path=(fx.tmp / "weighted.json", PATH), hypersurfaces=(None, (object(), 3, [], {"a": 1}, {}))),
+        dict(
+            path=(fx.tmp / "weighted.json", PATH),
+            hypersurfaces=(None, (object(), 3, [], {"a": 1}, {})),
+            version=(1, FORMAT_VERSION),
+        ),
     ),
     "polyrelu.tropical.WeightedComplex.weight": lambda fx: (fx.W.weight, dict(facet=(fx.facet, (*CELL, Fx("cell"))))),
     "polyrelu.tropical.WeightedComplex.balancing_defect": lambda fx: (

@@ -667,7 +667,7 @@ _JSON = {}
 def _json_of(name, domain=None):
     """The complex's export as plain JSON data: a fresh copy on every call, so no test sees another's changes."""
     if (name, domain) not in _JSON:
-        _JSON[(name, domain)] = json.dumps(complex_of(name, domain).to_json())
+        _JSON[(name, domain)] = json.dumps(complex_of(name, domain).to_json(version=1))
     return json.loads(_JSON[(name, domain)])
 
 
@@ -709,7 +709,7 @@ def test_json_validates_and_round_trips(name, domain, validator, tmp_path):
     # round trips: dict, text, path (str and Path)
     text = json.dumps(data)
     path = tmp_path / "complex.json"
-    K.write_json(path)
+    K.write_json(path, version=1)
     for source in (data, text, str(path), path):
         K2 = CanonicalComplex.from_json(source)
         assert K2 == K
@@ -718,7 +718,7 @@ def test_json_validates_and_round_trips(name, domain, validator, tmp_path):
             assert a.polyhedron == b.polyhedron
             assert a.polyhedron.vertices_rays_lines() == b.polyhedron.vertices_rays_lines()
     K2 = CanonicalComplex.from_json(text)
-    again = K2.to_json()
+    again = K2.to_json(version=1)
     for e1, e2 in zip(again["cells"], data["cells"], strict=True):
         p = e1.pop("relative_interior_point")
         e2 = {k: v for k, v in e2.items() if k != "relative_interior_point"}
@@ -771,7 +771,8 @@ def _mutations():
         "missing covering": deleter(("covering",)),
         "missing eqns": deleter(("cells", 0, "eqns")),
         "wrong format": setter(("format",), "polyrelu.network"),
-        "wrong version": setter(("version",), 2),
+        "wrong version": setter(("version",), 3),
+        "version 2 with version 1 cells": setter(("version",), 2),
         "covering triple": setter(("covering", 0), [0, 1, 2]),
         "negative dim": setter(("cells", 0, "dim"), -1),
         "domain without ieqs": setter(("domain",), {}),
@@ -801,7 +802,8 @@ BAD_DOCUMENTS = {
     "JSON array": lambda d: "[1, 2]",
     "a network": lambda d: json.dumps(d["network"]),
     "no format": lambda d: {"version": 1},
-    "other version": lambda d: {**d, "version": 2},
+    "other version": lambda d: {**d, "version": 3},
+    "version 2 with version 1 cells": lambda d: {**d, "version": 2},
     "missing cells": lambda d: {k: v for k, v in d.items() if k != "cells"},
     "missing network": lambda d: {k: v for k, v in d.items() if k != "network"},
     "cells not a list": lambda d: {**d, "cells": 5},

@@ -70,7 +70,7 @@ def complex_and_export(name):
     if name not in _CACHE:
         net, domain = NETWORKS[name]
         K = canonical_complex(net, domain)
-        _CACHE[name] = (K, json.dumps(K.to_json()))
+        _CACHE[name] = (K, json.dumps(K.to_json(version=1)))
     K, text = _CACHE[name]
     return K, json.loads(text)
 
@@ -319,11 +319,11 @@ def tampered(kind, name):
 def test_untampered_export_round_trips_to_an_equal_complex(name, tmp_path):
     K, data = complex_and_export(name)
     path = tmp_path / "K.json"
-    K.write_json(path)
+    K.write_json(path, version=1)
     for source in (copy.deepcopy(data), json.dumps(data), path, str(path)):
         K2 = CanonicalComplex.from_json(source)
         assert K2 == K and K == K2
-        assert K2.to_json() == data
+        assert K2.to_json(version=1) == data
     assert CanonicalComplex.from_json(data, trusted=True) == K
 
 
@@ -410,7 +410,7 @@ def test_a_shrunken_region_with_consistent_representations_is_refused():
     K, data = complex_and_export("bent line box")
     cell = next(c for c in data["cells"] if c["dim"] == 2 and len(c["vertices"]) == 4)
     shrunk = canonical_complex(bent_line_network(), Box(-1, 1))  # the same region cut down by a smaller box
-    small = next(c for c in shrunk.to_json()["cells"] if c["signs"] == cell["signs"] and c["dim"] == 2)
+    small = next(c for c in shrunk.to_json(version=1)["cells"] if c["signs"] == cell["signs"] and c["dim"] == 2)
     for key in ("vertices", "ieqs", "relative_interior_point"):
         cell[key] = small[key]
     with pytest.raises(ComplexFormatError, match=f"cell {cell['id']}: "):
@@ -652,8 +652,8 @@ def test_streamed_exports_equal_the_exports_of_before_byte_for_byte(name, tmp_pa
     net, domain = STORED_NETWORKS[name]()
     K = canonical_complex(net, domain)
     W = tropical_weights(K)
-    K.write_json(tmp_path / "complex.json")
-    W.write_json(tmp_path / "weighted.json")
+    K.write_json(tmp_path / "complex.json", version=1)
+    W.write_json(tmp_path / "weighted.json", version=1)
     written = {}
     for kind in ("complex", "weighted"):
         with gzip.open(STORED / f"{name}.{kind}.json.gz", "rt", encoding="utf-8") as fh:
@@ -661,8 +661,8 @@ def test_streamed_exports_equal_the_exports_of_before_byte_for_byte(name, tmp_pa
         written[kind] = (tmp_path / f"{kind}.json").read_text(encoding="utf-8")
         assert written[kind] == before, f"{name}: the {kind} export differs from the one before streaming"
     validate(json.loads(written["weighted"]), "complex")
-    assert K.to_json() == json.loads(written["complex"])
-    assert dumped(W.to_json()) == written["weighted"]
+    assert K.to_json(version=1) == json.loads(written["complex"])
+    assert dumped(W.to_json(version=1)) == written["weighted"]
 
 
 @pytest.mark.parametrize("chunk", [0, 3000, 1 << 20])
@@ -671,7 +671,7 @@ def test_the_export_is_the_same_however_it_is_cut_into_writes(chunk, tmp_path, m
 
     monkeypatch.setattr(polyrelu.complex._canonical, "_CHUNK", chunk)  # a write per cell, per few cells, all at once
     net, domain = STORED_NETWORKS["integer_2_5_5_1_seed0"]()
-    canonical_complex(net, domain).write_json(tmp_path / "K.json")
+    canonical_complex(net, domain).write_json(tmp_path / "K.json", version=1)
     with gzip.open(STORED / "integer_2_5_5_1_seed0.complex.json.gz", "rt", encoding="utf-8") as fh:
         assert (tmp_path / "K.json").read_text(encoding="utf-8") == fh.read()
 
@@ -681,7 +681,7 @@ def test_the_export_is_the_same_however_it_is_cut_into_writes(chunk, tmp_path, m
 def test_streamed_export_equals_the_export_from_the_polyhedra(name, method, tmp_path):
     net, domain = NETWORKS[name]
     K = canonical_complex(net, domain, method=method)
-    K.write_json(tmp_path / "K.json")
+    K.write_json(tmp_path / "K.json", version=1)
     assert (tmp_path / "K.json").read_text(encoding="utf-8") == dumped(polyhedra_export(K))
 
 
@@ -700,9 +700,9 @@ def test_streamed_export_equals_the_export_from_the_polyhedra_on_random_networks
     K = canonical_complex(net, domain)
     W = tropical_weights(K)
     reference = polyhedra_export(K)
-    weighted = dict(reference, **{k: v for k, v in W.to_json().items() if k not in reference})
+    weighted = dict(reference, **{k: v for k, v in W.to_json(version=1).items() if k not in reference})
     with tempfile.TemporaryDirectory() as tmp:
-        K.write_json(Path(tmp) / "K.json")
-        W.write_json(Path(tmp) / "W.json")
+        K.write_json(Path(tmp) / "K.json", version=1)
+        W.write_json(Path(tmp) / "W.json", version=1)
         assert (Path(tmp) / "K.json").read_text(encoding="utf-8") == dumped(reference)
         assert (Path(tmp) / "W.json").read_text(encoding="utf-8") == dumped(weighted)

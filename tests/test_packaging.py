@@ -338,7 +338,7 @@ def test_validate_tells_the_kind_of_every_document_the_package_writes_and_accept
 BROKEN = {
     # kind: (a change to one entry, the JSON path the message must name, the error class)
     "network": (lambda d: d["layers"][1]["weights"][0].__setitem__(0, "1.5.3"), "$.layers[1].weights[0][0]", pr.NetworkFormatError),
-    "complex": (lambda d: d["cells"][2].__setitem__("dim", "2"), "$.cells[2].dim", pr.ComplexFormatError),
+    "complex": (lambda d: d["cells"]["dim"].__setitem__(2, "2"), "$.cells.dim[2]", pr.ComplexFormatError),
     "dependency_graph": (lambda d: d["vertices"][0].__setitem__("facets", []), "$.vertices[0].facets", pr.GraphFormatError),
     "analysis": (lambda d: d["architecture"].__setitem__("parameters", -1), "$.architecture.parameters", pr.AnalysisFormatError),
 }

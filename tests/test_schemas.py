@@ -120,7 +120,7 @@ def test_corrupted_documents_are_refused_with_the_kinds_error(documents, kind):
     error = ERRORS[kind]
     wrong_type = copy.deepcopy(document)
     wrong_type["version"] = "1"
-    with pytest.raises(error, match=r"X\.json: at \$\.version: 1 was expected"):
+    with pytest.raises(error, match=r"X\.json: at \$\.version: (1 was expected|'1' is not one of \[1, 2\])"):
         validate(wrong_type, source="X.json")
     missing = copy.deepcopy(document)
     key = _first_required(document, kind) if kind != "network" else "layers"
@@ -159,8 +159,8 @@ def test_builtins_and_nested_corruptions_are_refused_where_they_are(documents, t
     with pytest.raises(ComplexFormatError, match=r"at \$\.directions\[0\]\[0\]: 0\.5 is not of type 'string'"):
         validate(sliced)
     decision = copy.deepcopy(documents["decision_complex"][0])
-    decision["complex"]["cells"][0]["signs"] = "x"
-    with pytest.raises(ComplexFormatError, match=r"at \$\.complex\.cells\[0\]\.signs"):
+    decision["complex"]["cells"]["signs"][0] = "x"
+    with pytest.raises(ComplexFormatError, match=r"at \$\.complex\.cells\.signs\[0\]"):
         validate(decision)
 
 

@@ -113,14 +113,15 @@ HOSTILE = {
     "no pairs key": (_delete(("pairs",)), ComplexFormatError, r"'pairs' is a required property"),
     "an unknown key": (_set(("colour",), "red"), ComplexFormatError, r"Additional properties are not allowed \('colour'"),
     "another format": (_set(("format",), "polyrelu.decision"), ComplexFormatError, r"at \$\.format: 'polyrelu.decision_complex' was expected"),
-    "a wrong cell id": (_set(("complex", "cells", 3, "id"), 4), ComplexFormatError, r"complex: cell 3: has id 4"),
+    "a vertex index out of range": (
+        _set(("complex", "cells", "vertices", 3), [10**6]), ComplexFormatError, r"complex: cell 3: its vertices index 1000000 is out of range"),
     "a covering pair naming a missing cell": (
         lambda d: d["complex"]["covering"].append([0, 10**6]), ComplexFormatError, r"complex: covering"),
-    "a cell's signs changed": (_set(("complex", "cells", 0, "signs"), "+++++"), ComplexFormatError, r"complex: "),
+    "a cell's signs changed": (_set(("complex", "cells", "signs", 0), "+++++"), ComplexFormatError, r"complex: "),
     "the classifier changed": (
         _set(("network", "layers", 1, "biases", 1), "2"), ComplexFormatError, r"complex\.network: is not the tie network of network"),
     "a number of 30,000 digits": (
-        _set(("complex", "cells", 0, "vertices", 0, 0), "1" + "0" * 30_000), LimitExceededError, r"digits"),
+        _set(("complex", "points", 0, 0), "1" + "0" * 30_000), LimitExceededError, r"digits"),
     "a float in the network": (_set(("network", "layers", 0, "biases", 0), 0.5), ComplexFormatError, r"complex\.network: is not the tie network"),
 }
 

@@ -94,6 +94,7 @@ from .options import (
     add_command,
     add_domain,
     add_exact,
+    add_format_version,
     add_max_cells,
     add_network,
     add_old_json,
@@ -257,7 +258,8 @@ def _add_complex_parser(sub):
                  "the canonical polyhedral complex: f-vector, Euler characteristic; every cell as JSON")
     add_network(p)
     add_domain(p)
-    add_output(p, "the complex as JSON (every cell, exact H- and V-representations, the face lattice)")
+    add_output(p, "the complex as JSON (every vertex, every cell, the face lattice)")
+    add_format_version(p)
     add_plot(p, "the complex (2 inputs)", html="the complex (2 or 3 inputs)")
     add_max_cells(p)
     add_parallel(p, "the pieces of a large complex (two hidden layers or more)",
@@ -318,6 +320,7 @@ def _add_weights_parser(sub):
     add_network(p)
     add_domain(p)
     add_output(p, "the complex with its weights and bent hypersurfaces as JSON")
+    add_format_version(p)
     add_max_cells(p)
     add_trust_pickle(p)
 
@@ -465,7 +468,7 @@ def _complex_command(args):
     print(f"f-vector            {K.f_vector()}  ({len(K)} cells, {len(K.regions())} regions)")
     print(f"Euler char.         {K.euler_characteristic()}  (expected {expected})")
     if args.output:
-        K.write_json(args.output)
+        K.write_json(args.output, version=args.format_version)
         written(args.output)
     name, window, fill = drawing(args, net)
     title = f"{name}: f-vector {K.f_vector()}"
@@ -498,7 +501,7 @@ def _weights_command(args):
     print("\ngenericity: the four conditions of the identifiability theorem (docs/theory.md)")
     print(genericity(K, weighted=W, hypersurfaces=B))
     if args.output:
-        write_json(args.output, lambda: W.to_json(B))
+        write_json(args.output, lambda: W.to_json(B, version=args.format_version))
         written(args.output)
 
 

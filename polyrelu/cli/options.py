@@ -53,6 +53,12 @@ def add_output(parser, what, suffixes=(".json",)):
     parser.set_defaults(output_suffixes=suffixes)
 
 
+def add_format_version(parser):
+    parser.add_argument("--format-version", type=int, choices=(1, 2), default=2,
+                        help="the complex JSON format of -o: 2 (default), compact (every vertex once, the cells as "
+                             "arrays of indices); 1, every cell with its own exact H- and V-representation")
+
+
 def add_old_json(parser):
     parser.add_argument("--json", dest="output", help=argparse.SUPPRESS)  # the old spelling of -o, still accepted
 

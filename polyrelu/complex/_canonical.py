@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-import math
 import os
 from array import array
 from collections.abc import Iterator, Sequence
@@ -30,6 +29,7 @@ from ..complex_validation import (
     covering_from_signs,
     lineality_basis,
     read_document,
+    reduced_row,
 )
 from ..domain import domain_polyhedron
 from ..errors import (
@@ -57,6 +57,7 @@ from ..geometry.rational import (
 from ..graphs import igraph_to_networkx
 from ..io import DEFAULT_LIMITS, Limits, network_to_dict
 from ..network import ReLUNetwork
+from ._json_v2 import compact_cell_texts
 from ._patterns import PatternMaps
 from ._representations import CellGenerators, LatticeCell, row_text, sign
 
@@ -218,7 +219,7 @@ def check_complex_of(complex_, network, domain, caller):
 COMPLEX_FORMAT = "polyrelu.complex"
 
 
-COMPLEX_VERSION = 1
+COMPLEX_VERSION = 2  # the version written by default; complex_validation.VERSIONS are the versions read and written
 
 
 _CHUNK = 1 << 20  # characters of cells the JSON writer writes at a time
@@ -230,10 +231,29 @@ _SIGN_TEXT = {1: "+", -1: "-", 0: "0"}
 _DOMAIN_SIGN_TEXT = {1: "+", 0: "0"}
 
 
-class _DocumentWriter:
-    """The complex JSON document (docs/formats.md) as text, cell by cell: :meth:`CanonicalComplex.to_json` streamed.
+def _document_chunks(K: CanonicalComplex, version: int, extra: str = "") -> Iterator[str]:
+    """The text of the complex JSON document of ``version``, in pieces; ``extra`` (``', "key": value, ...'``) goes
+    before the closing brace."""
+    net = K.network
+    domain = "null" if K.domain is None else '{"ieqs": [' + ", ".join(map(row_text, K._domain_rows)) + "]}"
+    neurons = [list(n) for n in net.architecture.hidden_neurons()]
+    yield (
+        f'{{"format": {json.dumps(COMPLEX_FORMAT)}, "version": {version}, '
+        f'"network": {json.dumps(network_to_dict(net), allow_nan=False)}, "ambient_dim": {net.architecture.input_dim}, '
+        f'"domain": {domain}, "neurons": {json.dumps(neurons)}, '
+    )
+    if version == 1:
+        yield from _DocumentWriter(K).chunks()
+    else:
+        yield from compact_cell_texts(K, K._sign_matrix())
+    yield '"covering": [' + ", ".join(map("[%d, %d]".__mod__, K.lattice.covering_relation())) + "], "
+    yield f'"f_vector": {json.dumps(list(K.f_vector()))}, "euler_characteristic": {K.euler_characteristic()}{extra}}}'
 
-    The text is exactly what :func:`json.dump` writes for the document. A
+
+class _DocumentWriter:
+    """The cells of the version-1 complex JSON document (docs/formats.md) as text, cell by cell.
+
+    The text is exactly what :func:`json.dump` writes for them. A
     lattice-built cell is written from the face lattice: its generators and
     interior point by :meth:`LatticeGenerators.json_texts`, its minimal
     H-representation as :class:`LatticeCell` finds it (the constraints that
@@ -256,15 +276,10 @@ class _DocumentWriter:
         self.zero_columns: np.ndarray | None = None
         self.zero_starts: list[int] = []
 
-    def chunks(self, extra: str = "") -> Iterator[str]:
-        """The document's text in pieces; ``extra`` (``', "key": value, ...'``) goes before the closing brace."""
-        K, net = self.K, self.K.network
-        domain = "null" if K.domain is None else '{"ieqs": [' + ", ".join(map(row_text, K._domain_rows)) + "]}"
-        yield (
-            f'{{"format": {json.dumps(COMPLEX_FORMAT)}, "version": {json.dumps(COMPLEX_VERSION)}, '
-            f'"network": {json.dumps(network_to_dict(net), allow_nan=False)}, "ambient_dim": {self.n0}, '
-            f'"domain": {domain}, "neurons": {json.dumps([list(n) for n in self.neurons])}, "cells": ['
-        )
+    def chunks(self) -> Iterator[str]:
+        """The text of the document's ``cells``, in pieces."""
+        K = self.K
+        yield '"cells": ['
         batch: list[str] = []
         size, separator = 0, ""
         for c in K._cells:  # a megabyte of text at a time: few writes, little memory
@@ -277,8 +292,7 @@ class _DocumentWriter:
                 size, separator = 0, ", "
         if batch:
             yield separator + ", ".join(batch)
-        yield '], "covering": [' + ", ".join(map("[%d, %d]".__mod__, K.lattice.covering_relation())) + "], "
-        yield f'"f_vector": {json.dumps(list(K.f_vector()))}, "euler_characteristic": {K.euler_characteristic()}{extra}}}'
+        yield "], "
 
     def cell_text(self, c: Cell) -> str:
         K = self.K
@@ -308,8 +322,7 @@ class _DocumentWriter:
     def _zeros(self, cid):
         """The constraints (domain facets, then neurons) that vanish on cell ``cid``."""
         if self.zero_columns is None:  # for all cells at once: their zero signs' positions, cell by cell
-            signs = np.array([c.domain_signs + c.signs for c in self.K._cells], dtype=np.int8).reshape(len(self.K), -1)
-            cells, self.zero_columns = np.nonzero(signs == 0)
+            cells, self.zero_columns = np.nonzero(self.K._sign_matrix() == 0)
             self.zero_starts = np.searchsorted(cells, np.arange(len(self.K) + 1)).tolist()
         return self.zero_columns[self.zero_starts[cid] : self.zero_starts[cid + 1]].tolist()
 
@@ -360,20 +373,10 @@ class _DocumentWriter:
                 row = row_of(j)
                 if signs[j] < 0:
                     row = tuple([-v for v in row])
-                if equations:  # reduce modulo the hull, as reduce_modulo (times eq[p] > 0); cells of one hull share rows
+                if equations:  # reduce modulo the hull; cells of one hull share rows
                     result = reduced.get(row, False)
                     if result is False:
-                        result = row
-                        for eq, p in zip(equations, pivots):
-                            if result[p]:
-                                a, b = eq[p], result[p]
-                                result = [a * x - b * e for x, e in zip(result, eq)]
-                        if any(result[1:]):
-                            g = math.gcd(*result)
-                            result = tuple([x // g for x in result]) if g > 1 else tuple(result)
-                        else:
-                            result = None
-                        reduced[row] = result
+                        result = reduced[row] = reduced_row(row, equations, pivots)
                     row = result
                 elif not any(row[1:]):
                     row = None  # constant: no facet
@@ -407,6 +410,7 @@ class CanonicalComplex:
         # lattice-built cells: (cell id, constraint signs) -> (vertices, rays, lines)
         self._generators: CellGenerators | None = None
         self._oracle = default_oracle
+        self._signs: np.ndarray | None = None  # every cell's full sign vector (domain signs first), by id
 
     @classmethod
     def _assemble(cls, net, domain, domain_rows, found, oracle, elapsed):
@@ -433,6 +437,7 @@ class CanonicalComplex:
         K.__init__(net, domain, domain_rows, cells, lattice, elapsed)
         if found.generators is not None:
             K._generators = CellGenerators(found.generators, array("l", order.tolist()))
+        K._signs = signs[order]
         K._oracle = oracle
         return K
 
@@ -440,6 +445,13 @@ class CanonicalComplex:
         """The closed cell of a lattice-built complex (see :class:`LatticeCell`)."""
         assert self._generators is not None  # only lattice-built cells come without a polyhedron
         return LatticeCell(self, cell, self._generators(cell.id, cell.domain_signs + cell.signs)).polyhedron()
+
+    def _sign_matrix(self) -> np.ndarray:
+        """Every cell's full sign vector (domain signs first) as a row of ``int8``, by cell id."""
+        if self._signs is None:
+            rows = [c.domain_signs + c.signs for c in self._cells]
+            self._signs = np.array(rows, dtype=np.int8).reshape(len(rows), len(self._domain_rows) + len(self._cells[0].signs))
+        return self._signs
 
     # -- queries ---------------------------------------------------------------------
     def __len__(self):
@@ -621,38 +633,81 @@ class CanonicalComplex:
         return igraph_to_networkx(self.to_igraph())
 
     # -- interchange ---------------------------------------------------------------------
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, version: int = COMPLEX_VERSION) -> dict[str, Any]:
         """The complex as a JSON-ready dict; exact numbers are strings.
 
-        Every cell carries its minimal H-representation and its V-representation
-        (from the face lattice for a complex built by :func:`canonical_complex`).
-        The format is described in ``docs/formats.md``; its JSON Schema ships
-        with the package (:func:`polyrelu.schemas.schema` ``("complex")``).
-        The dict is the document :meth:`write_json` writes, read back.
-        """
-        with paused_gc():
-            return json.loads("".join(_DocumentWriter(self).chunks()))
+        Parameters
+        ----------
+        version : {2, 1}
+            The format version. Version 2 (the default) is compact: every
+            vertex and every extreme ray once, and per cell its dimension, its
+            sign vector and the indices of its vertices and rays; a cell's
+            interior point, minimal H-representation and affine map are left
+            out, because the network and the sign vectors determine them
+            (:meth:`from_json` rebuilds them). Version 1 writes all of them in
+            every cell, with the cell's own vertices, rays and lines.
 
-    def write_json(self, path: os.PathLike | str) -> None:
+        Returns
+        -------
+        dict
+            The document :meth:`write_json` writes, read back. The format is
+            described in ``docs/formats.md``; its JSON Schema ships with the
+            package (:func:`polyrelu.schemas.schema` ``("complex")``).
+
+        Raises
+        ------
+        InvalidArgumentError, UsageError
+            ``version`` is not 1 or 2.
+
+        Examples
+        --------
+        >>> from polyrelu import canonical_complex
+        >>> from polyrelu.examples import bent_line_network
+        >>> K = canonical_complex(bent_line_network())
+        >>> data = K.to_json()
+        >>> data["version"], data["points"], data["directions"][0]
+        (2, [['0', '0'], ['0', '1'], ['1', '0']], ['-1', '0'])
+        >>> cells = data["cells"]
+        >>> cells["dim"][4], cells["signs"][4], cells["vertices"][4], cells["rays"][4]
+        (1, '-+0', [1], [0])
+        >>> cell = K.to_json(version=1)["cells"][4]
+        >>> cell["vertices"], cell["rays"], cell["eqns"], cell["ieqs"]
+        ([['0', '1']], [['-1', '0']], [['-1', '0', '1']], [['0', '-1', '0']])
+        """
+        version = require_int(version, "version", "CanonicalComplex.to_json", minimum=1, maximum=2)
+        with paused_gc():
+            return json.loads("".join(_document_chunks(self, version)))
+
+    def write_json(self, path: os.PathLike | str, *, version: int = COMPLEX_VERSION) -> None:
         """Write the JSON document of :meth:`to_json` to ``path``, streamed and atomically.
 
-        The text goes to the file cell by cell, without the document in
-        memory, and is exactly what :func:`json.dump` writes for
-        :meth:`to_json` (and a final newline). A failure leaves any previous
-        file as it was.
+        The text goes to the file in pieces, without the document in memory,
+        and is exactly what :func:`json.dump` writes for :meth:`to_json` of
+        the same ``version`` (and a final newline). A failure leaves any
+        previous file as it was.
+
+        Parameters
+        ----------
+        path : path-like
+        version : {2, 1}
+            The format version (see :meth:`to_json`): 2, compact, by default.
 
         Raises
         ------
         OutputPathError
             ``path`` cannot be written.
+        InvalidArgumentError, UsageError
+            ``version`` is not 1 or 2.
         """
-        self._write_chunks(require_path(path, "path", "CanonicalComplex.write_json"), "")
+        caller = "CanonicalComplex.write_json"
+        path = require_path(path, "path", caller)
+        self._write_chunks(path, "", require_int(version, "version", caller, minimum=1, maximum=2))
 
-    def _write_chunks(self, path, extra):
-        """Write the document with ``extra`` keys (text, see :meth:`_DocumentWriter.chunks`) to ``path``."""
+    def _write_chunks(self, path, extra, version):
+        """Write the document of ``version`` with ``extra`` keys (text, see :func:`_document_chunks`) to ``path``."""
         check_output_path(path)
         with paused_gc(), atomic_write(path) as fh:
-            for chunk in _DocumentWriter(self).chunks(extra):
+            for chunk in _document_chunks(self, version, extra):
                 fh.write(chunk)
             fh.write("\n")
 
@@ -666,7 +721,8 @@ class CanonicalComplex:
         ----------
         data : dict, str or path-like
             The document, JSON text (starting with ``{``) or a file, read with
-            its size and nesting bounded by ``limits``.
+            its size and nesting bounded by ``limits``: format version 2 or 1
+            (see :meth:`to_json`).
         trusted : bool
             Skip the geometric checks (for files you wrote yourself with
             polyrelu). The schema and the bookkeeping are checked either way.
@@ -676,15 +732,20 @@ class CanonicalComplex:
         Returns
         -------
         CanonicalComplex
-            Its cells keep the stored representations; nothing is recomputed.
+            Its cells keep the stored representations. Of a version-2
+            document, what it leaves out (interior points, minimal
+            H-representations) is rebuilt from the network, the signs and the
+            covering relation first, exactly as version 1 stores it.
 
         Raises
         ------
         ComplexFormatError
-            Not valid JSON; fails the JSON Schema (the message gives the JSON
-            path of the first error); lengths, ids ``0 .. n-1`` in order, the
-            covering relation's grading, the f-vector or the Euler
-            characteristic do not match the cells. Unless ``trusted``: any
+            Not valid JSON; a version other than 1 and 2; fails the JSON
+            Schema (the message gives the JSON path of the first error);
+            lengths, ids ``0 .. n-1`` in order (version 1), arrays of one entry
+            per cell and indices in range (version 2), the covering relation's
+            grading, the f-vector or the Euler characteristic do not match the
+            cells. Unless ``trusted``: any
             cell that is not exactly the closure of its sign class for the
             stored network (relative interior point, equations, inequalities,
             generators, dimension), a repeated sign vector, a covering
@@ -707,7 +768,15 @@ class CanonicalComplex:
         >>> from polyrelu import canonical_complex
         >>> from polyrelu.examples import bent_line_network
         >>> K = canonical_complex(bent_line_network())
+        >>> CanonicalComplex.from_json(K.to_json()) == K
+        True
         >>> data = K.to_json()
+        >>> data["cells"]["vertices"][4] = [0]
+        >>> CanonicalComplex.from_json(data)
+        Traceback (most recent call last):
+        ...
+        polyrelu.errors.ComplexFormatError: complex JSON: cell 4: its relative interior point (-1, 0) does not have the cell's signs: ...
+        >>> data = K.to_json(version=1)
         >>> CanonicalComplex.from_json(data) == K
         True
         >>> data["cells"][3]["eqns"] = [["1", "1", "0"]]

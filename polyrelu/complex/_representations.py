@@ -41,11 +41,11 @@ class LatticeGenerators:
         self.vertex_signs = vertex_signs  # by vertex: the signs of the constraints there, in network order
         self.basis = basis
         self.lines = lines
-        self.zero_sets = None
+        self.zero_sets = self.zero_words = None
         self.points = {}
         self.texts = self.ranks = self.flint_points = self.lines_text = self.integer_basis = None
 
-    def _point(self, i):
+    def point(self, i):
         """Vertex ``i`` in ``Q^n0``: a point (Fractions), or a ray (a primitive integer row) if ideal."""
         if i not in self.points:
             D, *X = self.vertices[i]
@@ -62,9 +62,7 @@ class LatticeGenerators:
     def extreme(self, index, signs):
         """``(finite, ideal)``: the vertices of cell ``index`` that are extreme generators of its closure."""
         if self.zero_sets is None:
-            bits = np.packbits(self.vertex_signs == 0, axis=1, bitorder="little")
-            self.zero_sets = [int.from_bytes(row.tobytes(), "little") for row in bits]
-            self.vertex_signs = None
+            self.zero_sets = [int.from_bytes(row.tobytes(), "little") for row in self.zero_masks()]
         live = 0  # the constraints that do not vanish on the cell
         for j, s in enumerate(signs):
             if s:
@@ -85,10 +83,21 @@ class LatticeGenerators:
                 ideal.append(i)
         return finite, ideal
 
+    def zero_masks(self):
+        """By vertex, the constraints that vanish there as a bitmask: ``uint64`` words, bit ``j`` of the row for constraint ``j``."""
+        if self.zero_words is None:
+            bits = np.packbits(self.vertex_signs == 0, axis=1, bitorder="little")
+            padding = -bits.shape[1] % 8
+            if padding or not bits.shape[1]:  # whole words, and at least one (a network without constraints)
+                bits = np.pad(bits, ((0, 0), (0, padding or 8)))
+            self.zero_words = np.ascontiguousarray(bits).view("<u8")
+            self.vertex_signs = None
+        return self.zero_words
+
     def __call__(self, index, signs):
         """The V-representation of cell ``index``, whose constraints have the signs ``signs``."""
         finite, ideal = self.extreme(index, signs)
-        return tuple(sorted(map(self._point, finite))), tuple(sorted(map(self._point, ideal))), self.lines
+        return tuple(sorted(map(self.point, finite))), tuple(sorted(map(self.point, ideal))), self.lines
 
     def json_texts(self, index, signs):
         """The JSON texts of cell ``index``'s relative interior point, vertices, rays and lines.
@@ -119,7 +128,7 @@ class LatticeGenerators:
 
     def _prepare_texts(self):
         """Every vertex's JSON text, its rank in the sorted order, and (finite) its point over a common denominator."""
-        points = [self._point(i) for i in range(len(self.vertices))]
+        points = [self.point(i) for i in range(len(self.vertices))]
         finite = [i for i in range(len(points)) if self.vertices[i][0] > 0]
         ideal = [i for i in range(len(points)) if not self.vertices[i][0]]
         self.ranks = [0] * len(points)

@@ -249,11 +249,11 @@ def validate(data: Any, kind: DocumentKind | None = None, source: str | None = N
     'complex'
     >>> validate(data["network"])
     'network'
-    >>> data["cells"][0]["vertices"][0][0] = "1.5.3"
+    >>> data["points"][0][0] = "1.5.3"
     >>> validate(data, "complex", source="K.json")
     Traceback (most recent call last):
     ...
-    polyrelu.errors.ComplexFormatError: K.json: at $.cells[0].vertices[0][0]: '1.5.3' does not match ...
+    polyrelu.errors.ComplexFormatError: K.json: at $.points[0][0]: '1.5.3' does not match ...
     >>> validate({"format": "polyrelu.graph"})
     Traceback (most recent call last):
     ...
