@@ -667,9 +667,9 @@ def test_streamed_exports_equal_the_exports_of_before_byte_for_byte(name, tmp_pa
 
 @pytest.mark.parametrize("chunk", [0, 3000, 1 << 20])
 def test_the_export_is_the_same_however_it_is_cut_into_writes(chunk, tmp_path, monkeypatch):
-    import polyrelu.complex._canonical
+    import polyrelu.complex._json_v1
 
-    monkeypatch.setattr(polyrelu.complex._canonical, "_CHUNK", chunk)  # a write per cell, per few cells, all at once
+    monkeypatch.setattr(polyrelu.complex._json_v1, "_CHUNK", chunk)  # a write per cell, per few cells, all at once
     net, domain = STORED_NETWORKS["integer_2_5_5_1_seed0"]()
     canonical_complex(net, domain).write_json(tmp_path / "K.json", version=1)
     with gzip.open(STORED / "integer_2_5_5_1_seed0.complex.json.gz", "rt", encoding="utf-8") as fh:
