@@ -326,6 +326,24 @@ def test_entries_the_schema_refuses_are_refused_by_the_reader_wherever_they_are(
         CanonicalComplex.from_json(bad, trusted=True)
 
 
+def test_a_cell_naming_too_many_vertices_is_refused_for_its_rebuilt_point_in_a_short_message():
+    # every point of a float-weight complex given to one region: the first check to fail is a vertex outside the
+    # region's closure or the mean of them all (thousands of digits) outside its sign class; a version-2 file
+    # stores no interior point, so the message says which point it means, and long numbers are abbreviated
+    K = canonical_complex(ReLUNetwork.random((2, 3, 3, 1), seed=3, kind="gaussian"))
+    d = K.to_json()
+    messages = []
+    for region in (i for i, dim in enumerate(d["cells"]["dim"]) if dim == 2):
+        bad = copy.deepcopy(d)
+        bad["cells"]["vertices"][region] = list(range(len(d["points"])))
+        with pytest.raises(ComplexFormatError, match=rf"cell {region}: (its relative interior point|vertex \d+ )") as info:
+            CanonicalComplex.from_json(bad)
+        messages.append(str(info.value))
+    assert all(len(m) < 600 for m in messages)
+    about_the_point = [m for m in messages if "relative interior point" in m]
+    assert about_the_point and all("(the mean of its vertices plus the sum of its rays)" in m for m in about_the_point)
+
+
 def test_the_inlined_validator_agrees_with_the_shipped_schema_on_version_2():
     registry = Registry().with_resources((schema(n)["$id"], Resource.from_contents(schema(n))) for n in SCHEMA_NAMES)
     shipped = jsonschema.Draft202012Validator(schema("complex"), registry=registry)

@@ -14,6 +14,7 @@ from ..errors import (
 from ..geometry import AffineSubspace, Polyhedron
 from ..geometry.linalg import rank
 from ..geometry.rational import integer_vector
+from ..text import vector_text
 from ._document import MODIFIED, TRUSTED, ComplexDocument, Refusal
 from ._rows import ConstraintRows, Reduction, covering_from_signs, facet_rows, lineality_basis
 
@@ -67,7 +68,8 @@ def _word(value):
 
 
 def _shown(vector):
-    return "(" + ", ".join(str(v) for v in vector) + ")"
+    """A vector in a message: exact, long numbers abbreviated with their length (:func:`~polyrelu.text.vector_text`)."""
+    return vector_text(vector)
 
 
 class _Checker:
@@ -185,13 +187,15 @@ class _Checker:
     def refuse_constraint(self, cell, where, k, s, values, first_line):
         name = self.constraint_names[k]
         if (values[0] > 0) - (values[0] < 0) != s:
+            # a version-2 file stores no interior point: name the one rebuilt from its generators
+            point = ("relative interior point" if self.document.version == 1 else
+                     "relative interior point (the mean of its vertices plus the sum of its rays)") + " " + _shown(cell.point)
             if k < self.n_domain and values[0] < 0:
-                point = _shown(cell.point)
-                raise Refusal(where, f"its relative interior point {point} lies outside the domain ({name})")
+                raise Refusal(where, f"its {point} lies outside the domain ({name})")
             raise Refusal(
                 where,
-                f"its relative interior point {_shown(cell.point)} does not have the cell's signs: {name} is "
-                f"{_word(values[0])} there, but the cell's sign is {_word(s)}",
+                f"its {point} does not have the cell's signs: {name} is {_word(values[0])} there, but the cell's sign "
+                f"is {_word(s)}",
             )
         kinds = [("vertex", v) for v in cell.vertices] + [("ray", r) for r in cell.rays]
         kinds += [("line", l) for l in cell.lines]

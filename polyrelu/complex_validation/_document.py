@@ -117,6 +117,9 @@ class ComplexDocument:
     cells : tuple of StoredCell
     lattice : FaceLattice
         The stored covering relation.
+    version : int
+        The format version: with 2, the cells' interior points and
+        H-representations were rebuilt, not read.
     """
 
     source: str
@@ -124,6 +127,7 @@ class ComplexDocument:
     domain_rows: tuple
     cells: tuple
     lattice: FaceLattice
+    version: int = 1
 
 
 class Refusal(Exception):
@@ -177,7 +181,7 @@ def read_document(data, limits=DEFAULT_LIMITS) -> ComplexDocument:
     data, source = _load(data, limits)
     if isinstance(data, dict) and data.get("format") == "polyrelu.complex" and data.get("version") not in VERSIONS:
         raise ComplexFormatError(
-            f"{source}: version: {str(data.get('version'))[:40]} is not a version of the complex format polyrelu reads "
+            f"{source}: version: {repr(data.get('version'))[:40]} is not a version of the complex format polyrelu reads "
             f"(it reads versions {' and '.join(map(str, VERSIONS))}); write the file again with this polyrelu"
         )
     validate(_schema_view(data), "complex", source)
@@ -261,7 +265,7 @@ def _document(data, source):
     if euler != expected:
         where = "a polytope" if domain_rows is not None else f"R^{n0}"
         raise Refusal("cells", f"their Euler characteristic is {euler}, but a complex covering {where} has {expected}")
-    return ComplexDocument(source, net, domain_rows, cells, lattice)
+    return ComplexDocument(source, net, domain_rows, cells, lattice, data["version"])
 
 
 def _lattice(dimensions, covering):
