@@ -625,3 +625,25 @@ def assert_same_graph(g, h, edge_order: bool = True) -> None:
         match = next((i for i, attrs in enumerate(candidates) if same_typed(attrs, e.attributes())), None)
         assert match is not None, f"edge {e.tuple} of h: {e.attributes()} has no same-typed edge in g"
         candidates.pop(match)
+
+
+def sparse_sketch(J_mod, p: int, rows: int, seed: int = 0):
+    """``S J`` modulo ``p`` with the sparse ``S`` that ``sparse_compressed_columns`` documents, from ``J`` itself.
+
+    Three deals: ``rng = numpy.random.default_rng(seed)``; each time
+    ``order = rng.permutation(N)`` and ``weights = rng.integers(1, p, N)``, and
+    row ``order[t]`` is added to combination ``t % rows`` times ``weights[t]``.
+    Plain Python integers, one row at a time.
+    """
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    N, D = J_mod.shape
+    out = [[0] * D for _ in range(rows)]
+    for _ in range(3):
+        order, weights = rng.permutation(N), rng.integers(1, p, N)
+        for t in range(N):
+            target, row, w = out[t % rows], J_mod[order[t]].tolist(), int(weights[t])
+            for j in range(D):
+                target[j] += w * row[j]
+    return np.array([[v % p for v in r] for r in out], dtype=np.int64).reshape(rows, D)

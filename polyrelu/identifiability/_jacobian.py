@@ -25,7 +25,6 @@ __all__ = [
     "jacobian_columns",
     "distinct_rows",
     "compressed_jacobian",
-    "sparse_compressed_jacobian",
     "sparse_compressed_columns",
     "nonzero_columns",
     "parameter_position",
@@ -176,53 +175,26 @@ def compressed_jacobian(J_mod, p, rows, seed=0):
     return out.astype(np.int64)
 
 
-def sparse_compressed_jacobian(J_mod, p, rows, seed=0):
-    """``S J`` modulo ``p`` for a sparse random ``S``: each row of ``J`` enters 3 of the ``rows`` combinations.
-
-    As for :func:`compressed_jacobian`, the rank of the result modulo ``p`` is
-    a lower bound on the rank of ``J`` (any combination of rows lies in the row
-    space), whatever ``S`` is; but ``3 N D`` products in place of
-    ``rows · N · D``. Three times over, ``J``'s rows are shuffled, dealt into
-    the ``rows`` combinations (each gets ``⌈N / rows⌉`` or one fewer) and
-    weighted by random residues. No bound on the chance of falling short of the
-    rank is claimed: a caller that needs the rank falls back to
-    :func:`compressed_jacobian` when this one is short.
-
-    Parameters
-    ----------
-    J_mod : numpy.ndarray
-        ``N × D`` int64 residues modulo ``p``, ``p`` below :data:`COMPRESSION_MODULUS`.
-    p, rows, seed : int
-
-    Returns
-    -------
-    numpy.ndarray
-        ``rows × D`` int64 residues.
-    """
-    N, D = J_mod.shape
-    if not 1 < p < COMPRESSION_MODULUS or N >= rows * 2**20:
-        raise ValueError(f"sparse_compressed_jacobian needs a prime below 2^20 and N / rows below 2^20, not {p} and {N} / {rows}")
-    out = np.zeros((rows, D), dtype=np.int64)
-    for order, weights in _deals(N, p, rows, seed):
-        # products below 2^40, 3 ⌈N / rows⌉ of them per entry: int64 holds the sums; chunks of `rows` rows
-        # (not one product of all of them: its temporaries cost more than the arithmetic)
-        for a in range(0, N, rows):
-            dealt = order[a : a + rows]
-            out[: len(dealt)] += J_mod[dealt] * weights[a : a + rows, None]
-    return out % p
-
-
 def _deals(N, p, rows, seed):
-    """The three deals of :func:`sparse_compressed_jacobian`: row ``order[t]`` enters combination ``t % rows`` with weight ``weights[t]``."""
+    """The three deals of :func:`sparse_compressed_columns`: row ``order[t]`` enters combination ``t % rows`` with weight ``weights[t]``."""
     rng = np.random.default_rng(seed)
     return [(rng.permutation(N), rng.integers(1, p, N)) for _ in range(3)]
 
 
 def sparse_compressed_columns(widths, factors, columns, p, rows, seed=0):
-    """:func:`sparse_compressed_jacobian` of the ``columns`` of ``J`` modulo ``p``, from the factors, without ``J``.
+    """``S J[:, columns]`` modulo ``p`` for a sparse random ``S``, from the factors, without forming ``J``.
 
-    The same array as ``sparse_compressed_jacobian(jacobian_columns(widths,
-    factors, columns) % p, p, rows, seed)``. Row ``n = (R, o, q)`` of ``J``
+    Each row of ``J`` enters 3 of the ``rows`` combinations: three times over,
+    ``J``'s ``N`` rows are shuffled (``rng.permutation(N)`` with
+    ``rng = numpy.random.default_rng(seed)``), the ``t``-th of them dealt into
+    combination ``t % rows`` (each gets ``⌈N / rows⌉`` or one fewer) with weight
+    ``rng.integers(1, p, N)[t]``. As for :func:`compressed_jacobian`, the rank
+    of the result modulo ``p`` is a lower bound on the rank of those columns
+    (any combination of rows lies in the row space), whatever ``S`` is; no
+    bound on the chance of falling short of it is claimed: a caller that needs
+    the rank falls back to :func:`compressed_jacobian` when this one is short.
+
+    Row ``n = (R, o, q)`` of ``J``
     has ``P_l[R, 1 + o, 1 + i] Q_l[R, j, q]`` in the column of parameter
     ``(l, i, j)``, so a combination ``s`` of rows is, on layer ``l``'s
     columns, ``Σ_n w_n P_l[R_n, 1 + o_n, 1 + ·]^T Q_l[R_n, ·, q_n]``: per
@@ -236,7 +208,9 @@ def sparse_compressed_columns(widths, factors, columns, p, rows, seed=0):
     factors : the factors ``(P, Q)`` of ``J`` modulo ``p`` (:func:`jacobian_factors` with ``modulus=p``)
     columns : sequence of int
     p, rows, seed : int
-        As for :func:`sparse_compressed_jacobian` (``p`` below :data:`COMPRESSION_MODULUS`).
+        ``p`` a prime below :data:`COMPRESSION_MODULUS` (products of two
+        residues below ``2^40``, each sum of them exact in float64), ``rows``
+        the number of combinations.
 
     Returns
     -------
