@@ -39,7 +39,7 @@ _TERMS = 2**12
 
 
 def jacobian_factors(network, patterns, layers, modulus=None):
-    """The factors ``(P, Q)`` of :func:`jacobian`: per layer, stacked over the patterns.
+    """The factors ``(P, Q)`` of :func:`jacobian`: per layer, stacked over the patterns, each computed when first read.
 
     ``Q[l]`` (shape ``(R, n_l + 1, n0 + 1)``) is the homogeneous map from the
     input to layer ``l``'s input, ``P[l]`` (shape ``(R, m + 1, n_{l+1} + 1)``)
@@ -47,43 +47,81 @@ def jacobian_factors(network, patterns, layers, modulus=None):
     with the pattern's masks (so ``P[l][:, :, 1 + i]`` vanishes where neuron
     ``i`` of layer ``l`` is inactive). ``Q[l]`` depends on the pattern of the
     layers before ``l`` only, ``P[l]`` on that of layer ``l`` and after.
-    Arguments as for :func:`jacobian`.
+    Arguments as for :func:`jacobian`. ``P`` and ``Q`` are sequences that
+    compute ``Q[l]`` (with the ones before it) or ``P[l]`` (with the ones after
+    it) when it is first indexed: exact maps of deep layers are products of
+    large integers, and a caller often reads only some of them.
     """
-    def reduce(a):
-        return a % modulus if modulus is not None else a
+    factors = _Factors(network, patterns, layers, modulus)
+    return _Maps(factors.output_map, factors.L), _Maps(factors.input_map, factors.L)
 
-    arch = network.architecture
-    widths = arch.widths
-    L = len(widths) - 1
-    n0, m = widths[0], widths[-1]
-    R = len(patterns)
-    kind = layers[0].dtype
-    signs = np.array(patterns, dtype=int).reshape(R, arch.num_hidden) > 0
-    masks, k = [], 0
-    for n in arch.hidden_widths:
-        mask = np.ones((R, n + 1), dtype=kind)
-        mask[:, 1:] = signs[:, k : k + n]
-        masks.append(mask)
-        k += n
-    first_neuron = np.cumsum([0, *arch.hidden_widths]).tolist()
-    # Q[l] depends on the pattern of the layers before l only and P[l + 1] on that of layer l + 1 and after:
-    # each product is taken once per distinct part of a pattern (exact entries are large integers), and only
-    # the mask of layer l is applied per region
-    Q = [np.broadcast_to(np.eye(n0 + 1, dtype=int).astype(kind), (R, n0 + 1, n0 + 1))]
-    for l in range(L - 1):
-        chosen, owner = distinct_rows(signs[:, : first_neuron[l]])
-        inputs = Q[-1][chosen]  # (k, n_l + 1, n0 + 1): one product with the blocks side by side
-        side_by_side = inputs.transpose(1, 0, 2).reshape(inputs.shape[1], -1)
-        product = _matmul(layers[l], side_by_side).reshape(-1, len(chosen), n0 + 1).transpose(1, 0, 2)
-        Q.append(reduce(product)[owner] * masks[l][:, :, None])
-    P = [None] * L
-    P[L - 1] = np.broadcast_to(np.eye(m + 1, dtype=int).astype(kind), (R, m + 1, m + 1))
-    for l in range(L - 2, -1, -1):
-        chosen, owner = distinct_rows(signs[:, first_neuron[l + 1] :])
-        outputs = P[l + 1][chosen]  # (k, m + 1, n_{l+2} + 1): one product with the blocks stacked
-        product = _matmul(outputs.reshape(-1, outputs.shape[2]), layers[l + 1]).reshape(len(chosen), m + 1, -1)
-        P[l] = reduce(product)[owner] * masks[l][:, None, :]
-    return P, Q
+
+class _Maps:
+    """A read-only sequence of per-layer maps, each computed by ``compute(l)`` when first indexed."""
+
+    def __init__(self, compute, length):
+        self.compute, self.length = compute, length
+
+    def __len__(self):
+        return self.length
+
+    def __getitem__(self, l):
+        if not -self.length <= l < self.length:
+            raise IndexError(l)
+        return self.compute(l % self.length)
+
+    def __iter__(self):
+        return (self[l] for l in range(self.length))
+
+
+class _Factors:
+    """The chains of :func:`jacobian_factors`: ``Q`` from the input forward, ``P`` from the output back."""
+
+    def __init__(self, network, patterns, layers, modulus):
+        arch = network.architecture
+        self.layers, self.modulus = layers, modulus
+        self.widths = widths = arch.widths
+        self.L = len(widths) - 1
+        n0, m = widths[0], widths[-1]
+        R = len(patterns)
+        kind = layers[0].dtype
+        self.signs = np.array(patterns, dtype=int).reshape(R, arch.num_hidden) > 0
+        self.masks, k = [], 0
+        for n in arch.hidden_widths:
+            mask = np.ones((R, n + 1), dtype=kind)
+            mask[:, 1:] = self.signs[:, k : k + n]
+            self.masks.append(mask)
+            k += n
+        self.first_neuron = np.cumsum([0, *arch.hidden_widths]).tolist()
+        self.Q = [np.broadcast_to(np.eye(n0 + 1, dtype=int).astype(kind), (R, n0 + 1, n0 + 1))]
+        self.P = {self.L - 1: np.broadcast_to(np.eye(m + 1, dtype=int).astype(kind), (R, m + 1, m + 1))}
+
+    def reduce(self, a):
+        return a % self.modulus if self.modulus is not None else a
+
+    def input_map(self, l):
+        # Q[l] depends on the pattern of the layers before l only and P[l] on that of layer l + 1 and after:
+        # each product is taken once per distinct part of a pattern (exact entries are large integers), and only
+        # the mask of layer l is applied per region
+        n0 = self.widths[0]
+        while len(self.Q) <= l:
+            k = len(self.Q) - 1
+            chosen, owner = distinct_rows(self.signs[:, : self.first_neuron[k]])
+            inputs = self.Q[k][chosen]  # (k, n_l + 1, n0 + 1): one product with the blocks side by side
+            side_by_side = inputs.transpose(1, 0, 2).reshape(inputs.shape[1], -1)
+            product = _matmul(self.layers[k], side_by_side).reshape(-1, len(chosen), n0 + 1).transpose(1, 0, 2)
+            self.Q.append(self.reduce(product)[owner] * self.masks[k][:, :, None])
+        return self.Q[l]
+
+    def output_map(self, l):
+        m = self.widths[-1]
+        while l not in self.P:
+            k = min(self.P) - 1
+            chosen, owner = distinct_rows(self.signs[:, self.first_neuron[k + 1] :])
+            outputs = self.P[k + 1][chosen]  # (k, m + 1, n_{l+2} + 1): one product with the blocks stacked
+            product = _matmul(outputs.reshape(-1, outputs.shape[2]), self.layers[k + 1]).reshape(len(chosen), m + 1, -1)
+            self.P[k] = self.reduce(product)[owner] * self.masks[k][:, None, :]
+        return self.P[l]
 
 
 def _matmul(a, b):

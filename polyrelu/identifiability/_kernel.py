@@ -68,7 +68,7 @@ from ._parameters import offsets
 __all__ = ["local_kernel", "stable_kernel", "paired_kernel", "sparse_kernel", "independent_rows"]
 
 
-def local_kernel(network, patterns, factors, p, zero_columns=frozenset()):
+def local_kernel(network, patterns, factors, p, zero_columns=frozenset(), modular=None):
     """Exact kernel vectors of ``J`` supported on one neuron's incoming row and bias, or on its outgoing weights.
 
     Parameters
@@ -79,6 +79,10 @@ def local_kernel(network, patterns, factors, p, zero_columns=frozenset()):
         (:func:`~polyrelu.identifiability._jacobian.jacobian_factors`)
     p : int
         A prime, to find the rows that decide each block's rank.
+    modular : the factors of ``J`` modulo ``p``, optional
+        The blocks' residues are read off them, so that an exact factor is
+        computed only for a layer with a stack short of full rank (without
+        them, every exact block is reduced modulo ``p``).
     zero_columns : set of int
         Columns of ``J`` known to vanish (checked exactly by the caller): left
         out of every block, since a block's kernel is their unit vectors plus
@@ -99,21 +103,66 @@ def local_kernel(network, patterns, factors, p, zero_columns=frozenset()):
     positions = offsets(widths)
     signs = np.array(patterns, dtype=int).reshape(len(patterns), arch.num_hidden) > 0
     first_neuron = np.cumsum([0, *arch.hidden_widths]).tolist()
+    silent = _silent_neurons(network, signs)
     found = []
     for l in range(1, L):
         w_off, b_off = positions[l]
-        # incoming rows of layer l's neurons: Q_l depends on the pattern of the earlier layers only
-        blocks, residues, owner, live = _incoming_blocks(factors, signs[:, : first_neuron[l]], l, p)
+        # incoming rows of layer l's neurons: Q_l depends on the pattern of the earlier layers only. A row moves the
+        # output on R unless P_l[R, :, 1 + i] = 0, which the patterns certify (inactive, or read by silent neurons
+        # only); where they cannot, R is kept: a row too many only makes the stack's kernel smaller, never wrong
+        chosen, owner = distinct_rows(signs[:, : first_neuron[l]])
+        exact, residues = _blocks(lambda l=l: Q[l].transpose(0, 2, 1), modular and (lambda l=l: modular[1][l].transpose(0, 2, 1)),
+                                  chosen, p)
+        live = ~silent[l]
         columns = [[b_off + i] + [w_off + i * widths[l] + j for j in range(widths[l])] for i in range(widths[l + 1])]
-        found += _block_kernels(blocks, residues, [np.unique(owner[live[:, i]]) for i in range(widths[l + 1])], columns, p,
+        found += _block_kernels(exact, residues, [np.unique(owner[live[:, i]]) for i in range(widths[l + 1])], columns, p,
                                 zero_columns)
-        # outgoing weights of the neurons of hidden layer l - 1: P_l depends on the pattern of layer l and later
-        blocks, residues, owner = _distinct_blocks(P[l][:, 1:, 1:], signs[:, first_neuron[l] :], p)
-        live = (Q[l][:, 1:, :] != 0).any(axis=2)
+        # outgoing weights of the neurons of hidden layer l - 1: P_l depends on the pattern of layer l and later; a
+        # neuron's row of Q_l is its pre-activation's affine map, not zero where the neuron is active (it is positive
+        # there), and zero (masked) elsewhere
+        chosen, owner = distinct_rows(signs[:, first_neuron[l] :])
+        exact, residues = _blocks(lambda l=l: P[l][:, 1:, 1:], modular and (lambda l=l: modular[0][l][:, 1:, 1:]), chosen, p)
+        live = signs[:, first_neuron[l - 1] : first_neuron[l]]
         columns = [[w_off + i * widths[l] + j for i in range(widths[l + 1])] for j in range(widths[l])]
-        found += _block_kernels(blocks, residues, [np.unique(owner[live[:, j]]) for j in range(widths[l])], columns, p,
+        found += _block_kernels(exact, residues, [np.unique(owner[live[:, j]]) for j in range(widths[l])], columns, p,
                                 zero_columns)
     return found
+
+
+def _silent_neurons(network, signs):
+    """Per layer ``l``, ``silent[l][R, i]``: ``P_l[R, :, 1 + i] = 0`` for certain, from the patterns and the weights' zeros.
+
+    The output layer's neurons are never silent; a hidden neuron is silent
+    on ``R`` if it is inactive there, or every neuron of the next layer that
+    reads it with a non-zero weight is silent there (``P_l`` is ``P_{l+1}``
+    times the next layer's weights, masked by this layer's pattern).
+    """
+    widths = network.architecture.widths
+    L = len(widths) - 1
+    first_neuron = np.cumsum([0, *widths[1:-1]]).tolist()
+    silent = [None] * L
+    silent[L - 1] = np.zeros((len(signs), widths[-1]), dtype=bool)
+    for l in range(L - 2, -1, -1):
+        reads = np.array([[v != 0 for v in row] for row in network.layers[l + 1][0]], dtype=np.int64)
+        heard = ((~silent[l + 1]).astype(np.int64) @ reads) > 0
+        silent[l] = ~(signs[:, first_neuron[l] : first_neuron[l + 1]] & heard)
+    return silent
+
+
+def _blocks(exact_per_region, modular_per_region, chosen, p):
+    """``(exact, residues)``: a function giving the blocks ``chosen`` of the exact factor (computed once, when first
+    called), and their residues modulo ``p``, from the modular factor if given (then the exact one is read only if
+    a stack needs its exact kernel)."""
+    cache = []
+
+    def exact():
+        if not cache:
+            cache.append(exact_per_region()[chosen])
+        return cache[0]
+
+    if modular_per_region is not None:
+        return exact, modular_per_region()[chosen].astype(np.int64)
+    return exact, (exact() % p).astype(np.int64)
 
 
 def _distinct_blocks(per_region, keys, p):
@@ -135,19 +184,21 @@ def _incoming_blocks(factors, earlier_signs, l, p):
     return blocks, residues, owner, (P[l][:, 1:, 1:] != 0).any(axis=1)
 
 
-def _block_kernels(blocks, residues, members, columns, p, zero_columns=frozenset()):
+def _block_kernels(exact, residues, members, columns, p, zero_columns=frozenset()):
     """The exact kernels of the stacked blocks ``members[i]`` over ``columns[i]``, for every ``i`` (:func:`_block_kernel`).
 
     Most stacks have full rank: a lower bound on each one's rank modulo ``p``
-    comes first, for all of them from one product (:func:`_screened_ranks`),
-    and only the stacks it leaves short of full rank are solved.
+    comes first, for all of them from one product of the ``residues``
+    (:func:`_screened_ranks`), and only the stacks it leaves short of full
+    rank are solved, from the exact blocks ``exact()`` (read only then).
     """
-    found = []
-    every_row = _ExactRows(blocks)  # the stacks share their blocks: converted to flint once, if ever
+    found, every_row = [], None
     for chosen, block_columns, rank in zip(members, columns, _screened_ranks(residues, members, p)):
         keep = [k for k, c in enumerate(block_columns) if c not in zero_columns]
         if rank != len(keep):  # the zero columns add nothing to the rank
-            found += _block_kernel(blocks, residues, chosen, block_columns, p, rank, every_row, keep)
+            if every_row is None:  # the stacks share their blocks: converted to flint once, if ever
+                every_row = _ExactRows(exact())
+            found += _block_kernel(exact(), residues, chosen, block_columns, p, rank, every_row, keep)
     return found
 
 
@@ -200,14 +251,13 @@ def _screened_ranks(residues, members, p):
     return ranks
 
 
-def stable_kernel(network, patterns, factors, column_scale):
-    """Exact kernel vectors of ``J`` from the sets of neurons active on every region, verified.
+def stable_kernel(network, patterns, column_scale):
+    """Exact kernel vectors of ``J`` from the sets of neurons active on every region, proved and checked.
 
     Parameters
     ----------
     network : ReLUNetwork
     patterns : sequence of activation patterns (the rows of ``J``)
-    factors : the exact factors ``(P, Q)`` of ``J`` (as for :func:`local_kernel`)
     column_scale : sequence of int
         ``J``'s column scales: ``J = J_true · diag(column_scale)``.
 
@@ -215,20 +265,29 @@ def stable_kernel(network, patterns, factors, column_scale):
     -------
     list of dict
         Each vector as ``{column: Fraction}`` in ``J``'s coordinates (its
-        non-zero entries), with ``J k = 0`` checked on every row in integers;
-        a proposal that fails the check is dropped (theory proposes, the check
-        decides).
+        non-zero entries). Each is a kernel vector by the identity in the
+        Notes, whose one premise that depends on the numbers, ``V N = 0``, is
+        checked exactly: a proposal that fails it is dropped (theory
+        proposes, the check decides).
 
     Notes
     -----
-    For a set ``A`` of neurons of hidden layer ``l`` active on every region,
+    For a set ``A`` of neurons of hidden layer ``l`` active on every pattern,
     with ``h_a = H_l[a, :] z̃`` (``z̃`` the homogeneous output of layer
     ``l − 1``) and ``V = H_{l+1}[:, 1 + A]``, the next layer reads
     ``V h_A``. To first order: ``H_l[a, :] += H_l[c, :]`` adds ``h_c`` to
     ``h_a``, which ``H_{l+1}[:, 1 + c] −= H_{l+1}[:, 1 + a]`` takes off;
     ``H_l[a, 0] += 1`` adds 1, which ``H_{l+1}[:, 0] −= H_{l+1}[:, 1 + a]``
     takes off; and ``H_l[A, q] += N`` with ``V N = 0`` adds nothing the next
-    layer sees.
+    layer sees. On every pattern (the activation pattern held fixed, as in
+    ``J``), the pre-activations of layer ``l + 1`` then do not move to first
+    order, as functions of ``x``: they are the only way the parameters of
+    layers ``l`` and ``l + 1`` reach the output, so ``J k = 0`` on every row.
+    The identities are exact algebra given that every neuron of ``A`` is
+    active on every pattern (read off the patterns) and ``V N = 0`` (checked
+    in rationals). Checking ``J k = 0`` itself would need ``J``'s exact
+    factors of the layers around ``l``, whose products of large integers cost
+    more than the rest of these kernels.
     """
     arch = network.architecture
     widths, L = arch.widths, len(arch.widths) - 1
@@ -261,21 +320,11 @@ def stable_kernel(network, patterns, factors, column_scale):
                     proposals.append(mixing)
         V = [[W_next[r][a] for a in stable] for r in range(widths[l + 1])]
         for null in nullspace(V, len(stable)):
+            if any(sum(Fraction(v) * x for v, x in zip(row, null)) for row in V):
+                continue  # not V N = 0: the next layer would see the change
             for q in range(inputs + 1):
                 proposals.append({incoming(a, q): Fraction(v) for a, v in zip(stable, null) if v})
-    if not proposals:
-        return []
-    union = sorted({c for vector in proposals for c in vector})
-    exact = jacobian_columns(widths, factors, union)
-    where = {c: k for k, c in enumerate(union)}
-    found = []
-    for vector in proposals:
-        in_J = {c: v / column_scale[c] for c, v in vector.items()}
-        den = math.lcm(*(v.denominator for v in in_J.values()))
-        integral = np.array([int(v * den) for v in in_J.values()], dtype=object)
-        if not any(exact[:, [where[c] for c in in_J]].dot(integral)):
-            found.append(in_J)
-    return found
+    return [{c: v / column_scale[c] for c, v in vector.items()} for vector in proposals]
 
 
 def paired_kernel(network, patterns, factors, p):

@@ -427,8 +427,8 @@ def _kernel_families(network, patterns, factors, modular, column_scale, p):
     zero = sorted(inactive | {j for j, column in zip(rest, jacobian_columns(widths, factors, rest).T) if not any(column)})
     found = [{j: 1} for j in zero]
     with one_blas_thread():  # many small products (the blocks' sketches)
-        found += local_kernel(network, patterns, factors, p, frozenset(zero))
-        found += stable_kernel(network, patterns, factors, column_scale)
+        found += local_kernel(network, patterns, factors, p, frozenset(zero), modular)
+        found += stable_kernel(network, patterns, column_scale)
         found += paired_kernel(network, patterns, factors, p)
     # the same direction comes from several families (a weight that moves nothing is a local vector of the neuron
     # it feeds and of the neuron it reads): the first of each is kept, which the greedy choices below would take
