@@ -27,7 +27,7 @@ from typing import Any, Literal
 import flint
 
 from .atomic import write_json
-from .checks import require_instance, require_path, require_sequence
+from .checks import require_instance, require_int, require_path, require_sequence
 from .complex import CanonicalComplex, canonical_complex, check_complex_of
 from .domain import Box
 from .errors import GeometryError, ShapeError, UsageError
@@ -231,13 +231,16 @@ class Slice:
             self.network, self.domain, method=method, max_cells=max_cells, oracle=oracle, progress=progress
         )
 
-    def to_json(self, complex_: CanonicalComplex | None = None) -> dict[str, Any]:
+    def to_json(self, complex_: CanonicalComplex | None = None, *, complex_version: int = 2) -> dict[str, Any]:
         """The slice and its complex as a JSON-ready dict; exact numbers are strings.
 
         Parameters
         ----------
         complex_ : CanonicalComplex, optional
             :meth:`complex`, if already computed (computed here otherwise).
+        complex_version : {2, 1}
+            The format version of the embedded complex document
+            (:meth:`~polyrelu.complex.CanonicalComplex.to_json`).
 
         Returns
         -------
@@ -255,6 +258,7 @@ class Slice:
             ``complex_`` is the complex of another network or domain.
         """
         caller = "Slice.to_json"
+        complex_version = require_int(complex_version, "complex_version", caller, minimum=1, maximum=2)
         K = check_complex_of(complex_, self.network, self.domain, caller) or self.complex()
 
         def vector(values: Sequence[RationalLike]) -> list[str]:
@@ -270,10 +274,10 @@ class Slice:
             "directions": [vector(d) for d in self.directions],
             "points": [vector(p) for p in self.points],
             "domain": {"lower": lower, "upper": upper},
-            "complex": K.to_json(),
+            "complex": K.to_json(version=complex_version),
         }
 
-    def write_json(self, path: os.PathLike | str, complex_: CanonicalComplex | None = None) -> None:
+    def write_json(self, path: os.PathLike | str, complex_: CanonicalComplex | None = None, *, complex_version: int = 2) -> None:
         """Write :meth:`to_json` to ``path``, atomically (checked before anything is computed).
 
         Raises
@@ -285,8 +289,9 @@ class Slice:
         """
         caller = "Slice.write_json"
         require_path(path, "path", caller)
+        complex_version = require_int(complex_version, "complex_version", caller, minimum=1, maximum=2)
         check_complex_of(complex_, self.network, self.domain, caller)
-        write_json(path, lambda: self.to_json(complex_))
+        write_json(path, lambda: self.to_json(complex_, complex_version=complex_version))
 
 
 def slice_through(net: ReLUNetwork, points: MatrixLike, margin: RationalLike = DEFAULT_MARGIN) -> Slice:

@@ -496,11 +496,12 @@ API = {
     ),
     "polyrelu.slices.Slice.to_json": lambda fx: (
         fx.slice.to_json,
-        dict(complex_=(None, (object(), 3, "complex", Fx("K"), Fx("other_K")))),
+        dict(complex_=(None, (object(), 3, "complex", Fx("K"), Fx("other_K"))), complex_version=(1, FORMAT_VERSION)),
     ),
     "polyrelu.slices.Slice.write_json": lambda fx: (
         fx.slice.write_json,
-        dict(path=(fx.tmp / "slice.json", PATH), complex_=(None, (object(), 3, "complex", Fx("K"), Fx("other_K")))),
+        dict(path=(fx.tmp / "slice.json", PATH), complex_=(None, (object(), 3, "complex", Fx("K"), Fx("other_K"))),
+             complex_version=(2, FORMAT_VERSION)),
     ),
     # -- polyrelu.tropical
     "polyrelu.tropical.tropical_weights": lambda fx: (tropical.tropical_weights, dict(complex_=(fx.K, COMPLEX))),
@@ -566,9 +567,10 @@ API = {
         fx.D.boundary,
         dict(a=(0, CLASS), b=(None, CLASS)),
     ),
+    "polyrelu.topology.decision.DecisionComplex.to_json": lambda fx: (fx.D.to_json, dict(complex_version=(1, FORMAT_VERSION))),
     "polyrelu.topology.decision.DecisionComplex.write_json": lambda fx: (
         fx.D.write_json,
-        dict(path=(fx.tmp / "decision.json", PATH)),
+        dict(path=(fx.tmp / "decision.json", PATH), complex_version=(1, FORMAT_VERSION)),
     ),
     "polyrelu.topology.decision.DecisionComplex.from_json": lambda fx: (
         topology.DecisionComplex.from_json,

@@ -265,6 +265,11 @@ def test_slice_json_holds_the_slice_and_a_readable_complex(tmp_path):
     assert data["points"] == [["0", "0"], ["1", "0"], ["0", "1"]]
     assert data["domain"] == {"lower": ["-1/4", "-1/4"], "upper": ["5/4", "5/4"]}
     assert CanonicalComplex.from_json(data["complex"]) == K
+    assert data["complex"]["version"] == 2  # the compact complex format, unless version 1 is asked for
+    S.write_json(tmp_path / "slice1.json", K, complex_version=1)
+    data1 = json.loads((tmp_path / "slice1.json").read_text())
+    assert data1["complex"]["version"] == 1 and CanonicalComplex.from_json(data1["complex"]) == K
+    assert {k: v for k, v in data1.items() if k != "complex"} == {k: v for k, v in data.items() if k != "complex"}
     with pytest.raises(UsageError, match="complex_ is the complex of another network"):
         S.to_json(canonical_complex(net))
 

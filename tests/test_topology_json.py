@@ -293,6 +293,23 @@ def test_cli_decision_on_a_slice_and_on_level_sets(tmp_path, capsys):
     assert validate(json.loads((tmp_path / "K.json").read_text())) == "complex"
 
 
+@pytest.mark.parametrize("version", [1, 2])
+def test_cli_decision_writes_the_complex_format_asked_for_and_reads_both(tmp_path, capsys, classifier_file, version):
+    out_file = tmp_path / "D.json"
+    code, _, err = run(capsys, "decision", classifier_file, "--domain", "box:-2,2", "-o", out_file,
+                       "--format-version", version)
+    assert code == 0 and err == ""
+    document = json.loads(out_file.read_text())
+    assert document["complex"]["version"] == version and validate(document) == "decision_complex"
+    assert DecisionComplex.from_json(out_file) == decision_complex(DIAMOND_CLASSIFIER, Box(-2, 2))
+    one = tmp_path / "one.json"
+    save_network(ReLUNetwork([ABS, [[1, 1, 1, 1]]], [[0] * 4, [0]]), one)  # |x| + |y|, its complex cut by f = 1
+    code, _, err = run(capsys, "decision", one, "--level", "1", "-o", tmp_path / "K.json", "--format-version", version)
+    assert code == 0 and err == "" and json.loads((tmp_path / "K.json").read_text())["version"] == version
+    with pytest.raises(UsageError, match="complex_version"):
+        decision_complex(DIAMOND_CLASSIFIER, Box(-2, 2)).to_json(complex_version=3)
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--level", "1/2"], "--level is for a network with one output; .* leave out --level"),
     (["--margin", "1"], "--margin sets the box of a slice: add --through FILE"),

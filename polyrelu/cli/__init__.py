@@ -276,6 +276,7 @@ def _add_slice_parser(sub):
     p.add_argument("--margin", default=str(DEFAULT_MARGIN), metavar="M",
                    help=f"the box reaches M times the points' extent beyond them on each side (default {DEFAULT_MARGIN})")
     add_output(p, "the slice (origin, directions, points) and its complex as JSON")
+    add_format_version(p)
     add_plot(p, "the complex of a 2-D slice (3 points) with the data points marked",
               html="the complex of a 2-D or 3-D slice (3 or 4 points)")
     add_max_cells(p)
@@ -299,6 +300,7 @@ def _add_decision_parser(sub):
                    help="for a network with one output: the level set f = C, the sublevel set f <= C and the "
                         "superlevel set f >= C, with their homology (C a number such as 0 or 1/2)")
     add_output(p, "the decision complex (with --level: the complex cut by f = C) as JSON")
+    add_format_version(p)
     p.add_argument("--homology", metavar="FILE",
                    help="write the Betti numbers and torsion of every class region and boundary (or level set) to "
                         "FILE (.json)")

@@ -88,7 +88,10 @@ def decision_command(args, net, domain):
     else:
         parts, complex_ = _levels(net, domain, level, args)
     if args.output:
-        complex_.write_json(args.output)
+        if level is None:
+            complex_.write_json(args.output, complex_version=args.format_version)
+        else:  # the complex cut by f = C is a complex document itself
+            complex_.write_json(args.output, version=args.format_version)
         written(args.output)
     if args.homology:
         write_json(args.homology, lambda: homology_document(parts))

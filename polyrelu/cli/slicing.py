@@ -53,7 +53,7 @@ def slice_command(args):
         where = "a region" if cell.dimension == k else f"a {cell.dimension}-dimensional cell"
         print(f"point {i}             in {where} (cell {cell.id}), {sum(1 for v in cell.signs if v > 0)} of {H} neurons active")
     if args.output:
-        S.write_json(args.output, K)
+        S.write_json(args.output, K, complex_version=args.format_version)
         print(f"written             {args.output}")
     name, window, fill = drawing(args, net)
     title = f"{name}: slice through {os.path.basename(args.through)}"

@@ -189,16 +189,17 @@ class DecisionComplex:
             raise UsageError(f"{caller}: a and b are both class {a}; give two different classes, or only a")
         return Subcomplex(self.complex, [i for i, label in enumerate(self.labels) if len(label) >= 2 and wanted <= label])
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, complex_version: int = 2) -> dict[str, Any]:
         """The decision complex as a JSON-ready dict: the labels alongside the tie network's complex JSON.
 
         Keys: ``format`` (``"polyrelu.decision_complex"``), ``version``,
         ``network`` (the classifier, in the network JSON format), ``classes``,
         ``pairs`` (the tie neurons), ``labels`` (per cell id, the sorted
         maximal classes) and ``complex`` (:meth:`CanonicalComplex.to_json` of
-        :attr:`complex`, which :meth:`CanonicalComplex.from_json` reads and
-        checks).
+        :attr:`complex` in format version ``complex_version``, 2 or 1, which
+        :meth:`CanonicalComplex.from_json` reads and checks).
         """
+        complex_version = require_int(complex_version, "complex_version", "DecisionComplex.to_json", minimum=1, maximum=2)
         return {
             "format": DECISION_FORMAT,
             "version": DECISION_VERSION,
@@ -206,12 +207,15 @@ class DecisionComplex:
             "classes": self.classes,
             "pairs": [list(p) for p in self.pairs],
             "labels": [sorted(label) for label in self.labels],
-            "complex": self.complex.to_json(),
+            "complex": self.complex.to_json(version=complex_version),
         }
 
-    def write_json(self, path: os.PathLike | str) -> None:
+    def write_json(self, path: os.PathLike | str, *, complex_version: int = 2) -> None:
         """Write :meth:`to_json` to ``path`` (atomically: a failure leaves any previous file as it was)."""
-        write_json(require_path(path, "path", "DecisionComplex.write_json"), self.to_json)
+        caller = "DecisionComplex.write_json"
+        require_path(path, "path", caller)
+        complex_version = require_int(complex_version, "complex_version", caller, minimum=1, maximum=2)
+        write_json(path, lambda: self.to_json(complex_version=complex_version))
 
     @classmethod
     def from_json(
