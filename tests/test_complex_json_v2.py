@@ -17,13 +17,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from reference import closure_rows, dd_generators
 from referencing import Registry, Resource
-from test_complex_json import NETWORKS, STORED_NETWORKS
+from test_complex_json import NETWORKS, STORED_NETWORKS, small_networks
 
 from polyrelu import (
-    Box,
     CanonicalComplex,
     ComplexFormatError,
     InvalidArgumentError,
@@ -146,15 +144,6 @@ def test_the_streamed_text_is_json_dump_of_to_json_however_it_is_cut(name, tmp_p
         k: v for k, v in W.to_json(version=1).items() if k not in K.to_json(version=1)
     }
     validate(weighted, "complex")
-
-
-@st.composite
-def small_networks(draw):
-    n0 = draw(st.integers(2, 3))
-    widths = draw(st.lists(st.integers(1, 3), min_size=1, max_size=2))
-    kind = draw(st.sampled_from(["integer", "gaussian"]))
-    net = ReLUNetwork.random((n0, *widths, 1), seed=draw(st.integers(0, 10_000)), kind=kind)
-    return net, draw(st.sampled_from([None, Box(-1, 2)]))
 
 
 @settings(max_examples=20, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])

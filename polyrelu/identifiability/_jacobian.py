@@ -66,12 +66,9 @@ class _Maps:
         return self.length
 
     def __getitem__(self, l):
-        if not -self.length <= l < self.length:
+        if not 0 <= l < self.length:
             raise IndexError(l)
-        return self.compute(l % self.length)
-
-    def __iter__(self):
-        return (self[l] for l in range(self.length))
+        return self.compute(l)
 
 
 class _Factors:
