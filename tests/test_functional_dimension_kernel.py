@@ -97,31 +97,41 @@ def test_local_kernel_finds_the_deficient_networks_lost_parameters():
     assert found and flint.fmpz_mat(dense).rank() > 0
 
 
-@pytest.mark.parametrize("shared", [False, True])
-def test_a_block_kernel_from_too_few_rows_is_refused_by_the_exact_check(shared, monkeypatch):
-    """As if the prime were unlucky: the rows chosen modulo p miss some of the stack's rank, so the null space of
-    those rows is too large, and the check against every row of the stack (shared or not) must refuse it."""
+def test_a_stack_kernel_from_too_few_rows_is_refused_by_the_exact_check(monkeypatch):
+    """As if the prime were unlucky: the rows chosen modulo p miss some of a stack's rank, so the null space of
+    those rows is too large, and the check against every row of that stack must refuse it, while a stack checked
+    in the same product whose rows do span it keeps its kernel."""
     rng = np.random.default_rng(5)
-    blocks = np.array(rng.integers(-9, 10, (6, 3, 4)).tolist(), dtype=object)  # 18 rows of rank 4: no kernel
-    blocks[0, 0] = [0, 0, 0, 0]
+    random = rng.integers(-9, 10, (6, 3, 4)).tolist()  # 18 rows of rank 4: no kernel
+    random[0][0] = [0, 0, 0, 0]
+    spanned = [[random[0][1], random[0][2], random[0][1]]] * 2  # rank 2: a kernel of dimension 2
+    blocks = np.array(random + spanned, dtype=object)
     residues = (blocks % P).astype(np.int64)
-    chosen = np.arange(6)
-    honest = kernel_module._block_kernel(blocks, residues, chosen, [10, 11, 12, 13], P, None,
-                                         kernel_module._ExactRows(blocks) if shared else None)
-    assert honest == []
-    monkeypatch.setattr(kernel_module, "independent_rows", lambda M, r, p: [1, 2])  # rank 2 of the true 4
-    refused = kernel_module._block_kernel(blocks, residues, chosen, [10, 11, 12, 13], P, 2,
-                                          kernel_module._ExactRows(blocks) if shared else None)
-    assert refused == []
-    # the same two rows on a stack they do span give its kernel, checked and primitive
-    spanned = np.array([[list(blocks[0, 1]), list(blocks[0, 2]), list(blocks[0, 1])]] * 2, dtype=object)
-    found = kernel_module._block_kernel(spanned, (spanned % P).astype(np.int64), np.arange(2), [10, 11, 12, 13], P, 2,
-                                        kernel_module._ExactRows(spanned) if shared else None)
-    assert len(found) == 2
+    full, short = (np.arange(6), [0, 1, 2, 3], None), (np.array([6, 7]), [0, 1, 2, 3], None)
+    assert kernel_module._stack_kernels(blocks, residues, [full, short], P)[0] == []
+    monkeypatch.setattr(kernel_module, "_spanning_rows", lambda residues, stacks, p: [[1, 2], [0, 1]])  # 2 of 4
+    refused, found = kernel_module._stack_kernels(blocks, residues, [full, short], P)
+    assert refused == [] and len(found) == 2
     for vector in found:
         assert math.gcd(*vector.values()) == 1
-        for row in spanned.reshape(-1, 4).tolist():
-            assert sum(row[c - 10] * v for c, v in vector.items()) == 0
+        for row in np.array(spanned, dtype=object).reshape(-1, 4).tolist():
+            assert sum(row[c] * v for c, v in vector.items()) == 0
+    # on kept columns only: the vectors are zero elsewhere
+    monkeypatch.setattr(kernel_module, "_spanning_rows", lambda residues, stacks, p: [[0, 1]])
+    (kept,) = kernel_module._stack_kernels(blocks, residues, [(np.array([6, 7]), [0, 1, 2], 2)], P)
+    assert len(kept) == 1 and set(kept[0]) <= {0, 1, 2}
+
+
+def test_spanning_rows_span_every_stack_modulo_p():
+    rng = np.random.default_rng(2)
+    low = rng.integers(-3, 4, (40, 3, 2)) @ rng.integers(-3, 4, (2, 6))  # blocks of rank at most 2, of 6 columns
+    blocks = np.concatenate([low, rng.integers(-3, 4, (10, 3, 6))])
+    residues = blocks % P
+    stacks = [(np.arange(40), list(range(6)), 2), (np.arange(30, 45), [0, 2, 4, 5], 4), (np.arange(40), [1, 2], None),
+              (np.arange(5), list(range(6)), 1)]  # the last one's bound is too low: all its rows decide
+    for (chosen, keep, _), rows in zip(stacks, kernel_module._spanning_rows(residues, stacks, P)):
+        M = residues[chosen][:, :, keep].reshape(-1, len(keep))
+        assert flint.nmod_mat(M[rows].tolist(), P).rank() == len(rows) == flint.nmod_mat(M.tolist(), P).rank()
 
 
 def test_sparse_kernel_refuses_a_support_that_cannot_hold_the_vector():
@@ -239,27 +249,6 @@ def test_paired_kernel_vectors_are_exact_kernel_vectors_and_leave_nothing_to_sol
     fd = functional_dimension(net)
     # MIXED: the rank of a plain fmpz computation (above); WIDE: the float SVD rank agrees (not computed here)
     assert (fd.rank, len(fd.kernel)) == (rank, fd.bound - rank)
-
-
-def test_paired_kernel_refuses_a_corrupted_vector(monkeypatch):
-    import polyrelu.identifiability._kernel as kernel
-
-    patterns = [r.signs for r in canonical_complex(MIXED).regions()]
-    layers, _ = integer_layers(MIXED)
-    factors = jacobian_factors(MIXED, patterns, layers)
-    right = paired_kernel(MIXED, patterns, factors, P)
-    real = kernel._block_kernel
-
-    def corrupted(*args):
-        # one entry of each block kernel vector off by one: no longer a kernel vector of the block
-        return [{**vector, min(vector): vector[min(vector)] + 1} for vector in real(*args)]
-
-    monkeypatch.setattr(kernel, "_block_kernel", corrupted)
-    assert len(right) == 2 and paired_kernel(MIXED, patterns, factors, P) == []
-    # and a right vector with the wrong share on the second neuron (a ratio off by a factor of 2) is refused
-    monkeypatch.setattr(kernel, "_block_kernel", real)
-    monkeypatch.setattr(kernel, "Fraction", lambda *args: 2 * Fraction(*args) if len(args) == 2 else Fraction(*args))
-    assert paired_kernel(MIXED, patterns, factors, P) == []
 
 
 @settings(max_examples=12, deadline=None)

@@ -16,7 +16,8 @@ Some functions also work modulo a prime ``p`` (``modulus=p``),
 :func:`modular_echelon` echelons a numpy array of residues modulo ``p`` (in
 flint), :func:`modular_rank_profile` finds its rank and a non-singular minor
 without leaving numpy (large arrays cost more to convert to flint than to
-eliminate in float64), and :func:`residue` reduces a rational modulo ``p``: independence modulo ``p``
+eliminate in float64), :func:`modular_rank_profiles` those of many small arrays
+side by side, and :func:`residue` reduces a rational modulo ``p``: independence modulo ``p``
 implies independence over Q, which is how a rank is certified cheaply
 (:mod:`polyrelu.identifiability`).
 
@@ -41,6 +42,7 @@ __all__ = [
     "modular_echelon",
     "RankProfile",
     "modular_rank_profile",
+    "modular_rank_profiles",
     "reduced_echelon",
     "SolutionSpace",
     "solution_space",
@@ -579,3 +581,72 @@ def residue(value: int | Fraction, modulus: int) -> int:
     """
     value = Fraction(value)
     return int(value.numerator % modulus) * pow(int(value.denominator % modulus), -1, modulus) % modulus
+
+
+def modular_rank_profiles(arrays: Any, p: int) -> list[RankProfile]:
+    """:func:`modular_rank_profile` of every array of a stack (``k × m × n``), eliminated side by side.
+
+    Column by column, every array of the stack takes its own pivot (its
+    first row at or below its rank with a non-zero entry there, moved up)
+    and clears the column below it: ``n`` steps of numpy operations on the
+    whole stack. Many small arrays cost more to convert to flint one at a
+    time (about 100 ns an entry) than this. Exact in int64 for ``p < 2^31``:
+    residues are below ``2^31`` and their products below ``2^62``.
+
+    Parameters
+    ----------
+    arrays : numpy.ndarray
+        Integers (any sign; they are reduced modulo ``p``), shape ``(k, m, n)``;
+        rows of zeros pad arrays with fewer rows.
+    p : int
+        A prime below ``2^31``.
+
+    Returns
+    -------
+    list of RankProfile
+        Per array, its rank modulo ``p``, the rows of a non-singular minor of
+        that size (in the order the elimination chose them) and its column
+        rank profile.
+
+    Examples
+    --------
+    >>> [r.rank for r in modular_rank_profiles(np.array([[[1, 2], [2, 4]], [[1, 2], [3, 4]], [[0, 7], [0, 14]]]), 7)]
+    [1, 2, 0]
+    >>> modular_rank_profiles(np.array([[[0, 2, 4], [0, 1, 2], [1, 0, 0]]]), 7)
+    [RankProfile(rank=2, rows=[2, 1], columns=[0, 1])]
+    """
+    A = np.asarray(arrays, dtype=np.int64) % p
+    k, m, n = A.shape
+    ranks = np.zeros(k, dtype=np.int64)
+    order = np.tile(np.arange(m), (k, 1))
+    columns: list[list[int]] = [[] for _ in range(k)]
+    row = np.arange(m)
+    for j in range(n):
+        candidate = (A[:, :, j] != 0) & (row >= ranks[:, None])
+        stack = np.flatnonzero(candidate.any(axis=1))
+        if not len(stack):
+            continue
+        r, pivot = ranks[stack], candidate[stack].argmax(axis=1)
+        for swapped in (A, order):
+            top = swapped[stack, r]
+            swapped[stack, r] = swapped[stack, pivot]
+            swapped[stack, pivot] = top
+        pivot_rows = A[stack, r, j:]
+        multipliers = A[stack, :, j] * _modular_inverses(pivot_rows[:, 0], p)[:, None] % p
+        multipliers[row <= r[:, None]] = 0  # only the rows below the pivot
+        A[stack, :, j:] = (A[stack, :, j:] - multipliers[:, :, None] * pivot_rows[:, None, :]) % p
+        ranks[stack] += 1
+        for a in stack.tolist():
+            columns[a].append(j)
+    return [RankProfile(int(r), order[a, :r].tolist(), columns[a]) for a, r in enumerate(ranks)]
+
+
+def _modular_inverses(values, p):
+    """``values^(p − 2)`` modulo ``p`` elementwise (int64, non-zero residues below ``2^31``): the inverses, by Fermat."""
+    out, power, e = np.ones_like(values), values % p, p - 2
+    while e:
+        if e & 1:
+            out = out * power % p
+        power = power * power % p
+        e >>= 1
+    return out

@@ -54,6 +54,7 @@ from ..geometry.linalg import (
     echelon_pivots,
     modular_echelon,
     modular_rank_profile,
+    modular_rank_profiles,
     nullspace,
     solve_nonsingular,
 )
@@ -165,62 +166,108 @@ def _blocks(exact_per_region, modular_per_region, chosen, p):
     return exact, (exact() % p).astype(np.int64)
 
 
-def _distinct_blocks(per_region, keys, p):
-    """``(blocks, residues, owner)``: ``per_region``'s blocks once per distinct row of ``keys``, modulo ``p``, and each region's block."""
-    chosen, owner = distinct_rows(keys)
-    blocks = per_region[chosen]
-    return blocks, (blocks % p).astype(np.int64), owner
-
-
-def _incoming_blocks(factors, earlier_signs, l, p):
-    """The blocks ``Q_l[R]^T`` of the incoming rows of hidden layer ``l`` (:func:`_distinct_blocks`), and ``live``.
-
-    ``Q_l`` depends on the pattern of the earlier layers (``earlier_signs``)
-    only; ``live[R, i]`` says whether neuron ``i``'s incoming row moves the
-    output on region ``R`` (``P_l[R, :, i] ≠ 0``).
-    """
-    P, Q = factors
-    blocks, residues, owner = _distinct_blocks(Q[l].transpose(0, 2, 1), earlier_signs, p)
-    return blocks, residues, owner, (P[l][:, 1:, 1:] != 0).any(axis=1)
-
-
 def _block_kernels(exact, residues, members, columns, p, zero_columns=frozenset()):
-    """The exact kernels of the stacked blocks ``members[i]`` over ``columns[i]``, for every ``i`` (:func:`_block_kernel`).
+    """The exact kernels of the stacked blocks ``members[i]`` over ``columns[i]``, for every ``i`` (:func:`_stack_kernels`).
 
     Most stacks have full rank: a lower bound on each one's rank modulo ``p``
-    comes first, for all of them from one product of the ``residues``
-    (:func:`_screened_ranks`), and only the stacks it leaves short of full
-    rank are solved, from the exact blocks ``exact()`` (read only then).
+    comes first, for all of them (:func:`_screened_ranks`), and only the
+    stacks it leaves short of full rank are solved, from the exact blocks
+    ``exact()`` (read only then). The zero columns are left out of every
+    stack: they add nothing to its rank.
     """
-    found, every_row = [], None
+    stacks, kept_columns = [], []
     for chosen, block_columns, rank in zip(members, columns, _screened_ranks(residues, members, p)):
         keep = [k for k, c in enumerate(block_columns) if c not in zero_columns]
-        if rank != len(keep):  # the zero columns add nothing to the rank
-            if every_row is None:  # the stacks share their blocks: converted to flint once, if ever
-                every_row = _ExactRows(exact())
-            found += _block_kernel(exact(), residues, chosen, block_columns, p, rank, every_row, keep)
-    return found
+        if keep and rank != len(keep):
+            stacks.append((chosen, keep, rank))
+            kept_columns.append(block_columns)
+    if not stacks:
+        return []
+    kernels = _stack_kernels(exact(), residues, stacks, p)
+    return [{block_columns[k]: v for k, v in vector.items()} for block_columns, vectors in zip(kept_columns, kernels)
+            for vector in vectors]
 
 
-class _ExactRows:
-    """The rows of all the blocks (``count × h × g``, exact integers) as one flint matrix, built when first asked for.
+def _stack_kernels(blocks, residues, stacks, p):
+    """The exact kernel of each stack of blocks, verified; empty for a stack of full rank.
 
-    A stack's kernel vectors are checked against every row of all the blocks
-    at once in flint (a product in C), and the stack's own rows read off
-    that: converting each stack's rows to flint apart cost more than the
-    checks when the stacks share most of their blocks.
+    Parameters
+    ----------
+    blocks : numpy.ndarray
+        ``count × h × g`` exact integers (an object array); ``residues`` the
+        same modulo ``p``.
+    stacks : list of (chosen, keep, rank)
+        The blocks ``chosen`` stacked (``h`` rows each), on the columns
+        ``keep`` (positions in ``0 .. g − 1``); ``rank`` a lower bound on
+        the stack's rank modulo ``p`` (:func:`_screened_ranks`), or None.
+
+    Returns
+    -------
+    list of list of dict
+        Per stack, its kernel vectors as ``{position: int}`` (non-zero
+        entries), primitive. The rank modulo ``p`` tells how many rows span
+        the stack (:func:`_spanning_rows`), the exact null space of those rows
+        is taken in flint, and every vector of every stack is checked
+        against every row of its stack in integers, in one product with all
+        the blocks' rows: a stack whose rows modulo ``p`` fell short of its
+        rank over Q (an unlucky prime) has a null space too large, fails the
+        check and gives nothing.
     """
+    g = blocks.shape[2]
+    kernels, vectors, owner = [[] for _ in stacks], [], []
+    for s, ((chosen, keep, _), rows) in enumerate(zip(stacks, _spanning_rows(residues, stacks, p))):
+        if not rows or len(rows) == len(keep):
+            continue  # full rank, or zero columns modulo p (their unit vectors are found elsewhere if exact)
+        M = blocks[chosen][:, :, keep].reshape(-1, len(keep))
+        basis, nullity = flint.fmpz_mat(M[rows].tolist()).nullspace()
+        for k in range(nullity):
+            # fraction-free null vectors carry minors' worth of digits (up to 1,800 bits on 2→16→16→16→1) that a
+            # common factor accounts for: divided out, most have entries of a few bits, and every product is cheaper
+            vector = [int(basis[a, k]) for a in range(len(keep))]
+            content = math.gcd(*vector)
+            full = [0] * g
+            for position, v in zip(keep, vector):
+                full[position] = v // content
+            vectors.append(full)
+            owner.append(s)
+    if not vectors:
+        return kernels
+    # every row of all the blocks, converted to flint once: the stacks share most of their blocks
+    product = flint.fmpz_mat(blocks.reshape(-1, g).tolist()) * flint.fmpz_mat([list(column) for column in zip(*vectors)])
+    moved = np.array(product.tolist(), dtype=object).reshape(len(blocks), -1, len(vectors)) != 0
+    owner = np.array(owner)
+    for s, (chosen, _, _) in enumerate(stacks):
+        mine = np.flatnonzero(owner == s)
+        if len(mine) and not moved[chosen][:, :, mine].any():
+            kernels[s] = [{k: v for k, v in enumerate(vectors[t]) if v} for t in mine.tolist()]
+    return kernels
 
-    def __init__(self, blocks):
-        self.blocks, self.matrix = blocks, None
 
-    def vanishes(self, chosen, vectors):
-        """Whether every row of the blocks ``chosen`` is orthogonal to every one of the integer ``vectors``."""
-        if self.matrix is None:
-            self.matrix = flint.fmpz_mat(self.blocks.reshape(-1, self.blocks.shape[2]).tolist())
-        product = self.matrix * flint.fmpz_mat([list(column) for column in zip(*vectors)])
-        moved = np.array([bool(v) for v in product.entries()]).reshape(self.blocks.shape[0], -1)
-        return not moved[chosen].any()
+def _spanning_rows(residues, stacks, p):
+    """Per stack (as for :func:`_stack_kernels`), rows of its residues independent modulo ``p`` that span them modulo ``p``.
+
+    Row ``k`` is row ``k`` of ``residues[chosen][:, :, keep]`` stacked. With
+    a rank lower bound ``r``, ``2 r + 8`` random rows that do not vanish are
+    tried first, all the stacks side by side
+    (:func:`~polyrelu.geometry.linalg.modular_rank_profiles`), then all the
+    rows that do not vanish of the stacks whose sample fell short of ``r``; a
+    stack with no bound has all its rows reduced (:func:`independent_rows`).
+    """
+    stacked = [residues[chosen][:, :, keep].reshape(-1, len(keep)) for chosen, keep, _ in stacks]
+    live = [np.flatnonzero(M_mod.any(axis=1)) for M_mod in stacked]
+    rows = {}
+    for sample_size in (lambda r, n: 2 * r + 8, lambda r, n: n):
+        samples = {s: np.sort(live[s][np.random.default_rng(0).permutation(len(live[s]))[: sample_size(rank, len(live[s]))]])
+                   for s, (_, keep, rank) in enumerate(stacks) if s not in rows and rank is not None and rank < len(keep)}
+        if not samples:
+            break
+        padded = np.zeros((len(samples), max(map(len, samples.values())), residues.shape[2]), dtype=np.int64)
+        for t, (s, sample) in enumerate(samples.items()):
+            padded[t, : len(sample), : stacked[s].shape[1]] = stacked[s][sample]  # zero rows and columns: same profile
+        for (s, sample), profile in zip(samples.items(), modular_rank_profiles(padded, p)):
+            if profile.rank == stacks[s][2] or len(sample) == len(live[s]):
+                rows[s] = sorted(sample[profile.rows].tolist())
+    return [rows[s] if s in rows else independent_rows(M_mod, None, p) for s, M_mod in enumerate(stacked)]
 
 
 def _screened_ranks(residues, members, p):
@@ -228,27 +275,18 @@ def _screened_ranks(residues, members, p):
 
     Each is a lower bound on the rank modulo ``p`` of those stacked blocks
     (combinations of rows stay in the row space), and with probability at
-    least ``1 − 1/(p − 1)`` equal to it. The combinations of all the stacks
-    are one product (:func:`~polyrelu.identifiability._jacobian.compressed_jacobian`
-    of the blocks' rows, side by side once per stack with the rows of the
-    other blocks set to zero), in groups of stacks of at most about 2^22
-    entries. None each when ``p`` is too large for its exact float64 products:
-    then each stack is reduced whole.
+    least ``1 − 1/(p − 1)`` equal to it. One product per stack
+    (:func:`~polyrelu.identifiability._jacobian.compressed_jacobian` of its
+    rows), then one elimination of all the ``(g + 4) × g`` combinations side
+    by side (:func:`~polyrelu.geometry.linalg.modular_rank_profiles`). None each when
+    ``p`` is too large for exact float64 products: then each stack is reduced
+    whole.
     """
     count, h, g = residues.shape
     if p >= COMPRESSION_MODULUS or not members:
         return [None] * len(members)
-    membership = np.zeros((count, len(members)), dtype=np.int64)
-    for i, chosen in enumerate(members):
-        membership[chosen, i] = 1
-    group = max(1, 2**22 // (count * h * g))
-    ranks = []
-    for start in range(0, len(members), group):
-        part = membership[:, start : start + group]
-        side_by_side = (residues[:, :, None, :] * part[:, None, :, None]).reshape(count * h, -1)
-        stacks = compressed_jacobian(side_by_side, p, g + 4)
-        ranks += [modular_echelon(stacks[:, k * g : (k + 1) * g], p)[1] for k in range(part.shape[1])]
-    return ranks
+    sketches = np.array([compressed_jacobian(residues[chosen].reshape(-1, g), p, g + 4) for chosen in members])
+    return [profile.rank for profile in modular_rank_profiles(sketches, p)]
 
 
 def stable_kernel(network, patterns, column_scale):
@@ -327,7 +365,7 @@ def stable_kernel(network, patterns, column_scale):
     return [{c: v / column_scale[c] for c, v in vector.items()} for vector in proposals]
 
 
-def paired_kernel(network, patterns, factors, p):
+def paired_kernel(network, patterns, factors, p, modular=None):
     """Exact kernel vectors of ``J`` on the incoming rows of a neuron and of a neuron active on every region, verified.
 
     Parameters
@@ -337,32 +375,37 @@ def paired_kernel(network, patterns, factors, p):
     factors : the exact factors ``(P, Q)`` of ``J`` (as for :func:`local_kernel`)
     p : int
         A prime, to find the rows that decide each block's rank.
+    modular : the factors of ``J`` modulo ``p``, optional
+        The blocks' residues are read off them (as for :func:`local_kernel`).
 
     Returns
     -------
     list of dict
         Each vector as ``{column: int}`` in ``J``'s coordinates (its
-        non-zero entries), with ``J v = 0`` checked on every region in
-        integers from the factors; a proposal that fails the check is
-        dropped (the construction proposes, the check decides).
+        non-zero entries). ``J v = 0`` on every region follows from two
+        checks made in integers, by the identity in the Notes; a proposal
+        that fails them is not made.
 
     Notes
     -----
     In hidden layer ``l``, let ``a`` be the first neuron active on every
     region and ``k`` another neuron, with effects ``p_k(R) = P_l[R, :, k]``
-    and ``p_a(R)`` on the output. With ``c = p_k(R_0) / p_a(R_0)`` on the
-    first region ``R_0`` where both are non-zero, ``J``'s columns of the
-    vector ``u`` on ``k``'s incoming row and ``−c u`` on ``a``'s are, on
-    region ``R``, ``(u · Q_l[R]) ⊗ (p_k(R) − c p_a(R))``: zero where
-    ``p_k(R) = c p_a(R)`` (everywhere ``k`` is live when the output layer
-    comes next; tested exactly in integers), and where it is not, zero
-    exactly when ``u · Q_l[R] = 0``, a block of rows per distinct pattern of
-    the earlier layers, as for :func:`local_kernel`, whose exact kernel is
-    checked on every such block. The inputs of layer ``l`` that vanish on
-    those regions are left out of ``u``: their unit vectors give outgoing
-    local vectors already (``e_k − c e_a`` moves nothing where they move).
-    These are the directions that the local and stable ones miss on, e.g.,
-    the seed-0 Gaussian 2→32→32→1 network (13 of its 199 beyond scaling).
+    and ``p_a(R)`` on the output. With ``c = p_k(R_0) / p_a(R_0) = n / d``
+    on the first region ``R_0`` where both are non-zero, ``J``'s columns of
+    the vector ``d u`` on ``k``'s incoming row and ``−n u`` on ``a``'s are,
+    on region ``R``, ``(u · Q_l[R]) ⊗ (d p_k(R) − n p_a(R))``. The second
+    factor is zero exactly where ``p_k(R) p_a(R_0) = p_k(R_0) p_a(R)``,
+    tested in integers (``P_l`` depends on the pattern of layer ``l`` and
+    after only: once per distinct such pattern); the first is zero on the
+    other regions when ``u`` is in the kernel of their blocks ``Q_l[R]`` (a
+    block per distinct pattern of the earlier layers), which
+    :func:`_stack_kernels` checks on every row of those blocks. Both checks
+    hold, so ``J v = 0`` on every region: no product with the Jacobian is
+    needed. The inputs of layer ``l`` that vanish on those regions are left
+    out of ``u``: their unit vectors give outgoing local vectors already
+    (``e_k − c e_a`` moves nothing where they move). These are the
+    directions that the local and stable ones miss on, e.g., the seed-0
+    Gaussian 2→32→32→1 network (13 of its 199 beyond scaling).
     """
     P = factors[0]
     arch = network.architecture
@@ -377,111 +420,41 @@ def paired_kernel(network, patterns, factors, p):
         if not len(stable):
             continue
         a = int(stable[0])
-        effects = P[l][:, 1:, 1:]
-        w_off, b_off = positions[l]
-        blocks, residues, owner, live = _incoming_blocks(factors, signs[:, : first_neuron[l]], l, p)
+        later, later_owner = distinct_rows(signs[:, first_neuron[l] :])
+        effects = P[l][later][:, 1:, 1:]  # per distinct pattern of layer l and after
+        live = (effects != 0).any(axis=1)[later_owner]
+        chosen, owner = distinct_rows(signs[:, : first_neuron[l]])
+        exact, residues = _blocks(lambda l=l: factors[1][l].transpose(0, 2, 1), modular and (lambda l=l: modular[1][l].transpose(0, 2, 1)),
+                                  chosen, p)
+        blocks = exact()
         p_a = effects[:, :, a]
-        proposals = []  # (k, u on k's row, −c u on a's row), each over [bias, inputs]
+        candidates = []  # (k, n, d, regions where k and a differ, inputs that move there)
         for k in range(widths[l + 1]):
-            p_k = effects[:, :, k]
             both = np.flatnonzero(live[:, k] & live[:, a])
             if k == a or not len(both):
                 continue
-            r0, o0 = int(both[0]), int(np.flatnonzero(p_a[both[0]] != 0)[0])
-            # exact, in integers: p_k(R) p_a(R0) == p_k(R0) p_a(R) on every output
+            p_k = effects[:, :, k]
+            r0 = int(later_owner[both[0]])
+            o0 = int(np.flatnonzero(p_a[r0] != 0)[0])
             agree = (p_k * p_a[r0, o0] == p_a * p_k[r0, o0]).all(axis=1)
-            differ = np.unique(owner[~agree])
+            differ = np.unique(owner[~agree[later_owner]])
             moving = np.flatnonzero((blocks[differ] != 0).any(axis=(0, 1)))
-            if not len(differ) or not len(moving):
-                continue  # k and a agree everywhere, or all of u's inputs vanish where they differ
-            # u on k's row and −c u on a's, scaled by c's denominator: integer entries (no residue of 1/0 modulo p)
-            ratio = Fraction(int(p_k[r0, o0]), int(p_a[r0, o0]))
-            block = np.ix_(differ, np.arange(blocks.shape[1]), moving)
-            for u in _block_kernel(blocks[block], residues[block], np.arange(len(differ)), moving.tolist(), p):
-                on_k = {q: v * ratio.denominator for q, v in u.items()}
-                proposals.append((k, on_k, {q: -v * ratio.numerator for q, v in u.items()}))
-        if not proposals:
-            continue
-        image = _IncomingImage(effects, blocks, owner)
-        columns = [[b_off + i] + [w_off + i * widths[l] + j for j in range(widths[l])] for i in range(widths[l + 1])]
-        for k, on_k, on_a in proposals:
-            if image.vanishes({k: on_k, a: on_a}):
-                vector = {columns[k][q]: v for q, v in on_k.items()}
-                vector.update({columns[a][q]: v for q, v in on_a.items()})
+            if len(differ) and len(moving):  # else k and a agree everywhere, or u's inputs vanish where they differ
+                ratio = Fraction(int(p_k[r0, o0]), int(p_a[r0, o0]))
+                candidates.append((k, ratio.numerator, ratio.denominator, differ, moving))
+        columns = [[b_off + i] + [w_off + i * widths[l] + j for j in range(widths[l])]
+                   for w_off, b_off in [positions[l]] for i in range(widths[l + 1])]
+        # full rank on the inputs that move (the others are zero there) leaves no vector
+        ranks = _screened_ranks(residues, [differ for *_, differ, _ in candidates], p)
+        candidates = [(c, rank) for c, rank in zip(candidates, ranks) if rank != len(c[4])]
+        stacks = [(differ, moving.tolist(), rank) for (*_, differ, moving), rank in candidates]
+        for ((k, n, d, *_), _), kernel in zip(candidates, _stack_kernels(blocks, residues, stacks, p)):
+            for u in kernel:
+                # d u on k's row and −n u on a's: integer entries (no residue of 1/0 modulo p)
+                vector = {columns[k][q]: v * d for q, v in u.items()}
+                vector.update({columns[a][q]: -v * n for q, v in u.items()})
                 found.append(vector)
     return found
-
-
-class _IncomingImage:
-    """``J v`` for vectors ``v`` on the incoming rows of one layer's neurons, from the exact factors, in integers.
-
-    On region ``R``, ``J v = Σ_i P_l[R, :, i] ⊗ (v_i · Q_l[R])`` over the
-    neurons ``i`` that ``v`` moves (``v_i`` over ``[bias, inputs]``):
-    ``effects`` is ``P_l[:, 1:, 1:]``, ``blocks`` holds ``Q_l[R]^T`` once per
-    distinct pattern of the earlier layers and ``owner`` maps each region to
-    its block.
-    """
-
-    def __init__(self, effects, blocks, owner):
-        self.effects, self.owner, self.shape = effects, owner, blocks.shape
-        self.matrix = flint.fmpz_mat([[int(v) for v in row] for row in blocks.reshape(-1, blocks.shape[2])])
-
-    def vanishes(self, rows):
-        """Whether ``J v = 0`` on every region, for ``v`` given as ``{neuron: {entry: value}}`` (exact rationals)."""
-        neurons = list(rows)
-        den = math.lcm(*(Fraction(v).denominator for row in rows.values() for v in row.values()))
-        U = flint.fmpz_mat([[int(Fraction(rows[i].get(q, 0)) * den) for i in neurons] for q in range(self.shape[2])])
-        moved = np.array([int(v) for v in (self.matrix * U).entries()], dtype=object)
-        moved = moved.reshape(self.shape[0], self.shape[1], len(neurons))[self.owner]  # per region: v_i · Q_l[R]
-        image = sum(self.effects[:, :, i][:, :, None] * moved[:, None, :, s] for s, i in enumerate(neurons))
-        return not image.any()
-
-
-def _block_kernel(blocks, residues, chosen, columns, p, rank=None, every_row=None, keep=None):
-    """The exact kernel of the stacked blocks ``chosen`` (rows over ``columns``), verified; empty if its rank is full.
-
-    ``residues`` are the blocks modulo ``p``; ``rank``, if given, a lower bound on the stack's rank modulo ``p``
-    (:func:`_screened_ranks`). Without it, the rank modulo ``p`` is read off a few random combinations of the rows
-    first (full rank modulo ``p`` is full rank over Q: most blocks stop there). The rank tells how many
-    independent rows to pick from a small sample, and the exact kernel of those rows is checked on all
-    (through ``every_row``, an :class:`_ExactRows` of ``blocks``, if given). With ``keep`` (positions in
-    ``columns``), only those columns: the kernel on them, extended by zeros.
-    """
-    if keep is None:
-        keep = list(range(len(columns)))
-    g = len(keep)
-    if not g:
-        return []
-    M_mod = residues[chosen][:, :, keep].reshape(-1, g)
-    if rank is None and p < COMPRESSION_MODULUS and len(M_mod) > g + 8:
-        _, rank = modular_echelon(compressed_jacobian(M_mod, p, g + 4), p)
-    if rank == g:
-        return []
-    # None if the sample fell short of the rank (or no rank is known): then all rows decide
-    rows = independent_rows(M_mod, rank, p) if rank is not None else None
-    if rows is None:
-        rows = independent_rows(M_mod, None, p)
-    if len(rows) == g:
-        return []
-    if not rows:
-        return []  # zero columns (modulo p): unit vectors, found elsewhere if exact
-    M = blocks[chosen][:, :, keep].reshape(-1, g)  # exact integers (the exact factors are object arrays)
-    basis, nullity = flint.fmpz_mat(M[rows].tolist()).nullspace()
-    # fraction-free null vectors carry minors' worth of digits (up to 1,800 bits on 2→16→16→16→1) that a common
-    # factor accounts for: divided out, most have entries of a few bits, and every product with them is cheaper
-    vectors = [[int(basis[a, k]) for a in range(g)] for k in range(nullity)]
-    vectors = [[v // content for v in vector] for vector, content in ((vector, math.gcd(*vector)) for vector in vectors)]
-    if every_row is not None:
-        padded = [[0] * len(columns) for _ in vectors]
-        for vector, full in zip(vectors, padded):
-            for k, v in zip(keep, vector):
-                full[k] = v
-        checked = every_row.vanishes(chosen, padded)
-    else:
-        checked = (flint.fmpz_mat(M.tolist()) * flint.fmpz_mat([list(col) for col in zip(*vectors)])).is_zero()
-    if not checked:
-        return []  # an unlucky prime: the rows chosen modulo p did not have the block's rank
-    return [{columns[k]: v for k, v in zip(keep, vec) if v} for vec in vectors]
 
 
 def independent_rows(M, r, p):

@@ -429,7 +429,7 @@ def _kernel_families(network, patterns, factors, modular, column_scale, p):
     with one_blas_thread():  # many small products (the blocks' sketches)
         found += local_kernel(network, patterns, factors, p, frozenset(zero), modular)
         found += stable_kernel(network, patterns, column_scale)
-        found += paired_kernel(network, patterns, factors, p)
+        found += paired_kernel(network, patterns, factors, p, modular)
     # the same direction comes from several families (a weight that moves nothing is a local vector of the neuron
     # it feeds and of the neuron it reads): the first of each is kept, which the greedy choices below would take
     distinct, seen = [], set()
