@@ -282,3 +282,26 @@ def test_jacobian_columns_are_exact_differences_of_the_affine_maps(arch, seed):
     reduced = [(L % P).astype(np.int64) for L in layers]
     modular = jacobian_columns(widths, jacobian_factors(net, patterns, reduced, modulus=P), columns) % P
     assert (modular == J[:, columns] % P).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([3, 20, 61, 70]), st.sampled_from([1, 30, 500]))
+def test_moves_is_the_exact_zero_pattern_of_the_product(seed, row_bits, vector_bits):
+    """Rows of up to 61 bits go through the primes (more primes for larger vectors), larger ones through flint; half
+    the products vanish by construction (vectors in the kernel of the first rows), the others must be told apart
+    from 0 exactly, even when they are multiples of the primes' product's small factors."""
+    rng = np.random.default_rng(seed)
+    g = int(rng.integers(2, 12))
+    bound = 2 ** (row_bits - 1)
+    rows = np.array([[int(rng.integers(-(2**62), 2**62)) % (2 * bound) - bound for _ in range(g)] for _ in range(9)],
+                    dtype=object)
+    basis, nullity = flint.fmpz_mat(rows[:3].tolist()).nullspace()
+    scale = 2 ** max(vector_bits - 20, 0) + 1
+    vectors = [[int(basis[a, k]) * scale for a in range(g)] for k in range(nullity)]
+    vectors += [[int(rng.integers(-(2**20), 2**20)) * scale + 1 for _ in range(g)] for _ in range(3)]
+    # a product divisible by one of the primes: still not zero
+    q = kernel_module._check_primes()[0]
+    rows[8] = [q] + [0] * (g - 1)
+    expected = np.array((flint.fmpz_mat(rows.tolist()) * flint.fmpz_mat([list(c) for c in zip(*vectors)])).tolist(),
+                        dtype=object) != 0
+    assert (kernel_module._moves(rows, vectors) == expected).all()

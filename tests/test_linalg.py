@@ -200,6 +200,25 @@ def low_rank_arrays(draw):
     return A
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(low_rank_arrays(), min_size=1, max_size=5), st.sampled_from([2, 7, 1048573, 4194301, 268435399]))
+def test_modular_rank_profiles_side_by_side_are_each_arrays_profile(arrays, p):
+    """Arrays of different shapes padded with zero rows and columns into one stack: each array's profile is the
+    one :func:`modular_rank_profile` finds alone (rank and columns), its rows a non-singular minor."""
+    m, n = max(A.shape[0] for A in arrays), max(A.shape[1] for A in arrays)
+    stack = np.zeros((len(arrays), m, n), dtype=object)
+    for k, A in enumerate(arrays):
+        stack[k, : A.shape[0], : A.shape[1]] = A
+    stack = stack % p
+    for A, profile in zip(arrays, linalg.modular_rank_profiles(stack.astype(np.int64), p)):
+        alone = linalg.modular_rank_profile(A, p)
+        assert (profile.rank, profile.columns) == (alone.rank, alone.columns)
+        assert len(set(profile.rows)) == profile.rank and all(0 <= i < A.shape[0] for i in profile.rows)
+        if profile.rank:
+            minor = np.mod(A[np.ix_(profile.rows, profile.columns)], p)
+            assert flint.nmod_mat(minor.tolist(), p).rank() == profile.rank
+
+
 @settings(max_examples=150, deadline=None)
 @given(low_rank_arrays(), st.sampled_from([2, 7, 1048573, 4194301, 268435399]))
 def test_modular_rank_profile_is_the_echelon_forms_pivots_with_a_non_singular_minor(A, p):

@@ -590,8 +590,9 @@ def modular_rank_profiles(arrays: Any, p: int) -> list[RankProfile]:
     first row at or below its rank with a non-zero entry there, moved up)
     and clears the column below it: ``n`` steps of numpy operations on the
     whole stack. Many small arrays cost more to convert to flint one at a
-    time (about 100 ns an entry) than this. Exact in int64 for ``p < 2^31``:
-    residues are below ``2^31`` and their products below ``2^62``.
+    time (about 100 ns an entry) than this. Exact in float64 for
+    ``p < 2^22``, as :func:`modular_rank_profile` (a larger prime, or more
+    than ``2^13`` columns, takes one :func:`modular_rank_profile` per array).
 
     Parameters
     ----------
@@ -599,7 +600,7 @@ def modular_rank_profiles(arrays: Any, p: int) -> list[RankProfile]:
         Integers (any sign; they are reduced modulo ``p``), shape ``(k, m, n)``;
         rows of zeros pad arrays with fewer rows.
     p : int
-        A prime below ``2^31``.
+        A prime.
 
     Returns
     -------
@@ -615,34 +616,45 @@ def modular_rank_profiles(arrays: Any, p: int) -> list[RankProfile]:
     >>> modular_rank_profiles(np.array([[[0, 2, 4], [0, 1, 2], [1, 0, 0]]]), 7)
     [RankProfile(rank=2, rows=[2, 1], columns=[0, 1])]
     """
-    A = np.asarray(arrays, dtype=np.int64) % p
-    k, m, n = A.shape
+    k, m, n = np.shape(arrays)
+    if p >= _PROFILE_MODULUS or n >= 2**13:
+        return [modular_rank_profile(array, p) for array in arrays]
+    A = (np.asarray(arrays, dtype=np.int64) % p).astype(np.float64)
+    _centered(A, p)
     ranks = np.zeros(k, dtype=np.int64)
     order = np.tile(np.arange(m), (k, 1))
     columns: list[list[int]] = [[] for _ in range(k)]
-    row = np.arange(m)
+    row, stack = np.arange(m), np.arange(k)
     for j in range(n):
-        candidate = (A[:, :, j] != 0) & (row >= ranks[:, None])
-        stack = np.flatnonzero(candidate.any(axis=1))
-        if not len(stack):
+        # only what is read is reduced: column j (the zero test, the multipliers) and the pivot rows; the rest
+        # takes at most n updates of at most (p/2)^2 each before it is read, below 2^53 for n < 2^13, p < 2^22
+        column = A[:, :, j]
+        _centered(column, p)
+        candidate = (column != 0) & (row >= ranks[:, None])
+        found = candidate.any(axis=1)
+        if not found.any():
             continue
-        r, pivot = ranks[stack], candidate[stack].argmax(axis=1)
+        r = np.minimum(ranks, m - 1)
+        pivot = np.where(found, candidate.argmax(axis=1), r)  # an array without a pivot swaps a row with itself
         for swapped in (A, order):
             top = swapped[stack, r]
             swapped[stack, r] = swapped[stack, pivot]
             swapped[stack, pivot] = top
         pivot_rows = A[stack, r, j:]
-        multipliers = A[stack, :, j] * _modular_inverses(pivot_rows[:, 0], p)[:, None] % p
-        multipliers[row <= r[:, None]] = 0  # only the rows below the pivot
-        A[stack, :, j:] = (A[stack, :, j:] - multipliers[:, :, None] * pivot_rows[:, None, :]) % p
-        ranks[stack] += 1
-        for a in stack.tolist():
+        _centered(pivot_rows, p)
+        inverses = _modular_inverses(pivot_rows[:, 0].astype(np.int64) % p, p) * found
+        multipliers = A[:, :, j] * inverses[:, None]
+        _centered(multipliers, p)
+        # the rows above the pivot change too, but they are never read again: no mask
+        A[:, :, j:] -= multipliers[:, :, None] * pivot_rows[:, None, :]
+        ranks += found
+        for a in np.flatnonzero(found).tolist():
             columns[a].append(j)
     return [RankProfile(int(r), order[a, :r].tolist(), columns[a]) for a, r in enumerate(ranks)]
 
 
 def _modular_inverses(values, p):
-    """``values^(p − 2)`` modulo ``p`` elementwise (int64, non-zero residues below ``2^31``): the inverses, by Fermat."""
+    """``values^(p − 2)`` modulo ``p`` elementwise (int64 residues, ``p < 2^31``): the inverses of the non-zero ones, by Fermat."""
     out, power, e = np.ones_like(values), values % p, p - 2
     while e:
         if e & 1:

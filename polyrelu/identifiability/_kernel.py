@@ -44,6 +44,7 @@ named API, used by
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -232,15 +233,71 @@ def _stack_kernels(blocks, residues, stacks, p):
             owner.append(s)
     if not vectors:
         return kernels
-    # every row of all the blocks, converted to flint once: the stacks share most of their blocks
-    product = flint.fmpz_mat(blocks.reshape(-1, g).tolist()) * flint.fmpz_mat([list(column) for column in zip(*vectors)])
-    moved = np.array(product.tolist(), dtype=object).reshape(len(blocks), -1, len(vectors)) != 0
+    # every row of all the blocks at once: the stacks share most of their blocks
+    moved = _moves(blocks.reshape(-1, g), vectors).reshape(len(blocks), -1, len(vectors))
     owner = np.array(owner)
     for s, (chosen, _, _) in enumerate(stacks):
         mine = np.flatnonzero(owner == s)
         if len(mine) and not moved[chosen][:, :, mine].any():
             kernels[s] = [{k: v for k, v in enumerate(vectors[t]) if v} for t in mine.tolist()]
     return kernels
+
+
+def _moves(rows, vectors):
+    """``rows · vector != 0`` for every row and vector, exactly: a boolean array ``len(rows) × len(vectors)``.
+
+    ``rows`` is an object array of integers (``N × g``), each vector a list
+    of ``g`` integers. Where the rows fit in 62 bits, the products are taken
+    modulo primes ``q`` below ``2^20`` in float64 (exact: ``g < 2^11``
+    products of residues below ``2^21`` in absolute value), for each vector until the primes' product
+    exceeds ``2 max|row| ‖v‖₁``: a dot product that vanishes modulo all of
+    them is then 0, since its absolute value is at most ``max|row| ‖v‖₁``
+    (the Chinese remainder theorem, in the symmetric range). The vectors
+    that would need more primes than :func:`_check_primes` has, or rows too
+    large, take one product in flint, whose entries are read back one by
+    one (ten times slower).
+    """
+    try:
+        A = rows.astype(np.int64)
+        largest = max(int(A.max()), -int(A.min()), 1) if A.size else 1
+    except OverflowError:
+        largest = 2**62
+    needed = [2 * largest * sum(abs(v) for v in vector) for vector in vectors]
+    if largest >= 2**62 or rows.shape[1] >= 2**11:
+        needed = [math.inf] * len(vectors)
+    moved = np.zeros((len(rows), len(vectors)), dtype=bool)
+    modulus = 1
+    if math.inf not in needed:
+        # A = high 2^31 + low, both below 2^31 in absolute value: A modulo q in float64 without int64 divisions
+        high, low = (A >> 31).astype(np.float64), (A & (2**31 - 1)).astype(np.float64)
+    for q in _check_primes():
+        pending = [k for k, bound in enumerate(needed) if modulus <= bound < math.inf]
+        if not pending:
+            break
+        A_q = high * (2**31 % q) + low  # below 2^52
+        A_q -= np.rint(A_q * (1 / q)) * q  # a residue (off by a multiple of q only where the quotient misrounds)
+        V = np.array([[v % q for v in vectors[k]] for k in pending], dtype=np.float64).T
+        image = A_q @ V  # below g 2^41 < 2^53: exact
+        # zero exactly when q divides it: then the quotient is an integer, rounded exactly; otherwise any remainder is
+        # non-zero
+        moved[:, pending] |= image - np.rint(image * (1 / q)) * q != 0
+        modulus *= q
+    rest = [k for k, bound in enumerate(needed) if bound >= modulus]
+    if rest:
+        product = flint.fmpz_mat(rows.tolist()) * flint.fmpz_mat([[vectors[k][a] for k in rest] for a in range(rows.shape[1])])
+        moved[:, rest] = np.array(product.tolist(), dtype=object) != 0
+    return moved
+
+
+@functools.cache
+def _check_primes():
+    """The 64 largest primes below ``2^20`` (:func:`_moves`' moduli, 1,279 bits together), largest first."""
+    primes, n = [], 2**20 - 1
+    while len(primes) < 64:
+        if flint.fmpz(n).is_prime():
+            primes.append(n)
+        n -= 2
+    return tuple(primes)
 
 
 def _spanning_rows(residues, stacks, p):
