@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import polyrelu.identifiability.dimension as dimension
 from polyrelu import ReLUNetwork, canonical_complex, functional_dimension
 from polyrelu.identifiability._jacobian import (
+    distinct_rows,
     integer_jacobian,
     integer_layers,
     jacobian_columns,
@@ -144,3 +145,16 @@ def test_columns_certified_by_the_patterns_alone_are_zero_columns(arch, seed):
     if dead and len(arch) > 2:
         bias_of_dead = arch[0] * arch[1] + dead[0]
         assert bias_of_dead in certified
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.integers(1, 80), st.integers(0, 5))
+def test_distinct_rows_of_patterns_are_the_first_of_each_distinct_row_in_sorted_order(seed, rows, columns, copies):
+    """Packed bits against numpy's unique of rows: the same first occurrences, in the same (lexicographic) order."""
+    rng = np.random.default_rng(seed)
+    keys = rng.random((rows, columns)) < rng.random()
+    keys = np.concatenate([keys] + [keys[rng.permutation(rows)[: rows // 2]] for _ in range(copies)])
+    chosen, owner = distinct_rows(keys)
+    _, first, inverse = np.unique(keys.astype(np.int8), axis=0, return_index=True, return_inverse=True)
+    assert chosen.tolist() == first.tolist() and owner.tolist() == inverse.reshape(-1).tolist()
+    assert (keys[chosen][owner] == keys).all()

@@ -133,7 +133,14 @@ def distinct_rows(keys):
     """``(chosen, owner)``: one row index per distinct row of ``keys``, and each row's index into ``chosen``."""
     if keys.shape[1] == 0:
         return np.zeros(1, dtype=int), np.zeros(len(keys), dtype=int)
-    _, chosen, owner = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    if keys.dtype == bool:
+        # a pattern's bits packed into bytes, compared as one opaque string: a 1-D unique, in the rows' lexicographic
+        # order (the first column is each first byte's high bit), not np.unique's sort of rows
+        packed = np.packbits(keys, axis=1)
+        keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
+        _, chosen, owner = np.unique(keys, return_index=True, return_inverse=True)
+    else:
+        _, chosen, owner = np.unique(keys, axis=0, return_index=True, return_inverse=True)
     return chosen, owner.reshape(-1)
 
 
