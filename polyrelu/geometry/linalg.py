@@ -587,8 +587,8 @@ def modular_rank_profiles(arrays: Any, p: int) -> list[RankProfile]:
     """:func:`modular_rank_profile` of every array of a stack (``k × m × n``), eliminated side by side.
 
     Column by column, every array of the stack takes its own pivot (its
-    first row at or below its rank with a non-zero entry there, moved up)
-    and clears the column below it: ``n`` steps of numpy operations on the
+    first row with a non-zero entry there among the rows not yet taken) and
+    clears the column in the other rows: ``n`` steps of numpy operations on the
     whole stack. Many small arrays cost more to convert to flint one at a
     time (about 100 ns an entry) than this. Exact in float64 for
     ``p < 2^22``, as :func:`modular_rank_profile` (a larger prime, or more
@@ -614,51 +614,34 @@ def modular_rank_profiles(arrays: Any, p: int) -> list[RankProfile]:
     >>> [r.rank for r in modular_rank_profiles(np.array([[[1, 2], [2, 4]], [[1, 2], [3, 4]], [[0, 7], [0, 14]]]), 7)]
     [1, 2, 0]
     >>> modular_rank_profiles(np.array([[[0, 2, 4], [0, 1, 2], [1, 0, 0]]]), 7)
-    [RankProfile(rank=2, rows=[2, 1], columns=[0, 1])]
+    [RankProfile(rank=2, rows=[2, 0], columns=[0, 1])]
     """
     k, m, n = np.shape(arrays)
     if p >= _PROFILE_MODULUS or n >= 2**13:
         return [modular_rank_profile(array, p) for array in arrays]
     A = (np.asarray(arrays, dtype=np.int64) % p).astype(np.float64)
     _centered(A, p)
-    ranks = np.zeros(k, dtype=np.int64)
-    order = np.tile(np.arange(m), (k, 1))
-    columns: list[list[int]] = [[] for _ in range(k)]
-    row, stack = np.arange(m), np.arange(k)
+    used = np.zeros((k, m), dtype=bool)  # the pivot rows so far: rows are marked, not moved
+    stack = np.arange(k)
+    pivots, found = np.zeros((n, k), dtype=np.int64), np.zeros((n, k), dtype=bool)
     for j in range(n):
         # only what is read is reduced: column j (the zero test, the multipliers) and the pivot rows; the rest
         # takes at most n updates of at most (p/2)^2 each before it is read, below 2^53 for n < 2^13, p < 2^22
         column = A[:, :, j]
         _centered(column, p)
-        candidate = (column != 0) & (row >= ranks[:, None])
-        found = candidate.any(axis=1)
-        if not found.any():
+        candidate = (column != 0) & ~used
+        found[j] = candidate.any(axis=1)
+        if not found[j].any():
             continue
-        r = np.minimum(ranks, m - 1)
-        pivot = np.where(found, candidate.argmax(axis=1), r)  # an array without a pivot swaps a row with itself
-        for swapped in (A, order):
-            top = swapped[stack, r]
-            swapped[stack, r] = swapped[stack, pivot]
-            swapped[stack, pivot] = top
-        pivot_rows = A[stack, r, j:]
+        pivots[j] = pivot = candidate.argmax(axis=1)  # row 0 for an array without a pivot: its multipliers are 0
+        used[stack, pivot] |= found[j]
+        pivot_rows = A[stack, pivot, j:]
         _centered(pivot_rows, p)
-        inverses = _modular_inverses(pivot_rows[:, 0].astype(np.int64) % p, p) * found
-        multipliers = A[:, :, j] * inverses[:, None]
+        # a few dozen inverses: Python's pow beats a vectorized exponentiation's dozens of passes
+        inverses = np.array([pow(int(v) % p, -1, p) if v else 0 for v in (pivot_rows[:, 0] * found[j]).tolist()], dtype=np.float64)
+        multipliers = column * inverses[:, None]
         _centered(multipliers, p)
-        # the rows above the pivot change too, but they are never read again: no mask
+        # the pivot rows (this one and the earlier ones) change too, but they are never read again: no mask
         A[:, :, j:] -= multipliers[:, :, None] * pivot_rows[:, None, :]
-        ranks += found
-        for a in np.flatnonzero(found).tolist():
-            columns[a].append(j)
-    return [RankProfile(int(r), order[a, :r].tolist(), columns[a]) for a, r in enumerate(ranks)]
-
-
-def _modular_inverses(values, p):
-    """``values^(p − 2)`` modulo ``p`` elementwise (int64 residues, ``p < 2^31``): the inverses of the non-zero ones, by Fermat."""
-    out, power, e = np.ones_like(values), values % p, p - 2
-    while e:
-        if e & 1:
-            out = out * power % p
-        power = power * power % p
-        e >>= 1
-    return out
+    return [RankProfile(int(found[:, a].sum()), pivots[found[:, a], a].tolist(), np.flatnonzero(found[:, a]).tolist())
+            for a in range(k)]
