@@ -163,6 +163,7 @@ class RankProfile(NamedTuple):
 
 
 _PROFILE_PANEL = 64  # columns eliminated before the rest of the array is updated by one matrix product
+_PROFILE_WIDE = 512  # panels of 128 columns while more than this many columns remain
 _PROFILE_BASE = 8  # columns eliminated one at a time; wider column ranges are split in halves
 _PROFILE_MODULUS = 2**22  # from it on, flint: see _PROFILE_EXACT for why float64 suffices below it
 # Every float64 of the elimination stays at most 2^52 in absolute value: below 2^53 every integer is exact,
@@ -257,10 +258,11 @@ def _rank_profile(A, p):
     products = np.empty(A.size)  # one buffer: a fresh temporary of this size per product costs page faults
     columns: list[int] = []
     r = 0
-    for c0 in range(0, n, _PROFILE_PANEL):
-        if r == m:
-            break
-        c1 = min(c0 + _PROFILE_PANEL, n)
+    c1 = 0
+    while c1 < n and r < m:
+        # wider panels while many columns remain: one update fewer of those columns (two passes over them,
+        # the product and the difference) for a larger panel to eliminate (rows times width squared)
+        c0, c1 = c1, min(c1 + (2 if n - c1 > _PROFILE_WIDE else 1) * _PROFILE_PANEL, n)
         if bound + (c1 - c0) * growth > _PROFILE_EXACT:  # the panel's own pivots could take entries past 2^52
             _centered(A[r:, c0:], p)
             bound = p
@@ -285,10 +287,11 @@ def _rank_profile(A, p):
 
 
 def _inverse_modulo(matrix, p):
-    """The inverse modulo ``p`` of a small square float64 array of integers (as floats in ``0 .. p - 1``), or None."""
+    """The inverse modulo ``p`` (entries ``0 .. p - 1``) of a small square float64 array of integers, or None."""
     size = matrix.shape[0]
+    integers = flint.fmpz_mat(size, size, matrix.astype(np.int64).ravel().tolist())  # quicker than nmod_mat's
     try:
-        inverse = flint.nmod_mat(size, size, matrix.astype(np.int64).ravel().tolist(), p).inv()
+        inverse = flint.nmod_mat(integers, p).inv()
     except ZeroDivisionError:  # singular
         return None
     return np.array([int(x) for x in inverse.entries()], dtype=np.float64).reshape(size, size)
@@ -344,11 +347,13 @@ class _Panel:
     def _eliminate_columns(self, c0, c1, r):
         """:meth:`eliminate` one column at a time (Gauss-Jordan on the multipliers)."""
         values, p = self.values, self.p
-        _centered(values[c0:c1, r : self.live], p)  # the rows updated since the panel was taken
-        self._admit(c0, c1)
-        block = values[c0:c1, r : self.live]
+        _centered(values[c0:c1, r:], p)
+        self.live += self._gather(c0, c1, self.live, values.shape[1])
+        # rows 0 in these columns have multipliers 0: after the others, and left alone
+        block = values[c0:c1, r : r + self._gather(c0, c1, r, self.live)]
         w = c1 - c0
-        if block.shape[1] >= w and block[:, :w].all():
+        top = block[:, :w]
+        if block.shape[1] >= w and (top.all() or top.any(axis=0).all() and top.any(axis=1).all()):
             # no zero in the next w rows (as in a dense array): if they are independent on these columns,
             # they are the pivot rows and W = A21 A11⁻¹ at once
             inverse = _inverse_modulo(block[:, :w], p)
@@ -390,20 +395,14 @@ class _Panel:
             multipliers[: len(pivots)] = multipliers[pivots]
         return [c0 + t for t in pivots]
 
-    def _admit(self, c0, c1):
-        """Move the rows after ``live`` that are not 0 in the columns ``c0:c1`` to ``live`` on; count them in.
-
-        Those columns are reduced in all these rows first (to see the zeros).
-        """
-        dead = self.values[c0:c1, self.live :]
-        _centered(dead, self.p)
-        nonzero = dead.any(axis=0)
+    def _gather(self, c0, c1, start, end):
+        """Move the rows ``start:end`` not 0 in the columns ``c0:c1`` (reduced) to the front there; their number."""
+        nonzero = self.values[c0:c1, start:end].any(axis=0)
         s = int(np.count_nonzero(nonzero))
-        incoming = self.live + s + np.flatnonzero(nonzero[s:])
-        outgoing = self.live + np.flatnonzero(~nonzero[:s])
+        incoming = start + s + np.flatnonzero(nonzero[s:])
         if incoming.size:
-            self._swap(np.concatenate([incoming, outgoing]))
-        self.live += s
+            self._swap(np.concatenate([incoming, start + np.flatnonzero(~nonzero[:s])]))
+        return s
 
     def _swap(self, pairs):
         """Swap rows: the first half of the index list ``pairs`` with the second (reversed)."""
