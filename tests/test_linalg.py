@@ -290,15 +290,16 @@ def test_modular_rank_profile_of_a_sparse_array_matches_flint():
 
 
 def test_modular_rank_profile_reduces_before_sums_of_products_reach_2_to_the_53():
-    # [[M, B], [C, D]], h = (p - 1) / 2: M = I plus ones below the diagonal in the first column of each
-    # 64-column panel, B = -h except 0 in those columns' rows, C = h. Every row is non-zero in a panel's
-    # first column, so no row moves and M's rows are the pivots; the C rows' multipliers are all h and
-    # the pivot rows' entries over D all -h: eliminating M adds h^2 per pivot (N - 35 of them) to every
-    # entry of D, past 2^53 for p near 2^22. D is such that the Schur complement D - C M^-1 B
-    # (M^-1 B is B) is 0 modulo p (rank N), and odd: an unreduced sum past 2^53 is not a float64.
-    p, N = 4194301, 2201
+    # [[M, B], [C, D]], h = (p - 1) / 2: M = I plus ones below the diagonal in every eighth column, B = -h
+    # except 0 in those columns' rows, C = h. Every row is non-zero in the first column of each group of
+    # 8 columns (eliminated together), so no row moves and M's rows are the pivots; the C rows'
+    # multipliers are all h and the pivot rows' entries over D all -h: eliminating M adds h^2 per pivot
+    # (N minus one in 8 of them) to every entry of D, past 2^53 for p near 2^22. D is such that the Schur
+    # complement D - C M^-1 B (M^-1 B is B) is 0 modulo p (rank N), and odd: an unreduced sum past 2^53
+    # is not a float64.
+    p, N = 4194301, 2405
     h = (p - 1) // 2
-    starts = list(range(0, N, 64))
+    starts = list(range(0, N, 8))
     d = (-(N - len(starts)) * h * h) % p
     assert (N - len(starts)) * h * h > 2**53 and d % 2 == 1
     A = np.zeros((N + 3, N + 3), dtype=np.int64)
@@ -311,6 +312,7 @@ def test_modular_rank_profile_reduces_before_sums_of_products_reach_2_to_the_53(
     A[N:, N:] = d
     profile = linalg.modular_rank_profile(A, p)
     assert profile.rank == N and profile.columns == list(range(N))
-    assert sorted(profile.rows) == list(range(N)) or flint.nmod_mat(
-        np.mod(A[np.ix_(profile.rows, profile.columns)], p).tolist(), p
-    ).rank() == N
+    assert (
+        sorted(profile.rows) == list(range(N))
+        or flint.nmod_mat(np.mod(A[np.ix_(profile.rows, profile.columns)], p).tolist(), p).rank() == N
+    )

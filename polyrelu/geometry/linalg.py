@@ -164,7 +164,7 @@ class RankProfile(NamedTuple):
 
 _PROFILE_PANEL = 64  # columns eliminated before the rest of the array is updated by one matrix product
 _PROFILE_WIDE = 512  # panels of 128 columns while more than this many columns remain
-_PROFILE_BASE = 8  # columns eliminated one at a time; wider column ranges are split in halves
+_PROFILE_BASE = 8  # columns eliminated at once (one inverse) or one at a time; wider ranges are halved
 _PROFILE_MODULUS = 2**22  # from it on, flint: see _PROFILE_EXACT for why float64 suffices below it
 # Every float64 of the elimination stays at most 2^52 in absolute value: below 2^53 every integer is exact,
 # and so is rint(x / p) p, at most |x| + p
@@ -212,24 +212,31 @@ def modular_rank_profile(residues: Any, p: int) -> RankProfile:
 
     Notes
     -----
-    Columns are taken in panels of 64: each panel is eliminated (by halves,
-    down to 8 columns eliminated one at a time), then the columns after it
-    are updated by one matrix product, ``A22 -= W A12`` with ``W = A21 A11⁻¹``
-    the multipliers of the panel's pivot rows (a Schur complement: no
-    triangular factor is kept, only ``W``). Inside a panel, rows that are 0
-    in all its columns eliminated so far have multipliers 0 and are left
+    Columns are taken in panels of 64 (128 while more than 512 columns
+    remain): each panel is eliminated by halves, down to 8 columns, and the
+    columns after it are then updated by one matrix product, ``A22 -= W A12``
+    with ``W = A21 A11⁻¹`` the multipliers of the panel's pivot rows (a Schur
+    complement: no triangular factor is kept, only ``W``, and two halves'
+    ``W`` combine by one product). 8 columns are eliminated at once when
+    the next 8 rows are independent on them (one inverse modulo ``p``, in
+    flint: the rule in a dense array), else one at a time. Rows that are 0
+    in a panel's columns eliminated so far have multipliers 0 and are left
     alone, which makes sparse arrays cheap.
 
-    Reductions modulo ``p`` are lazy, and this is why the products are exact.
-    A reduced entry is at most ``p`` in absolute value, and an entry is
-    changed only by subtracting products of a reduced multiplier and a
-    reduced pivot-row entry, one product per pivot, so each pivot since the
-    entry was last reduced adds at most ``p²`` to it. A panel is reduced
-    when it is taken (to see its zero rows), a column before its zero test,
-    multipliers and pivot rows before they multiply; the columns after the
-    panel only when a running bound on them (``p``, plus ``p²`` per pivot
-    since their last reduction, in Python integers) would pass ``2^52``:
-    below ``p = 2^20`` after more than 4,000 pivots, near ``2^22`` after 256.
+    Reductions modulo ``p`` are lazy, and this is why every float64 stays an
+    exact integer. A reduced entry is at most ``p`` in absolute value (see
+    ``_centered``; ``np.fmod`` for a few entries), and an entry is changed
+    only by subtracting products of a reduced multiplier and a reduced
+    pivot-row entry, one product per pivot, so each pivot since the entry
+    was last reduced adds less than ``p²`` to it: its value, and every
+    partial sum of a matrix product in any order (BLAS), stays below the
+    bound. Reduced are: 8 columns before they are eliminated (to test for
+    zeros), each column again before its zero test, multipliers and pivot
+    rows before they multiply; the columns after a panel only when a
+    running bound on them (``p``, plus ``p²`` per pivot since their last
+    reduction, in Python integers), plus ``p²`` for each column of the
+    panel to come, would pass ``2^52``: for ``p`` near ``2^20`` after about
+    4,000 pivots, near ``2^22`` every 128 to 192.
 
     Examples
     --------
@@ -300,10 +307,11 @@ def _inverse_modulo(matrix, p):
 class _Panel:
     """Columns of an array being eliminated together (by :func:`modular_rank_profile`), transposed.
 
-    ``values[j, i]`` is the array's entry in row ``rows[i]`` and column ``j``
-    of the panel, reduced modulo ``p`` when the panel is taken; the panel's
-    rows are swapped here (and in ``rows``) only. Rows from ``live`` on are 0
-    in every column eliminated so far.
+    ``values[j, i]`` is the entry in the panel's column ``j`` and the array's
+    row ``rows[i]``; rows are swapped here and in ``rows`` only (the caller
+    swaps the rest of the array afterwards). Rows from ``live`` on are 0 in
+    every column eliminated so far: their multipliers are 0, and nothing
+    changes them.
     """
 
     def __init__(self, columns, p):
@@ -354,8 +362,8 @@ class _Panel:
         w = c1 - c0
         top = block[:, :w]
         if block.shape[1] >= w and (top.all() or top.any(axis=0).all() and top.any(axis=1).all()):
-            # no zero in the next w rows (as in a dense array): if they are independent on these columns,
-            # they are the pivot rows and W = A21 A11⁻¹ at once
+            # the next w rows have no zero row or column (always so in a dense array): if they are
+            # independent on these columns, they are the pivot rows and W = A21 A11⁻¹ at once
             inverse = _inverse_modulo(block[:, :w], p)
             if inverse is not None:
                 block[:, w:] = inverse @ block[:, w:]
