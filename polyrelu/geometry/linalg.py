@@ -301,7 +301,7 @@ def _inverse_modulo(matrix, p):
         inverse = flint.nmod_mat(integers, p).inv()
     except ZeroDivisionError:  # singular
         return None
-    return np.array([int(x) for x in inverse.entries()], dtype=np.float64).reshape(size, size)
+    return np.fromiter(map(int, inverse.entries()), np.float64, size * size).reshape(size, size)
 
 
 class _Panel:
