@@ -229,3 +229,109 @@ def test_modular_rank_profile_is_the_echelon_forms_pivots_with_a_non_singular_mi
     if profile.rank:
         minor = np.mod(A[np.ix_(profile.rows, profile.columns)], p)
         assert flint.nmod_mat(minor.tolist(), p).rank() == profile.rank
+
+
+# -- large arrays: many panels and lazily reduced updates, against flint ---------------------------------
+# modular_rank_profile reduces entries modulo p only where it reads them and lets the columns not yet
+# eliminated absorb many products first (up to a bound of 2^52); these arrays have more columns than one
+# 64-column panel, primes up to the largest the float64 path takes (4194301 < 2^22, where the fewest
+# updates fit before a reduction), and entries of the largest magnitude a residue has, +-(p - 1) / 2.
+LARGE_PRIMES = [7, 1048573, 4194301]
+
+
+def flint_rank_profile(A, p):
+    """``(rank, pivot columns)`` of an integer array modulo ``p``: flint's reduced row echelon form."""
+    echelon, r = flint.nmod_mat(np.mod(A, p).tolist(), p).rref()
+    rows = echelon.tolist()
+    return r, [next(j for j, x in enumerate(rows[i]) if int(x)) for i in range(r)]
+
+
+def assert_is_the_rank_profile(A, p):
+    profile = linalg.modular_rank_profile(A, p)
+    assert (profile.rank, profile.columns) == flint_rank_profile(A, p)
+    assert len(set(profile.rows)) == profile.rank
+    if profile.rank:
+        minor = np.mod(A[np.ix_(profile.rows, profile.columns)], p)
+        assert flint.nmod_mat(minor.tolist(), p).rank() == profile.rank
+    return profile
+
+
+def product_of_rank(rng, m, n, r, p, dependent=()):
+    """An m x n array of residues, a product of m x r and r x n: rank r (or less, by chance), with the
+    columns ``dependent`` combinations of the columns before them."""
+    Y = rng.integers(0, p, (r, n))
+    for j in dependent:
+        Y[:, j] = (Y[:, :j] @ rng.integers(0, 3, j)) % p
+    return (rng.integers(0, p, (m, r)) @ Y) % p  # products of residues below 2^22 sum in int64
+
+
+@pytest.mark.parametrize("p", LARGE_PRIMES)
+@pytest.mark.parametrize(
+    "m, n, r, dependent",
+    [
+        (400, 350, 300, [5, 64, 65, 200]),  # square-ish, rank-deficient: dependent columns inside panels
+        (520, 130, 120, [0, 70]),  # tall (column 0 is 0: a dependent first column)
+        (130, 520, 125, []),  # wide: the rows run out before the columns
+        (700, 330, 320, [100, 329]),  # more than 300 columns: many updates accumulate
+    ],
+)
+def test_modular_rank_profile_of_large_products_matches_flint(m, n, r, dependent, p):
+    rng = np.random.default_rng(m * n + p)
+    A = product_of_rank(rng, m, n, r, p, dependent)
+    profile = assert_is_the_rank_profile(A, p)
+    assert not set(dependent) & set(profile.columns)
+
+
+@pytest.mark.parametrize("p", [1048573, 4194301])
+def test_modular_rank_profile_with_entries_of_the_largest_magnitude_matches_flint(p):
+    rng = np.random.default_rng(p)
+    half = (p - 1) // 2
+    signs = rng.choice([-1, 1], (330, 300))
+    assert_is_the_rank_profile(half * signs, p)  # full rank, every entry +-(p - 1) / 2
+    signs[:, 150:] = signs[:, :150] * -1  # the right half repeats the left one: rank 150
+    assert linalg.modular_rank_profile(half * signs, p).rank == 150
+    assert_is_the_rank_profile(half * signs, p)
+    assert linalg.modular_rank_profile(np.full((200, 90), half), p) == (1, [0], [0])
+    assert linalg.modular_rank_profile(np.full((200, 90), -half), p) == (1, [0], [0])
+
+
+def test_modular_rank_profile_of_a_sparse_array_matches_flint():
+    # like the transposed kernel residues functional_dimension gives it: 1 to 3 non-zero entries per row,
+    # so that most rows are 0 in a panel and pivots are found after row swaps
+    p = 1048573
+    rng = np.random.default_rng(3)
+    A = np.zeros((1000, 260), dtype=np.int64)
+    for i in range(1000):
+        A[i, rng.choice(260, rng.integers(1, 4), replace=False)] = rng.integers(1, p, 1)
+    A[:, 37] = A[:, 12]  # dependent columns
+    A[:, 200] = 0
+    assert_is_the_rank_profile(A, p)
+
+
+def test_modular_rank_profile_reduces_before_sums_of_products_reach_2_to_the_53():
+    # [[M, B], [C, D]], h = (p - 1) / 2: M = I plus ones below the diagonal in every eighth column, B = -h
+    # except 0 in those columns' rows, C = h. Every row is non-zero in the first column of each group of
+    # 8 columns (eliminated together), so no row moves and M's rows are the pivots; the C rows'
+    # multipliers are all h and the pivot rows' entries over D all -h: eliminating M adds h^2 per pivot
+    # (N minus one in 8 of them) to every entry of D, past 2^53 for p near 2^22. D is such that the Schur
+    # complement D - C M^-1 B (M^-1 B is B) is 0 modulo p (rank N), and odd: an unreduced sum past 2^53
+    # is not a float64.
+    p, N = 4194301, 2405
+    h = (p - 1) // 2
+    starts = list(range(0, N, 8))
+    d = (-(N - len(starts)) * h * h) % p
+    assert (N - len(starts)) * h * h > 2**53 and d % 2 == 1
+    A = np.zeros((N + 3, N + 3), dtype=np.int64)
+    A[:N, :N] = np.eye(N, dtype=np.int64)
+    A[:N, N:] = -h
+    for c in starts:
+        A[c + 1 : N, c] = 1
+        A[c, N:] = 0
+    A[N:, :N] = h
+    A[N:, N:] = d
+    profile = linalg.modular_rank_profile(A, p)
+    assert profile.rank == N and profile.columns == list(range(N))
+    assert (
+        sorted(profile.rows) == list(range(N))
+        or flint.nmod_mat(np.mod(A[np.ix_(profile.rows, profile.columns)], p).tolist(), p).rank() == N
+    )
