@@ -214,13 +214,13 @@ def _stack_kernels(blocks, residues, stacks, p):
         rank over Q (an unlucky prime) has a null space too large, fails the
         check and gives nothing.
     """
-    g = blocks.shape[2]
+    _, h, g = blocks.shape
     kernels, vectors, owner = [[] for _ in stacks], [], []
     for s, ((chosen, keep, _), rows) in enumerate(zip(stacks, _spanning_rows(residues, stacks, p))):
         if not rows or len(rows) == len(keep):
             continue  # full rank, or zero columns modulo p (their unit vectors are found elsewhere if exact)
-        M = blocks[chosen][:, :, keep].reshape(-1, len(keep))
-        basis, nullity = flint.fmpz_mat(M[rows].tolist()).nullspace()
+        rows = np.asarray(rows)  # row k of the stack is row k % h of its block k // h
+        basis, nullity = flint.fmpz_mat(blocks[np.asarray(chosen)[rows // h], rows % h][:, keep].tolist()).nullspace()
         for k in range(nullity):
             # fraction-free null vectors carry minors' worth of digits (up to 1,800 bits on 2→16→16→16→1) that a
             # common factor accounts for: divided out, most have entries of a few bits, and every product is cheaper
@@ -304,7 +304,7 @@ def _spanning_rows(residues, stacks, p):
     """Per stack (as for :func:`_stack_kernels`), rows of its residues independent modulo ``p`` that span them modulo ``p``.
 
     Row ``k`` is row ``k`` of ``residues[chosen][:, :, keep]`` stacked. With
-    a rank lower bound ``r``, ``2 r + 8`` random rows that do not vanish are
+    a rank lower bound ``r``, ``4 r + 16`` random rows that do not vanish are
     tried first, all the stacks side by side
     (:func:`~polyrelu.geometry.linalg.modular_rank_profiles`), then all the
     rows that do not vanish of the stacks whose sample fell short of ``r``; a
@@ -313,7 +313,7 @@ def _spanning_rows(residues, stacks, p):
     stacked = [residues[chosen][:, :, keep].reshape(-1, len(keep)) for chosen, keep, _ in stacks]
     live = [np.flatnonzero(M_mod.any(axis=1)) for M_mod in stacked]
     rows = {}
-    for sample_size in (lambda r, n: 2 * r + 8, lambda r, n: n):
+    for sample_size in (lambda r, n: 4 * r + 16, lambda r, n: n):
         samples = {s: np.sort(live[s][np.random.default_rng(0).permutation(len(live[s]))[: sample_size(rank, len(live[s]))]])
                    for s, (_, keep, rank) in enumerate(stacks) if s not in rows and rank is not None and rank < len(keep)}
         if not samples:
