@@ -318,7 +318,9 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
     # J = J_true · diag(s): the column of a layer-l parameter carries the product of the other layers' scales
     total = math.prod(scales)
     column_scale = [total // scales[l] for l, (p, n) in enumerate(zip(widths, widths[1:])) for _ in range(n * (p + 1))]
-    factors = jacobian_factors(network, patterns, layers) if patterns else None  # exact, for every prime
+    # the patterns as one array, once: every stage reads them as an array, and converting tuples costs more than a stage
+    patterns = np.array(patterns, dtype=np.int8).reshape(len(patterns), H)
+    factors = jacobian_factors(network, patterns, layers) if len(patterns) else None  # exact, for every prime
 
     rows = len(patterns) * arch.output_dim * (arch.input_dim + 1)
     batches = min(_echelon_batches(rows, D, n_jobs, scheduler), len(patterns))
@@ -326,7 +328,7 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
         if total % p == 0:
             continue  # a column scale vanishes modulo p
         reduced = [(Lz % p).astype(np.int64) for Lz in layers]
-        modular = jacobian_factors(network, patterns, reduced, modulus=p) if patterns else None
+        modular = jacobian_factors(network, patterns, reduced, modulus=p) if len(patterns) else None
         compressed = None  # rows spanning J's row space modulo p, from the workers' echelon forms
         if batches > 1:
             # the row space of J is the sum of those of its batches of regions, and a reduced echelon form
@@ -356,7 +358,7 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
             # an unlucky sketch, or kernel vectors the families miss: J's echelon form modulo p, and the kernel
             # vectors still missing solved from it
             rows_modulo_p = partial(jacobian, network, patterns, reduced, modulus=p)
-            if compressed is None and patterns:
+            if compressed is None and len(patterns):
                 J_mod = rows_modulo_p()
                 rows_modulo_p = partial(np.asarray, J_mod)
                 sketch_rows = max(1, min(len(J_mod), D - independent))  # the rank is at most that
@@ -417,7 +419,7 @@ def _kernel_families(network, patterns, factors, modular, column_scale, p):
     checked exactly.
     """
     D = len(column_scale)
-    if not patterns:
+    if not len(patterns):
         return [{j: 1} for j in range(D)]
     widths = network.architecture.widths
     # a column non-zero modulo a prime is non-zero
@@ -478,7 +480,7 @@ def _independent_columns(network, patterns, modular, compressed, columns, p):
     """
     if not columns:
         return True
-    if not patterns:
+    if not len(patterns):
         return False
     if compressed is None:
         widths = network.architecture.widths
