@@ -158,3 +158,20 @@ def test_distinct_rows_of_patterns_are_the_first_of_each_distinct_row_in_sorted_
     _, first, inverse = np.unique(keys.astype(np.int8), axis=0, return_index=True, return_inverse=True)
     assert chosen.tolist() == first.tolist() and owner.tolist() == inverse.reshape(-1).tolist()
     assert (keys[chosen][owner] == keys).all()
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3])
+def test_a_sketch_combining_more_rows_than_float64_sums_hold_is_still_exact(rows):
+    """Factors whose residues are all near p: every product is near 2^40, and a combination of 6,000 or more rows sums
+    past 2^53 unless it is reduced on the way (before, most entries came out wrong)."""
+    widths, R = (2, 3, 2), 3000
+    rng = np.random.default_rng(1)
+
+    def near_p(shape):
+        return rng.integers(P - 2**10, P, shape)
+
+    factors = ([near_p((R, 3, 4)), near_p((R, 3, 3))], [near_p((R, 3, 3)), near_p((R, 4, 3))])
+    columns = list(range(3 * 3 + 2 * 4))
+    J = jacobian_columns(widths, factors, columns) % P
+    S = sparse_compressed_columns(widths, factors, columns, P, rows)
+    assert (S == reference.sparse_sketch(J, P, rows, seed=0)).all()

@@ -253,8 +253,9 @@ def sparse_compressed_columns(widths, factors, columns, p, rows, seed=0):
     columns : sequence of int
     p, rows, seed : int
         ``p`` a prime below :data:`COMPRESSION_MODULUS` (products of two
-        residues below ``2^40``, each sum of them exact in float64), ``rows``
-        the number of combinations.
+        residues below ``2^40``, sums of :data:`_TERMS` of them exact in
+        float64: a combination of more rows is reduced modulo ``p`` after
+        each such sum), ``rows`` the number of combinations.
 
     Returns
     -------
@@ -264,8 +265,8 @@ def sparse_compressed_columns(widths, factors, columns, p, rows, seed=0):
     P, Q = factors
     R, m, n0 = len(P[0]), widths[-1], widths[0]
     N = R * m * (n0 + 1)
-    if not 1 < p < COMPRESSION_MODULUS or N >= rows * 2**20:
-        raise ValueError(f"sparse_compressed_columns needs a prime below 2^20 and N / rows below 2^20, not {p} and {N} / {rows}")
+    if not 1 < p < COMPRESSION_MODULUS:
+        raise ValueError(f"sparse_compressed_columns needs a prime below 2^20 for exact float64 products, not {p}")
     # every (row, combination, weight) of the three deals, grouped by combination, each group padded to one length
     deals = _deals(N, p, rows, seed)
     row = np.concatenate([order for order, _ in deals])
@@ -281,12 +282,17 @@ def sparse_compressed_columns(widths, factors, columns, p, rows, seed=0):
     out = np.empty((rows, len(columns)), dtype=np.int64)
     for l in np.unique(positions[:, 0]).tolist():
         # left[s, t, i] = w P_l[R, 1 + o, 1 + i], right[s, t, j] = Q_l[R, j, q] for the t-th row (R, o, q) dealt to s:
-        # residues below 2^20, so each sum of `length` products is exact in float64
+        # residues below 2^20, so each product is below 2^40
         left = np.zeros((rows, length, widths[l + 1]))
         left[combination, slot] = P[l][region, 1 + output, 1:] * weight[:, None] % p
         right = np.zeros((rows, length, widths[l] + 1))
         right[combination, slot] = Q[l][region, :, coordinate]
-        block = np.matmul(left.transpose(0, 2, 1), right).reshape(rows, -1)  # column i (n_l + 1) + j
+        # at most _TERMS slots per product, each sum of products below 2^52, reduced before the next is added
+        block = np.zeros((rows, widths[l + 1], widths[l] + 1))
+        for a in range(0, length, _TERMS):
+            block += np.matmul(left[:, a : a + _TERMS].transpose(0, 2, 1), right[:, a : a + _TERMS])
+            block -= np.rint(block * (1 / p)) * p
+        block = block.reshape(rows, -1)  # column i (n_l + 1) + j
         chosen = np.flatnonzero(positions[:, 0] == l)
         out[:, chosen] = block[:, positions[chosen, 1] * (widths[l] + 1) + positions[chosen, 2]].astype(np.int64) % p
     return out

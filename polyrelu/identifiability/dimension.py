@@ -339,8 +339,9 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
             compressed = np.concatenate(parts)
         # the upper bound first: kernel vectors known by theory (the scaling directions, residues modulo p) and
         # exact verified ones, of which the independent ones modulo p (hence over Q) bound the rank by D − their number
-        theta = np.array([residue(t, p) * pow(c % p, -1, p) % p for t, c in zip(network.parameters(), column_scale)],
-                         dtype=np.int64)  # θ_j / c_j modulo p
+        # θ_j / c_j = (c_l θ_j) / Π_l c_l: the integer layers' entries over the product of the scales, modulo p (W_l
+        # row-major, then b_l, as the parameters)
+        theta = np.concatenate([part for Lz in reduced for part in (Lz[1:, 1:].ravel(), Lz[1:, 0])]) * pow(total % p, -1, p) % p
         known = np.zeros((H, D), dtype=np.int64)
         for k, (incoming, outgoing) in enumerate(_scaling_positions(widths)):
             known[k, incoming] = theta[incoming]
