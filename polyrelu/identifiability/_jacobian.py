@@ -282,16 +282,17 @@ def sparse_compressed_columns(widths, factors, columns, p, rows, seed=0):
     out = np.empty((rows, len(columns)), dtype=np.int64)
     for l in np.unique(positions[:, 0]).tolist():
         # left[s, t, i] = w P_l[R, 1 + o, 1 + i], right[s, t, j] = Q_l[R, j, q] for the t-th row (R, o, q) dealt to s:
-        # residues below 2^20, so each product is below 2^40
+        # residues below 3/2 2^20 and 2^20 in absolute value, so each product is below 3/2 2^40
         left = np.zeros((rows, length, widths[l + 1]))
-        left[combination, slot] = P[l][region, 1 + output, 1:] * weight[:, None] % p
+        weighted = P[l][region, 1 + output, 1:] * weight[:, None].astype(np.float64)  # below 2^40
+        left[combination, slot] = weighted - np.rint(weighted * (1 / p)) * p  # below 3p/2 in absolute value
         right = np.zeros((rows, length, widths[l] + 1))
         right[combination, slot] = Q[l][region, :, coordinate]
-        # at most _TERMS slots per product, each sum of products below 2^52, reduced before the next is added
-        block = np.zeros((rows, widths[l + 1], widths[l] + 1))
-        for a in range(0, length, _TERMS):
-            block += np.matmul(left[:, a : a + _TERMS].transpose(0, 2, 1), right[:, a : a + _TERMS])
+        # at most _TERMS slots per product, each sum of products below 3/2 2^52, reduced before the next is added
+        block = np.matmul(left[:, :_TERMS].transpose(0, 2, 1), right[:, :_TERMS])
+        for a in range(_TERMS, length, _TERMS):
             block -= np.rint(block * (1 / p)) * p
+            block += np.matmul(left[:, a : a + _TERMS].transpose(0, 2, 1), right[:, a : a + _TERMS])
         block = block.reshape(rows, -1)  # column i (n_l + 1) + j
         chosen = np.flatnonzero(positions[:, 0] == l)
         out[:, chosen] = block[:, positions[chosen, 1] * (widths[l] + 1) + positions[chosen, 2]].astype(np.int64) % p
