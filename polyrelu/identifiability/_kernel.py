@@ -484,6 +484,9 @@ def paired_kernel(network, patterns, factors, p, modular=None):
         exact, residues = _blocks(lambda l=l: factors[1][l].transpose(0, 2, 1), modular and (lambda l=l: modular[1][l].transpose(0, 2, 1)),
                                   chosen, p)
         blocks = exact()
+        # the inputs non-zero modulo p on each block: non-zero, and u is sought on them only (a column that vanishes
+        # modulo p only is left out: a vector fewer, never a wrong one, since the check reads every column)
+        moves = (residues != 0).any(axis=1)
         p_a = effects[:, :, a]
         candidates = []  # (k, n, d, regions where k and a differ, inputs that move there)
         for k in range(widths[l + 1]):
@@ -495,7 +498,7 @@ def paired_kernel(network, patterns, factors, p, modular=None):
             o0 = int(np.flatnonzero(p_a[r0] != 0)[0])
             agree = (p_k * p_a[r0, o0] == p_a * p_k[r0, o0]).all(axis=1)
             differ = np.unique(owner[~agree[later_owner]])
-            moving = np.flatnonzero((blocks[differ] != 0).any(axis=(0, 1)))
+            moving = np.flatnonzero(moves[differ].any(axis=0))
             if len(differ) and len(moving):  # else k and a agree everywhere, or u's inputs vanish where they differ
                 ratio = Fraction(int(p_k[r0, o0]), int(p_a[r0, o0]))
                 candidates.append((k, ratio.numerator, ratio.denominator, differ, moving))
