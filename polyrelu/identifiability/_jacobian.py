@@ -177,7 +177,7 @@ def jacobian(network, patterns, layers, modulus=None):
     return np.concatenate(blocks, axis=1)
 
 
-def compressed_jacobian(J_mod, p, rows, seed=0):
+def compressed_jacobian(J_mod, p, rows, seed=0, coefficients=None):
     """``S J`` modulo ``p`` for a random ``rows × N`` matrix ``S`` of residues: random combinations of ``J``'s rows.
 
     Any integer combination of ``J``'s rows lies in its row space, so the rank
@@ -199,6 +199,10 @@ def compressed_jacobian(J_mod, p, rows, seed=0):
         The rows of ``S`` (at least the rank expected).
     seed : int
         The seed of ``S``.
+    coefficients : numpy.ndarray, optional
+        ``S`` itself, or more columns of it (the first ``N`` are used): residues
+        in float64, e.g. drawn once for many arrays of at most that many rows
+        (each array's own combinations are still uniform).
 
     Returns
     -------
@@ -211,7 +215,7 @@ def compressed_jacobian(J_mod, p, rows, seed=0):
     out = np.zeros((rows, J_mod.shape[1]))
     for a in range(0, len(J_mod), _TERMS):
         part = J_mod[a : a + _TERMS].astype(np.float64)
-        S = np.floor(rng.random((rows, len(part))) * p)
+        S = np.floor(rng.random((rows, len(part))) * p) if coefficients is None else coefficients[:, a : a + len(part)]
         out += S @ part  # at most _TERMS products below 2^40 each, then the running sum is reduced
         # to a residue of at most 3p/2 in absolute value (the quotient off by one at worst), not by np.fmod, whose time
         # grows with the quotient's bits

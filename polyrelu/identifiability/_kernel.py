@@ -342,7 +342,10 @@ def _screened_ranks(residues, members, p):
     count, h, g = residues.shape
     if p >= COMPRESSION_MODULUS or not members:
         return [None] * len(members)
-    sketches = np.array([compressed_jacobian(residues[chosen].reshape(-1, g), p, g + 4) for chosen in members])
+    # one draw of coefficients for all the stacks: each stack's own are still uniform and independent
+    coefficients = np.floor(np.random.default_rng(0).random((g + 4, h * max(map(len, members)))) * p)
+    sketches = np.array([compressed_jacobian(residues[chosen].reshape(-1, g), p, g + 4, coefficients=coefficients)
+                         for chosen in members])
     return [profile.rank for profile in modular_rank_profiles(sketches, p)]
 
 
