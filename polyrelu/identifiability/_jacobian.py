@@ -314,9 +314,9 @@ def nonzero_columns(widths, factors):
     P, Q = factors
     out = []
     for l in range(len(widths) - 1):
-        live = (P[l][:, 1:, 1:] != 0).any(axis=1).astype(np.int64)  # (R, n_l)
-        moving = (Q[l] != 0).any(axis=2).astype(np.int64)  # (R, n_{l-1} + 1)
-        both = (live.T @ moving) > 0  # (n_l, n_{l-1} + 1)
+        live = (P[l][:, 1:, 1:] != 0).any(axis=1).astype(np.float64)  # (R, n_l)
+        moving = (Q[l] != 0).any(axis=2).astype(np.float64)  # (R, n_{l-1} + 1)
+        both = (live.T @ moving) > 0  # (n_l, n_{l-1} + 1): counts of regions, exact in float64 (BLAS, not numpy's int loop)
         out.append(both[:, 1:].reshape(-1))
         out.append(both[:, 0])
     return np.concatenate(out)

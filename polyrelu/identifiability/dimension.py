@@ -310,6 +310,7 @@ def _scaling_positions(widths):
 # -- the certificate ----------------------------------------------------------------------------
 
 
+@one_blas_thread()  # many small products, and the complex is built so too: parallel work is done by processes
 def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
     arch = network.architecture
     widths = arch.widths
@@ -363,8 +364,7 @@ def _certified_rank(network, patterns, want_kernel, n_jobs=1, scheduler=None):
                 J_mod = rows_modulo_p()
                 rows_modulo_p = partial(np.asarray, J_mod)
                 sketch_rows = max(1, min(len(J_mod), D - independent))  # the rank is at most that
-                with one_blas_thread():
-                    compressed = compressed_jacobian(J_mod, p, sketch_rows) if len(J_mod) > sketch_rows else J_mod
+                compressed = compressed_jacobian(J_mod, p, sketch_rows) if len(J_mod) > sketch_rows else J_mod
             echelon, rank = modular_echelon(compressed, p) if compressed is not None else (None, 0)
             solved = _missing_kernel(network, factors, rows_modulo_p, found, residues, echelon, rank, p)
             if solved is None:
@@ -429,10 +429,9 @@ def _kernel_families(network, patterns, factors, modular, column_scale, p):
     rest = [j for j in maybe_zero if j not in inactive]
     zero = sorted(inactive | {j for j, column in zip(rest, jacobian_columns(widths, factors, rest).T) if not any(column)})
     found = [{j: 1} for j in zero]
-    with one_blas_thread():  # many small products (the blocks' sketches)
-        found += local_kernel(network, patterns, factors, p, frozenset(zero), modular)
-        found += stable_kernel(network, patterns, column_scale)
-        found += paired_kernel(network, patterns, factors, p, modular)
+    found += local_kernel(network, patterns, factors, p, frozenset(zero), modular)
+    found += stable_kernel(network, patterns, column_scale)
+    found += paired_kernel(network, patterns, factors, p, modular)
     # the same direction comes from several families (a weight that moves nothing is a local vector of the neuron
     # it feeds and of the neuron it reads): the first of each is kept, which the greedy choices below would take
     distinct, seen = [], set()
