@@ -219,6 +219,17 @@ def test_modular_rank_profiles_side_by_side_are_each_arrays_profile(arrays, p):
             assert flint.nmod_mat(minor.tolist(), p).rank() == profile.rank
 
 
+def test_modular_rank_profiles_of_many_columns_for_a_large_prime_stay_exact():
+    """1,100 columns modulo a prime near 2^22: that many lazy updates of (p/2)^2 would pass 2^53, so the arrays go
+    through modular_rank_profile one at a time (which reduces under its own bound): the same profiles."""
+    p = 4194301
+    rng = np.random.default_rng(3)
+    arrays = np.stack([rng.integers(0, 5, (40, 3)) @ rng.integers(0, p, (3, 1100)) for _ in range(2)]) % p
+    for A, profile in zip(arrays, linalg.modular_rank_profiles(arrays, p)):
+        alone = linalg.modular_rank_profile(A, p)
+        assert (profile.rank, profile.columns) == (alone.rank, alone.columns) == (3, alone.columns)
+
+
 @settings(max_examples=150, deadline=None)
 @given(low_rank_arrays(), st.sampled_from([2, 7, 1048573, 4194301, 268435399]))
 def test_modular_rank_profile_is_the_echelon_forms_pivots_with_a_non_singular_minor(A, p):

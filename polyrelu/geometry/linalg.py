@@ -744,9 +744,10 @@ def modular_rank_profiles(arrays: Any, p: int) -> list[RankProfile]:
     first row with a non-zero entry there among the rows not yet taken) and
     clears the column in the other rows: ``n`` steps of numpy operations on the
     whole stack. Many small arrays cost more to convert to flint one at a
-    time (about 100 ns an entry) than this. Exact in float64 for
-    ``p < 2^22``, as :func:`modular_rank_profile` (a larger prime, or more
-    than ``2^13`` columns, takes one :func:`modular_rank_profile` per array).
+    time (about 100 ns an entry) than this. Exact in float64 while ``n``
+    updates of ``(p/2 + 1)²`` stay within ``2^52`` (``n < 2^14`` for the
+    primes below ``2^20`` of :mod:`polyrelu.identifiability`); otherwise each
+    array takes its own :func:`modular_rank_profile`.
 
     Parameters
     ----------
@@ -771,7 +772,8 @@ def modular_rank_profiles(arrays: Any, p: int) -> list[RankProfile]:
     [RankProfile(rank=2, rows=[2, 0], columns=[0, 1])]
     """
     k, m, n = np.shape(arrays)
-    if p >= _PROFILE_MODULUS or n >= 2**13:
+    reduced = p // 2 + 1  # the largest residue _centered leaves, in absolute value
+    if p >= _PROFILE_MODULUS or reduced + n * reduced**2 > _PROFILE_EXACT:
         return [modular_rank_profile(array, p) for array in arrays]
     A = (np.asarray(arrays, dtype=np.int64) % p).astype(np.float64)
     _centered(A, p)
@@ -779,8 +781,8 @@ def modular_rank_profiles(arrays: Any, p: int) -> list[RankProfile]:
     stack = np.arange(k)
     pivots, found = np.zeros((n, k), dtype=np.int64), np.zeros((n, k), dtype=bool)
     for j in range(n):
-        # only what is read is reduced: column j (the zero test, the multipliers) and the pivot rows; the rest
-        # takes at most n updates of at most (p/2)^2 each before it is read, below 2^53 for n < 2^13, p < 2^22
+        # only what is read is reduced: column j (the zero test, the multipliers) and the pivot rows; an entry
+        # takes at most n updates of at most (p/2 + 1)^2 each before it is read: within 2^52 (checked above)
         column = A[:, :, j]
         _centered(column, p)
         candidate = (column != 0) & ~used
