@@ -12,7 +12,8 @@ Networks: ``ReLUNetwork.random(arch, seed=0, kind="gaussian")`` (float64 draws, 
 
 **Stage table.** For 2→16→16→16→1, 2→32→32→1, 3→16→16→1, 5→8→8→1 and 6→8→8→1, each in a fresh
 subprocess, after one run of every stage on a small network (first calls pay one-time costs):
-``canonical_complex`` (the build), then ``tropical_weights``, then ``write_json`` to a temporary file: the
+``canonical_complex`` (the build), then ``tropical_weights``, then ``functional_dimension(net, complex_=K,
+n_jobs=1)`` (exact), then ``write_json`` to a temporary file: the
 compact version 2 of the complex format (the default), then version 1 (every cell with all its
 representations; skipped above ``--v1-max-cells`` cells, 200,000: it writes gigabytes). Each stage's CPU time is given as a ratio to the build's in the same process (wall times are printed
 too: on a shared machine CPU time is the steadier measure). Workers run on one core (BLAS threads set to 1). Cells per second are per CPU second of the build.
@@ -70,10 +71,12 @@ def peak_rss():
 
 def warm_up():
     """Run every stage once on a small network: first calls pay one-time costs (imports, caches) not to be timed."""
-    from polyrelu import ReLUNetwork, canonical_complex, tropical_weights
+    from polyrelu import ReLUNetwork, canonical_complex, functional_dimension, tropical_weights
 
-    K = canonical_complex(ReLUNetwork.random((2, 4, 4, 1), seed=1, kind="gaussian"), progress=False)
+    net = ReLUNetwork.random((2, 4, 4, 1), seed=1, kind="gaussian")
+    K = canonical_complex(net, progress=False)
     tropical_weights(K)
+    functional_dimension(net, complex_=K, n_jobs=1)
     with tempfile.TemporaryDirectory() as tmp:
         K.write_json(os.path.join(tmp, "warm.json"))
         if "version" in inspect.signature(K.write_json).parameters:
@@ -89,7 +92,7 @@ def timed(fn):
 def stage_worker(arch, trace, write, v1_max_cells):
     import tracemalloc
 
-    from polyrelu import ReLUNetwork, canonical_complex, tropical_weights
+    from polyrelu import ReLUNetwork, canonical_complex, functional_dimension, tropical_weights
 
     net = ReLUNetwork.random(arch, seed=0, kind="gaussian")
     net.integer_layers()
@@ -106,6 +109,8 @@ def stage_worker(arch, trace, write, v1_max_cells):
     out = {"cells": len(K), "f_vector": list(K.f_vector()), "build": [build_wall, build_cpu], "bytes_per_cell": memory / len(K)}
     _, wall, cpu = timed(lambda: tropical_weights(K))
     out["weights"] = [wall, cpu]
+    fd, wall, cpu = timed(lambda: functional_dimension(net, complex_=K, n_jobs=1))
+    out["functional_dimension"] = [wall, cpu, fd.rank]
     if write:
         versioned = "version" in inspect.signature(K.write_json).parameters
         for version in (2, 1) if versioned else (1,):
@@ -250,8 +255,9 @@ def seconds(x):
 def stage_table(args):
     roots = [("after", ROOT)] + ([("before", os.path.abspath(args.before))] if args.before else [])
     print("| network | code | cells | build CPU s (wall) | cells/s | bytes/cell | tropical weights CPU s (wall) | ÷ build "
+          "| functional dimension CPU s (wall) | ÷ build "
           "| JSON v2 export CPU s (wall) | ÷ build | MB | JSON v1 export CPU s (wall) | ÷ build | MB |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for arch in STAGE_NETWORKS:
         for label, root in roots:
             # the old writer builds the whole document in memory: tens of GB at 10^5 cells, not run
@@ -262,8 +268,8 @@ def stage_table(args):
             if r is None:
                 print(f"| {arrow(arch)} | {label} | – | failed | | | | | | | |", flush=True)
                 continue
-            b, w = r["build"], r["weights"]
-            json_cells = ""
+            b, w, f = r["build"], r["weights"], r["functional_dimension"]
+            json_cells = f"| {seconds(f[1])} ({seconds(f[0])}) | {f[1] / b[1]:.2f} "
             for version in (2, 1):
                 j = r.get(f"json_v{version}")
                 json_cells += f"| {seconds(j[1])} ({seconds(j[0])}) | {j[1] / b[1]:.2f} | {j[2] / 1e6:.1f} " if j else "| not run | | "
