@@ -236,6 +236,11 @@ def test_modular_rank_profile_is_the_echelon_forms_pivots_with_a_non_singular_mi
     profile = linalg.modular_rank_profile(A, p)
     pivots, _ = rref(A.tolist(), A.shape[1], p)
     assert profile.rank == len(pivots) and profile.columns == pivots
+    # the same residues centred in float64, as the sketch gives them: taken as they are, the same profile
+    centred = np.asarray(A % p, dtype=np.int64)
+    centred = np.where(centred > p // 2, centred - p, centred).astype(np.float64)
+    floated = linalg.modular_rank_profile(centred, p)
+    assert (floated.rank, floated.columns) == (profile.rank, profile.columns)
     assert len(set(profile.rows)) == profile.rank and all(0 <= i < A.shape[0] for i in profile.rows)
     if profile.rank:
         minor = np.mod(A[np.ix_(profile.rows, profile.columns)], p)

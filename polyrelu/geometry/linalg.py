@@ -202,7 +202,9 @@ def modular_rank_profile(residues: Any, p: int) -> RankProfile:
     Parameters
     ----------
     residues : numpy.ndarray
-        Integers (any sign; they are reduced modulo ``p``).
+        Integers (any sign; they are reduced modulo ``p``), or a float64
+        array of integers at most ``p`` in absolute value (used as they are,
+        e.g. residues reduced in float64 by their caller).
     p : int
         A prime.
 
@@ -245,9 +247,11 @@ def modular_rank_profile(residues: Any, p: int) -> RankProfile:
     >>> modular_rank_profile(np.array([[0, 2, 4], [0, 1, 2], [1, 0, 0]]), 7)
     RankProfile(rank=2, rows=[2, 1], columns=[0, 1])
     """
-    A = np.asarray(residues, dtype=np.int64)
-    if A.size and (A.min() < 0 or A.max() >= p):  # residues usually come reduced: % is the slowest step
-        A = A % p
+    A = np.asarray(residues)
+    if A.dtype != np.float64 or p >= _PROFILE_MODULUS or (A.size and np.abs(A).max() > p):
+        A = A.astype(np.int64)
+        if A.size and (A.min() < 0 or A.max() >= p):  # residues usually come reduced: % is the slowest step
+            A = A % p
     if p >= _PROFILE_MODULUS:  # float64 cannot hold the products: two echelon forms in flint
         echelon, rank = modular_echelon(A, p)
         columns = echelon_pivots(echelon, rank) if rank else []

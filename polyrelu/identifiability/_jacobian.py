@@ -264,7 +264,10 @@ def sparse_compressed_columns(widths, factors, columns, p, rows, seed=0):
     Returns
     -------
     numpy.ndarray
-        ``rows × len(columns)`` int64 residues.
+        ``rows × len(columns)`` float64 integers congruent to ``S J[:, columns]``
+        modulo ``p``, at most ``p / 2 + 1`` in absolute value (reduced as
+        :func:`~polyrelu.geometry.linalg.modular_rank_profile` takes them,
+        without a pass through int64).
     """
     P, Q = factors
     R, m, n0 = len(P[0]), widths[-1], widths[0]
@@ -283,7 +286,7 @@ def sparse_compressed_columns(widths, factors, columns, p, rows, seed=0):
     length = int(slot.max()) + 1
     region, output, coordinate = np.unravel_index(row, (R, m, n0 + 1))
     positions = np.array([parameter_position(widths, c) for c in columns]).reshape(-1, 3)
-    out = np.empty((rows, len(columns)), dtype=np.int64)
+    out = np.empty((rows, len(columns)))
     for l in np.unique(positions[:, 0]).tolist():
         # left[s, t, i] = w P_l[R, 1 + o, 1 + i], right[s, t, j] = Q_l[R, j, q] for the t-th row (R, o, q) dealt to s:
         # residues below 3/2 2^20 and 2^20 in absolute value, so each product is below 3/2 2^40
@@ -297,9 +300,10 @@ def sparse_compressed_columns(widths, factors, columns, p, rows, seed=0):
         for a in range(_TERMS, length, _TERMS):
             block -= np.rint(block * (1 / p)) * p
             block += np.matmul(left[:, a : a + _TERMS].transpose(0, 2, 1), right[:, a : a + _TERMS])
+        block -= np.rint(block * (1 / p)) * p
         block = block.reshape(rows, -1)  # column i (n_l + 1) + j
         chosen = np.flatnonzero(positions[:, 0] == l)
-        out[:, chosen] = block[:, positions[chosen, 1] * (widths[l] + 1) + positions[chosen, 2]].astype(np.int64) % p
+        out[:, chosen] = block[:, positions[chosen, 1] * (widths[l] + 1) + positions[chosen, 2]]
     return out
 
 
