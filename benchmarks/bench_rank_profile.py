@@ -1,4 +1,4 @@
-"""Benchmark: ``polyrelu.geometry.linalg.modular_rank_profile`` against its previous implementation.
+"""Benchmark: ``polyrelu.geometry.modular.modular_rank_profile`` against its previous implementation.
 
 Run from the repository root::
 
@@ -28,7 +28,7 @@ import flint
 import numpy as np
 
 from polyrelu import ReLUNetwork, canonical_complex
-from polyrelu.geometry import linalg
+from polyrelu.geometry import modular
 from polyrelu.identifiability import dimension
 from polyrelu.parallel import one_blas_thread
 
@@ -92,7 +92,7 @@ def baseline_float_profile(A, p):
                 trailing = A[first + k :, j1:]
                 trailing -= A[first + k :, pivots] @ upper
                 baseline_centered(trailing, p)
-    return linalg.RankProfile(r, order[:r].tolist(), columns)
+    return modular.RankProfile(r, order[:r].tolist(), columns)
 
 
 # -- the arrays ---------------------------------------------------------------------------------------
@@ -104,13 +104,13 @@ def functional_dimension_arrays():
 
     def spy(residues, p):
         seen.append((np.array(residues), p))
-        return linalg.modular_rank_profile(residues, p)
+        return modular.modular_rank_profile(residues, p)
 
     dimension.modular_rank_profile = spy
     try:
         dimension.functional_dimension(net, complex_=complex_, n_jobs=1)
     finally:
-        dimension.modular_rank_profile = linalg.modular_rank_profile
+        dimension.modular_rank_profile = modular.modular_rank_profile
     assert all(p == P for _, p in seen), "functional_dimension changed its prime"
     return [a for a, _ in seen]
 
@@ -148,7 +148,7 @@ def main(argv=None):
         old_times, new_times = [], []
         for _ in range(args.repeat):  # alternated, so that a busy machine slows both alike
             old_time, old = cpu_best_of(1, lambda: baseline_rank_profile(A, P))
-            new_time, new = cpu_best_of(1, lambda: linalg.modular_rank_profile(A, P))
+            new_time, new = cpu_best_of(1, lambda: modular.modular_rank_profile(A, P))
             old_times.append(old_time)
             new_times.append(new_time)
         agree = same_answer(A, new, old)

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import kernel, rank, rref
 
-from polyrelu.geometry import linalg
+from polyrelu.geometry import linalg, modular
 
 PRIME = 7
 
@@ -173,7 +173,7 @@ def test_projection_lands_orthogonal_to_the_span_and_differs_by_a_member(case):
 
 @pytest.mark.parametrize("value", [Fraction(3, 5), -4, Fraction(-1, 6), 0])
 def test_residue_is_the_value_modulo_the_prime(value):
-    r = linalg.residue(value, PRIME)
+    r = modular.residue(value, PRIME)
     assert 0 <= r < PRIME and (r * Fraction(value).denominator - Fraction(value).numerator) % PRIME == 0
 
 
@@ -210,8 +210,8 @@ def test_modular_rank_profiles_side_by_side_are_each_arrays_profile(arrays, p):
     for k, A in enumerate(arrays):
         stack[k, : A.shape[0], : A.shape[1]] = A
     stack = stack % p
-    for A, profile in zip(arrays, linalg.modular_rank_profiles(stack.astype(np.int64), p)):
-        alone = linalg.modular_rank_profile(A, p)
+    for A, profile in zip(arrays, modular.modular_rank_profiles(stack.astype(np.int64), p)):
+        alone = modular.modular_rank_profile(A, p)
         assert (profile.rank, profile.columns) == (alone.rank, alone.columns)
         assert len(set(profile.rows)) == profile.rank and all(0 <= i < A.shape[0] for i in profile.rows)
         if profile.rank:
@@ -225,21 +225,21 @@ def test_modular_rank_profiles_of_many_columns_for_a_large_prime_stay_exact():
     p = 4194301
     rng = np.random.default_rng(3)
     arrays = np.stack([rng.integers(0, 5, (40, 3)) @ rng.integers(0, p, (3, 1100)) for _ in range(2)]) % p
-    for A, profile in zip(arrays, linalg.modular_rank_profiles(arrays, p)):
-        alone = linalg.modular_rank_profile(A, p)
+    for A, profile in zip(arrays, modular.modular_rank_profiles(arrays, p)):
+        alone = modular.modular_rank_profile(A, p)
         assert (profile.rank, profile.columns) == (alone.rank, alone.columns) == (3, alone.columns)
 
 
 @settings(max_examples=150, deadline=None)
 @given(low_rank_arrays(), st.sampled_from([2, 7, 1048573, 4194301, 268435399]))
 def test_modular_rank_profile_is_the_echelon_forms_pivots_with_a_non_singular_minor(A, p):
-    profile = linalg.modular_rank_profile(A, p)
+    profile = modular.modular_rank_profile(A, p)
     pivots, _ = rref(A.tolist(), A.shape[1], p)
     assert profile.rank == len(pivots) and profile.columns == pivots
     # the same residues centred in float64, as the sketch gives them: taken as they are, the same profile
     centred = np.asarray(A % p, dtype=np.int64)
     centred = np.where(centred > p // 2, centred - p, centred).astype(np.float64)
-    floated = linalg.modular_rank_profile(centred, p)
+    floated = modular.modular_rank_profile(centred, p)
     assert (floated.rank, floated.columns) == (profile.rank, profile.columns)
     assert len(set(profile.rows)) == profile.rank and all(0 <= i < A.shape[0] for i in profile.rows)
     if profile.rank:
@@ -263,7 +263,7 @@ def flint_rank_profile(A, p):
 
 
 def assert_is_the_rank_profile(A, p):
-    profile = linalg.modular_rank_profile(A, p)
+    profile = modular.modular_rank_profile(A, p)
     assert (profile.rank, profile.columns) == flint_rank_profile(A, p)
     assert len(set(profile.rows)) == profile.rank
     if profile.rank:
@@ -305,10 +305,10 @@ def test_modular_rank_profile_with_entries_of_the_largest_magnitude_matches_flin
     signs = rng.choice([-1, 1], (330, 300))
     assert_is_the_rank_profile(half * signs, p)  # full rank, every entry +-(p - 1) / 2
     signs[:, 150:] = signs[:, :150] * -1  # the right half repeats the left one: rank 150
-    assert linalg.modular_rank_profile(half * signs, p).rank == 150
+    assert modular.modular_rank_profile(half * signs, p).rank == 150
     assert_is_the_rank_profile(half * signs, p)
-    assert linalg.modular_rank_profile(np.full((200, 90), half), p) == (1, [0], [0])
-    assert linalg.modular_rank_profile(np.full((200, 90), -half), p) == (1, [0], [0])
+    assert modular.modular_rank_profile(np.full((200, 90), half), p) == (1, [0], [0])
+    assert modular.modular_rank_profile(np.full((200, 90), -half), p) == (1, [0], [0])
 
 
 def test_modular_rank_profile_of_a_sparse_array_matches_flint():
@@ -345,7 +345,7 @@ def test_modular_rank_profile_reduces_before_sums_of_products_reach_2_to_the_53(
         A[c, N:] = 0
     A[N:, :N] = h
     A[N:, N:] = d
-    profile = linalg.modular_rank_profile(A, p)
+    profile = modular.modular_rank_profile(A, p)
     assert profile.rank == N and profile.columns == list(range(N))
     assert (
         sorted(profile.rows) == list(range(N))

@@ -2,7 +2,8 @@
 
 One module per family: :mod:`~polyrelu.geometry.rational` (numbers in as
 exact fractions, primitive integer rows inside), :mod:`~polyrelu.geometry.linalg`
-(exact ranks, echelon forms, null spaces and solves), :mod:`~polyrelu.geometry.lp`
+(exact ranks, echelon forms, null spaces and solves), :mod:`~polyrelu.geometry.modular`
+(elimination modulo a prime), :mod:`~polyrelu.geometry.lp`
 (the certified LP feasibility oracle), :mod:`~polyrelu.geometry.polyhedron`
 (H- and V-representations coupled), :mod:`~polyrelu.geometry.lattice` (face
 lattices) and :mod:`~polyrelu.geometry.subdivision` (complexes refined by cuts

@@ -266,7 +266,7 @@ def sparse_compressed_columns(widths, factors, columns, p, rows, seed=0):
     numpy.ndarray
         ``rows × len(columns)`` float64 integers congruent to ``S J[:, columns]``
         modulo ``p``, at most ``p / 2 + 1`` in absolute value (reduced as
-        :func:`~polyrelu.geometry.linalg.modular_rank_profile` takes them,
+        :func:`~polyrelu.geometry.modular.modular_rank_profile` takes them,
         without a pass through int64).
     """
     P, Q = factors

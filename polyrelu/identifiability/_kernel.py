@@ -51,14 +51,8 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from ..geometry.linalg import (
-    echelon_pivots,
-    modular_echelon,
-    modular_rank_profile,
-    modular_rank_profiles,
-    nullspace,
-    solve_nonsingular,
-)
+from ..geometry.linalg import echelon_pivots, nullspace, solve_nonsingular
+from ..geometry.modular import modular_echelon, modular_rank_profile, modular_rank_profiles
 from ._jacobian import (
     COMPRESSION_MODULUS,
     compressed_jacobian,
@@ -306,7 +300,7 @@ def _spanning_rows(residues, stacks, p):
     Row ``k`` is row ``k`` of ``residues[chosen][:, :, keep]`` stacked. With
     a rank lower bound ``r``, ``4 r + 16`` random rows that do not vanish are
     tried first, all the stacks side by side
-    (:func:`~polyrelu.geometry.linalg.modular_rank_profiles`), then all the
+    (:func:`~polyrelu.geometry.modular.modular_rank_profiles`), then all the
     rows that do not vanish of the stacks whose sample fell short of ``r``; a
     stack with no bound has all its rows reduced (:func:`independent_rows`).
     """
@@ -335,7 +329,7 @@ def _screened_ranks(residues, members, p):
     least ``1 − 1/(p − 1)`` equal to it. One product per stack
     (:func:`~polyrelu.identifiability._jacobian.compressed_jacobian` of its
     rows), then one elimination of all the ``(g + 4) × g`` combinations side
-    by side (:func:`~polyrelu.geometry.linalg.modular_rank_profiles`). None each when
+    by side (:func:`~polyrelu.geometry.modular.modular_rank_profiles`). None each when
     ``p`` is too large for exact float64 products: then each stack is reduced
     whole.
     """

@@ -42,13 +42,8 @@ from ..complex import CanonicalComplex, canonical_complex, check_complex_of
 from ..domain import Box
 from ..errors import GeometryError
 from ..geometry import Polyhedron
-from ..geometry.linalg import (
-    echelon_pivots,
-    modular_echelon,
-    modular_rank_profile,
-    pivot_columns,
-    residue,
-)
+from ..geometry.linalg import echelon_pivots, pivot_columns
+from ..geometry.modular import modular_echelon, modular_rank_profile, residue
 from ..geometry.rational import FractionVector, MatrixLike, to_fraction_vector
 from ..network import ReLUNetwork
 from ..parallel import (
