@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import compress
 
 import flint
 
@@ -51,6 +52,9 @@ class PatternMaps:
         self._int_rows = [[tuple([int(v) for v in row]) for row in Wb.tolist()] for Wb, _ in layers]
         self._gradients: dict[tuple[int, ...], list[IntegerRow]] = {}  # a layer's gradients by the earlier signs
         self._derivatives: dict[tuple[int, ...], list[IntegerRow]] = {}  # a layer's derivatives by the later signs
+        # where the other factor is fixed (layer 1's gradients, the output's weights): the products, by neuron
+        self._gradient_products: dict[int, list[tuple[int, ...]]] = {}  # of layer 2
+        self._derivative_products: dict[int, list[tuple[int, ...]]] = {}  # of the last layer but one
 
     def _map(self, flags: tuple[bool, ...], layer: int) -> flint.fmpz_mat:
         """The homogeneous map of the output of layers 1 to ``layer``, whose flags these are."""
@@ -102,6 +106,14 @@ class PatternMaps:
         row = self._int_rows[layer - 1][index]
         if layer == 1:
             return row[1:]
+        if layer == 2:  # sums of fixed products over the active neurons of layer 1, in C
+            products = self._gradient_products.get(index)
+            if products is None:
+                products = self._gradient_products[index] = [
+                    tuple([w * r[c] for w, r in zip(row[1:], self._int_rows[0])]) for c in range(1, self.n)
+                ]
+            active = signs[: self.starts[1]]
+            return tuple([sum(compress(p, map((1).__eq__, active))) for p in products])
         earlier = self._layer_gradients(signs, layer - 1)
         start = self.starts[layer - 2]
         terms = [(row[j + 1], earlier[j]) for j, s in enumerate(signs[start : self.starts[layer - 1]]) if s > 0]
@@ -131,6 +143,14 @@ class PatternMaps:
         last = len(self.widths)
         if layer == last:
             return tuple([w[index + 1] for w in self.output])
+        if layer == last - 1:  # sums of fixed products over the active neurons of the last layer, in C
+            products = self._derivative_products.get(index)
+            if products is None:
+                products = self._derivative_products[index] = [
+                    tuple([r[index + 1] * w[i + 1] for i, r in enumerate(self._int_rows[layer])]) for w in self.output
+                ]
+            active = signs[self.starts[layer] :]
+            return tuple([sum(compress(p, map((1).__eq__, active))) for p in products])
         later = self._layer_derivatives(signs, layer + 1)
         rows = self._int_rows[layer]
         terms = [(rows[i][index + 1], later[i]) for i, s in enumerate(signs[self.starts[layer] : self.starts[layer + 1]]) if s > 0]
