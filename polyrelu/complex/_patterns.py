@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from itertools import compress
+from itertools import compress, repeat
+from operator import lt
 
 import flint
 
@@ -25,7 +26,9 @@ class PatternMaps:
     same one for every pattern, :attr:`scale`. A hidden layer's rows depend
     on the earlier layers' signs only: they are computed once per such prefix
     (python-flint matrices, kept), and a cell's output map is combined from
-    its last hidden layer's rows.
+    its last hidden layer's rows. One neuron's gradient, and the output's
+    derivative by its activation (:meth:`output_derivative`), are sums of
+    ints over the active neurons of the layer before or after it.
 
     Attributes
     ----------
@@ -113,7 +116,7 @@ class PatternMaps:
                     tuple([w * r[c] for w, r in zip(row[1:], self._int_rows[0])]) for c in range(1, self.n)
                 ]
             active = signs[: self.starts[1]]
-            return tuple([sum(compress(p, map((1).__eq__, active))) for p in products])
+            return tuple([sum(compress(p, map(lt, repeat(0), active))) for p in products])
         earlier = self._layer_gradients(signs, layer - 1)
         start = self.starts[layer - 2]
         terms = [(row[j + 1], earlier[j]) for j, s in enumerate(signs[start : self.starts[layer - 1]]) if s > 0]
@@ -150,7 +153,7 @@ class PatternMaps:
                     tuple([r[index + 1] * w[i + 1] for i, r in enumerate(self._int_rows[layer])]) for w in self.output
                 ]
             active = signs[self.starts[layer] :]
-            return tuple([sum(compress(p, map((1).__eq__, active))) for p in products])
+            return tuple([sum(compress(p, map(lt, repeat(0), active))) for p in products])
         later = self._layer_derivatives(signs, layer + 1)
         rows = self._int_rows[layer]
         terms = [(rows[i][index + 1], later[i]) for i, s in enumerate(signs[self.starts[layer] : self.starts[layer + 1]]) if s > 0]
