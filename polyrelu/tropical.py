@@ -313,6 +313,11 @@ def _facet_weights(K):
     region ``R`` where ``z_k`` has sign ``σ ≠ 0``, its formula ``g + G·x``
     vanishes on the facet and has sign ``σ`` on ``R``, so ``G`` is normal to
     the facet and ``R`` lies on the side of ``σG``. No polyhedron is needed.
+
+    Most facets separate regions whose signs differ at that neuron alone: their
+    jump is the neuron's gradient times the output's derivative by it
+    (:func:`_single_neuron_weight`, sums of ints for one neuron). Where several
+    neurons change together, the jump is the difference of the regions' maps.
     """
     net = K.network
     n0 = net.architecture.input_dim
@@ -338,6 +343,9 @@ def _facet_weights(K):
         k = next((k for k in zeros if s1[k] != s2[k]), None)
         if k is None:
             raise GeometryError(f"facet {facet.id}: its regions have signs that differ where it does not vanish (not a complex of f?)")
+        if s1[k] * s2[k] == -1 and s1[:k] == s2[:k] and s1[k + 1 :] == s2[k + 1 :]:
+            weights[facet.id] = _single_neuron_weight(maps, facet.id, first, second, s2, k, neurons[k])
+            continue
         region, sign = (second, s2[k]) if s2[k] else (first, s1[k])
         gradient = maps.gradient(cells[region].signs, *position[k])
         jump = maps.jacobian_jump(s1, s2, zeros)  # across a facet of the last layer: from its own neurons
@@ -367,6 +375,30 @@ def _facet_weights(K):
         changing = tuple([neurons[k] for k in zeros if s1[k] * s2[k] == -1])
         weights[facet.id] = FacetWeight(facet.id, weight, normal, minus, plus, changing)
     return weights
+
+
+def _single_neuron_weight(maps, facet, first, second, signs, k, neuron):
+    """The weight of a facet whose regions' sign vectors differ at neuron ``k`` alone; ``signs``: the second's.
+
+    Turning the neuron on changes the scaled Jacobian by ``d ⊗ G``
+    (:meth:`PatternMaps.output_derivative`, :meth:`PatternMaps.gradient`):
+    rank one, normal to the facet, whatever the other neurons do. With
+    ``g = gcd(G)`` and the normal ``±G/g``, the weight is ``d·g/scale`` for
+    either orientation (the plus region is where ``±z_k > 0``); the
+    orientation is that of the first non-zero row of the jump from ``first``
+    to ``second``, as for any facet, or with no jump the first non-zero entry
+    of the normal positive.
+    """
+    gradient = maps.gradient(signs, *neuron)
+    g = math.gcd(*gradient)
+    if not g:
+        raise GeometryError(f"facet {facet}: neuron {neuron} changes sign across it but is constant there (not a complex of f?)")
+    d = maps.output_derivative(signs, *neuron)
+    lead = next((v for v in d if v), 0) * signs[k]  # the jump's first non-zero row is lead·G
+    orient = 1 if (lead or next(v for v in gradient if v)) > 0 else -1
+    minus, plus = (first, second) if signs[k] == orient else (second, first)
+    normal = tuple([orient * v // g for v in gradient])
+    return FacetWeight(facet, tuple([Fraction(v * g, maps.scale) for v in d]), normal, minus, plus, (neuron,))
 
 
 @dataclass(frozen=True)

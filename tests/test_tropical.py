@@ -6,7 +6,7 @@ from fractions import Fraction as F
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference import forward
+from reference import forward, pre_activation_rows
 
 from polyrelu import Box, GeometryError, ReLUNetwork, canonical_complex, permute, scale
 from polyrelu.examples import bent_line_network
@@ -390,3 +390,72 @@ def test_weights_are_those_found_from_polyhedra(n0, depth, m, kind, box, seed):
     K = canonical_complex(net, Box(-2, 2) if box else None)
     found = {f: (w.weight, w.normal, w.minus_region, w.plus_region, w.neurons) for f, w in tropical_weights(K).weights().items()}
     assert found == weights_from_polyhedra(K)
+
+
+def reference_jacobian(net, pattern):
+    """The output's Jacobian on a sign vector, composed in Fractions by the reference (tests/reference.py)."""
+    rows = pre_activation_rows(net.weights, net.biases, pattern)
+    last = len(rows) - net.architecture.hidden_widths[-1]
+    active = [rows[last + i][1:] if pattern[last + i] > 0 else (F(0),) * net.architecture.input_dim for i in range(len(rows) - last)]
+    return [[sum((w * a[j] for w, a in zip(W, active)), F(0)) for j in range(net.architecture.input_dim)] for W in net.weights[-1]]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    n0=st.integers(1, 3),
+    widths=st.lists(st.integers(1, 4), min_size=1, max_size=4),
+    m=st.integers(1, 2),
+    kind=st.sampled_from(["integer", "gaussian"]),
+    seed=st.integers(0, 10_000),
+    data=st.data(),
+)
+def test_one_neuron_turning_on_changes_the_jacobian_by_its_derivative_times_its_gradient(n0, widths, m, kind, seed, data):
+    """PatternMaps.gradient and output_derivative against the reference's Fraction maps, on any sign vector.
+
+    The identity ``A(on) - A(off) = d ⊗ G / scale`` behind the weights of facets whose regions differ at one
+    neuron; ``G`` must be the neuron's gradient times the product of the ``c`` of layers up to its own.
+    """
+    from polyrelu.complex import PatternMaps
+
+    net = ReLUNetwork.random((n0, *widths, m), seed=seed, kind=kind)
+    maps = PatternMaps(net)
+    neurons = net.architecture.hidden_neurons()
+    signs = tuple(data.draw(st.lists(st.sampled_from([-1, 0, 1]), min_size=len(neurons), max_size=len(neurons))))
+    for k, (layer, index) in enumerate(neurons):
+        G, d = maps.gradient(signs, layer, index), maps.output_derivative(signs, layer, index)
+        c = math.prod(c for _, c in net.integer_layers()[:layer])
+        assert [F(v, c) for v in G] == list(pre_activation_rows(net.weights, net.biases, signs)[k][1:])
+        on, off = (reference_jacobian(net, signs[:k] + (s,) + signs[k + 1 :]) for s in (1, -1))
+        assert [[a - b for a, b in zip(ra, rb)] for ra, rb in zip(on, off)] == [[F(v * g, maps.scale) for g in G] for v in d]
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(
+    n0=st.integers(2, 3),
+    widths=st.lists(st.integers(4, 6), min_size=1, max_size=3),
+    m=st.integers(1, 2),
+    invisible=st.booleans(),
+    box=st.booleans(),
+    seed=st.integers(0, 10_000),
+)
+def test_weights_of_wider_networks_are_those_found_from_polyhedra(n0, widths, m, invisible, box, seed):
+    """Wider generic networks (almost every facet separates regions differing at one neuron) against polyhedra.
+
+    With ``invisible``, the first neuron of the last hidden layer has no output weight and, with two hidden
+    layers or more, the first neuron of the first layer none into the second: their facets have weight zero,
+    and the orientation of their normals falls back to the hyperplane's.
+    """
+    net = ReLUNetwork.random((n0, *widths, m), seed=seed, kind="gaussian")
+    if invisible:
+        weights = [[list(row) for row in W] for W in net.weights]
+        for row in weights[-1]:
+            row[0] = 0
+        if len(widths) >= 2:
+            for row in weights[1]:
+                row[0] = 0
+        net = ReLUNetwork(weights, net.biases)
+    K = canonical_complex(net, Box(-2, 2) if box else None)
+    found = {f: (w.weight, w.normal, w.minus_region, w.plus_region, w.neurons) for f, w in tropical_weights(K).weights().items()}
+    assert found == weights_from_polyhedra(K)
+    if invisible and not box:  # the first neuron's line crosses the plane: facets of weight zero
+        assert any(not any(w[0]) and w[4] == ((1, 0),) for w in found.values())

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import compress, repeat
+from operator import lt
 
 import flint
 
@@ -24,7 +26,9 @@ class PatternMaps:
     same one for every pattern, :attr:`scale`. A hidden layer's rows depend
     on the earlier layers' signs only: they are computed once per such prefix
     (python-flint matrices, kept), and a cell's output map is combined from
-    its last hidden layer's rows.
+    its last hidden layer's rows. One neuron's gradient, and the output's
+    derivative by its activation (:meth:`output_derivative`), are sums of
+    ints over the active neurons of the layer before or after it.
 
     Attributes
     ----------
@@ -47,6 +51,13 @@ class PatternMaps:
         self._rows: dict[tuple[bool, ...], list[list[flint.fmpz]]] = {}  # a layer's rows by the earlier layers' flags
         self._by_signs: dict[tuple[int, ...], list[list[flint.fmpz]]] = {}  # the same, by the earlier layers' signs
         self._recent: list[tuple[Sequence[int], int, list[list[flint.fmpz]]]] = []  # the last two (kept: identity is safe)
+        # the layers' rows (bias first) as ints, for the sums of one neuron's gradient or derivative at a time
+        self._int_rows = [[tuple([int(v) for v in row]) for row in Wb.tolist()] for Wb, _ in layers]
+        self._gradients: dict[tuple[int, ...], list[IntegerRow]] = {}  # a layer's gradients by the earlier signs
+        self._derivatives: dict[tuple[int, ...], list[IntegerRow]] = {}  # a layer's derivatives by the later signs
+        # where the other factor is fixed (layer 1's gradients, the output's weights): the products, by neuron
+        self._gradient_products: dict[int, list[tuple[int, ...]]] = {}  # of layer 2
+        self._derivative_products: dict[int, list[tuple[int, ...]]] = {}  # of the last layer but one
 
     def _map(self, flags: tuple[bool, ...], layer: int) -> flint.fmpz_mat:
         """The homogeneous map of the output of layers 1 to ``layer``, whose flags these are."""
@@ -89,8 +100,74 @@ class PatternMaps:
         return [tuple([int(v) for v in row]) for row in self._layer(signs, layer)]
 
     def gradient(self, signs: Sequence[int], layer: int, index: int) -> IntegerRow:
-        """``G`` of row ``index`` of :meth:`layer_rows`: a positive multiple of that neuron's gradient there."""
-        return tuple([int(v) for v in self._layer(signs, layer)[index][1:]])
+        """``G`` of row ``index`` of :meth:`layer_rows`: a positive multiple of that neuron's gradient there.
+
+        The multiple is the product of the ``c`` of layers 1 to ``layer``: ``G``
+        is the neuron's row of the integer layer times the earlier layers'
+        gradients of its active inputs, a sum of ints for this neuron alone.
+        """
+        row = self._int_rows[layer - 1][index]
+        if layer == 1:
+            return row[1:]
+        if layer == 2:  # sums of fixed products over the active neurons of layer 1, in C
+            products = self._gradient_products.get(index)
+            if products is None:
+                products = self._gradient_products[index] = [
+                    tuple([w * r[c] for w, r in zip(row[1:], self._int_rows[0])]) for c in range(1, self.n)
+                ]
+            active = signs[: self.starts[1]]
+            return tuple([sum(compress(p, map(lt, repeat(0), active))) for p in products])
+        earlier = self._layer_gradients(signs, layer - 1)
+        start = self.starts[layer - 2]
+        terms = [(row[j + 1], earlier[j]) for j, s in enumerate(signs[start : self.starts[layer - 1]]) if s > 0]
+        return tuple([sum([w * g[c] for w, g in terms]) for c in range(self.n - 1)])
+
+    def _layer_gradients(self, signs: Sequence[int], layer: int) -> list[IntegerRow]:
+        """:meth:`gradient` of every neuron of a layer, kept by the earlier layers' signs."""
+        if layer == 1:
+            return [row[1:] for row in self._int_rows[0]]
+        prefix = tuple(signs[: self.starts[layer - 1]])
+        gradients = self._gradients.get(prefix)
+        if gradients is None:
+            gradients = self._gradients[prefix] = [self.gradient(signs, layer, i) for i in range(self.widths[layer - 1])]
+        return gradients
+
+    def output_derivative(self, signs: Sequence[int], layer: int, index: int) -> IntegerRow:
+        """``d``: how the output's Jacobian changes when one neuron turns on, with :meth:`gradient`.
+
+        For two sign vectors that differ at neuron ``(layer, index)`` only,
+        active in ``after`` and not in ``before``,
+        ``A_num(after) - A_num(before) = d ⊗ G``
+        (:meth:`affine_map`, ``G`` the neuron's :meth:`gradient`): ``d`` is
+        the derivative of the output by the neuron's activation through the
+        later layers with their signs, times the product of their ``c``. It
+        depends on the later layers' signs only (either vector's).
+        """
+        last = len(self.widths)
+        if layer == last:
+            return tuple([w[index + 1] for w in self.output])
+        if layer == last - 1:  # sums of fixed products over the active neurons of the last layer, in C
+            products = self._derivative_products.get(index)
+            if products is None:
+                products = self._derivative_products[index] = [
+                    tuple([r[index + 1] * w[i + 1] for i, r in enumerate(self._int_rows[layer])]) for w in self.output
+                ]
+            active = signs[self.starts[layer] :]
+            return tuple([sum(compress(p, map(lt, repeat(0), active))) for p in products])
+        later = self._layer_derivatives(signs, layer + 1)
+        rows = self._int_rows[layer]
+        terms = [(rows[i][index + 1], later[i]) for i, s in enumerate(signs[self.starts[layer] : self.starts[layer + 1]]) if s > 0]
+        return tuple([sum([w * d[o] for w, d in terms]) for o in range(len(self.output))])
+
+    def _layer_derivatives(self, signs: Sequence[int], layer: int) -> list[IntegerRow]:
+        """:meth:`output_derivative` of every neuron of a layer, kept by the later layers' signs."""
+        suffix = tuple(signs[self.starts[layer] :])
+        derivatives = self._derivatives.get(suffix)
+        if derivatives is None:
+            derivatives = self._derivatives[suffix] = [
+                self.output_derivative(signs, layer, i) for i in range(self.widths[layer - 1])
+            ]
+        return derivatives
 
     def affine_map(self, signs: Sequence[int]) -> tuple[tuple[IntegerRow, ...], IntegerRow]:
         """``(A_num, c_num)``: ``scale`` times the output's affine map ``f(x) = A x + c`` on a sign vector."""
