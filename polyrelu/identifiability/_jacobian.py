@@ -288,22 +288,23 @@ def sparse_compressed_columns(widths, factors, columns, p, rows, seed=0):
     positions = np.array([parameter_position(widths, c) for c in columns]).reshape(-1, 3)
     out = np.empty((rows, len(columns)))
     for l in np.unique(positions[:, 0]).tolist():
-        # left[s, t, i] = w P_l[R, 1 + o, 1 + i], right[s, t, j] = Q_l[R, j, q] for the t-th row (R, o, q) dealt to s:
-        # residues below 3/2 2^20 and 2^20 in absolute value, so each product is below 3/2 2^40
-        left = np.zeros((rows, length, widths[l + 1]))
-        weighted = P[l][region, 1 + output, 1:] * weight[:, None].astype(np.float64)  # below 2^40
-        left[combination, slot] = weighted - np.rint(weighted * (1 / p)) * p  # below 3p/2 in absolute value
-        right = np.zeros((rows, length, widths[l] + 1))
-        right[combination, slot] = Q[l][region, :, coordinate]
+        # left[s, t, i] = P_l[R, 1 + o, 1 + i], right[s, t, j] = Q_l[R, j, q] for the t-th row (R, o, q) dealt to s,
+        # one of them times w: residues below 3/2 2^20 and 2^20 in absolute value, each product below 3/2 2^40
+        # the weights go on the narrower factor (the input map on the first layer, the output's row on the last)
+        factors_l = [P[l][region, 1 + output, 1:], Q[l][region, :, coordinate]]
+        narrow = int(factors_l[1].shape[1] < factors_l[0].shape[1])
+        weighted = factors_l[narrow] * weight[:, None].astype(np.float64)  # below 2^40
+        factors_l[narrow] = weighted - np.rint(weighted * (1 / p)) * p  # below 3p/2 in absolute value
+        left, right = np.zeros((rows, length, widths[l + 1])), np.zeros((rows, length, widths[l] + 1))
+        left[combination, slot], right[combination, slot] = factors_l
         # at most _TERMS slots per product, each sum of products below 3/2 2^52, reduced before the next is added
         block = np.matmul(left[:, :_TERMS].transpose(0, 2, 1), right[:, :_TERMS])
         for a in range(_TERMS, length, _TERMS):
             block -= np.rint(block * (1 / p)) * p
             block += np.matmul(left[:, a : a + _TERMS].transpose(0, 2, 1), right[:, a : a + _TERMS])
-        block -= np.rint(block * (1 / p)) * p
-        block = block.reshape(rows, -1)  # column i (n_l + 1) + j
         chosen = np.flatnonzero(positions[:, 0] == l)
-        out[:, chosen] = block[:, positions[chosen, 1] * (widths[l] + 1) + positions[chosen, 2]]
+        block = block.reshape(rows, -1)[:, positions[chosen, 1] * (widths[l] + 1) + positions[chosen, 2]]  # i (n_l + 1) + j
+        out[:, chosen] = block - np.rint(block * (1 / p)) * p
     return out
 
 
