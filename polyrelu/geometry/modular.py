@@ -333,6 +333,8 @@ def residue(value: int | Fraction, modulus: int) -> int:
     >>> residue(Fraction(1, 2), 7), residue(-3, 7)
     (4, 4)
     """
+    if type(value) is int:  # most residues are of integers: no Fraction to build
+        return value % modulus
     value = Fraction(value)
     return int(value.numerator % modulus) * pow(int(value.denominator % modulus), -1, modulus) % modulus
 
