@@ -176,3 +176,23 @@ def test_a_sketch_combining_more_rows_than_float64_sums_hold_is_still_exact(rows
     J = jacobian_columns(widths, factors, columns) % P
     S = sparse_compressed_columns(widths, factors, columns, P, rows)
     assert (S.astype(np.int64) % P == reference.sparse_sketch(J, P, rows, seed=0)).all()
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from([(2, 3, 3, 1), (3, 2, 3, 2), (2, 4, 1, 3, 1), (2, 3, 2, 2, 2)]), st.integers(0, 10**6),
+       st.sampled_from([None, P]))
+def test_factors_at_some_regions_are_the_whole_factors_there(arch, seed, modulus):
+    """``at`` computes a map at some regions alone (its own distinct patterns and masks there): the same entries
+    as the whole map, exact and modulo a prime, before and after the whole map is known."""
+    net = ReLUNetwork.random(arch, seed=seed, kind="gaussian")
+    patterns = [r.signs for r in canonical_complex(net).regions()]
+    layers, _ = integer_layers(net)
+    if modulus:
+        layers = [(L % modulus).astype(np.int64) for L in layers]
+    regions = np.random.default_rng(seed).permutation(len(patterns))[: max(1, len(patterns) // 3)]
+    alone = jacobian_factors(net, patterns, layers, modulus)
+    whole = jacobian_factors(net, patterns, layers, modulus)
+    for l in range(len(arch) - 1):
+        for part, full in zip(alone, whole):
+            assert (part.at(l, regions) == full[l][regions]).all()
+            assert (full.at(l, regions) == full[l][regions]).all()

@@ -50,17 +50,20 @@ def jacobian_factors(network, patterns, layers, modulus=None):
     Arguments as for :func:`jacobian`. ``P`` and ``Q`` are sequences that
     compute ``Q[l]`` (with the ones before it) or ``P[l]`` (with the ones after
     it) when it is first indexed: exact maps of deep layers are products of
-    large integers, and a caller often reads only some of them.
+    large integers, and a caller often reads only some of them. ``Q.at(l,
+    regions)`` and ``P.at(l, regions)`` give a map at some regions only,
+    computed there alone unless the whole map is known already.
     """
     factors = _Factors(network, patterns, layers, modulus)
-    return _Maps(factors.output_map, factors.L), _Maps(factors.input_map, factors.L)
+    return (_Maps(factors.output_map, factors.output_map_at, factors.L),
+            _Maps(factors.input_map, factors.input_map_at, factors.L))
 
 
 class _Maps:
-    """A read-only sequence of per-layer maps, each computed by ``compute(l)`` when first indexed."""
+    """A read-only sequence of per-layer maps, each computed by ``compute(l)`` when first indexed, or at some regions by ``at``."""
 
-    def __init__(self, compute, length):
-        self.compute, self.length = compute, length
+    def __init__(self, compute, compute_at, length):
+        self.compute, self.compute_at, self.length = compute, compute_at, length
 
     def __len__(self):
         return self.length
@@ -69,6 +72,12 @@ class _Maps:
         if not 0 <= l < self.length:
             raise IndexError(l)
         return self.compute(l)
+
+    def at(self, l, regions):
+        """The map of layer ``l`` at the ``regions`` (indices) only."""
+        if not 0 <= l < self.length:
+            raise IndexError(l)
+        return self.compute_at(l, np.asarray(regions))
 
 
 class _Factors:
@@ -96,29 +105,45 @@ class _Factors:
     def reduce(self, a):
         return a % self.modulus if self.modulus is not None else a
 
+    # Q[l] depends on the pattern of the layers before l only and P[l] on that of layer l + 1 and after: each
+    # product is taken once per distinct part of a pattern (exact entries are large integers), and only the mask
+    # of layer l is applied per region
+
     def input_map(self, l):
-        # Q[l] depends on the pattern of the layers before l only and P[l] on that of layer l + 1 and after:
-        # each product is taken once per distinct part of a pattern (exact entries are large integers), and only
-        # the mask of layer l is applied per region
-        n0 = self.widths[0]
         while len(self.Q) <= l:
-            k = len(self.Q) - 1
-            chosen, owner = distinct_rows(self.signs[:, : self.first_neuron[k]])
-            inputs = self.Q[k][chosen]  # (k, n_l + 1, n0 + 1): one product with the blocks side by side
-            side_by_side = inputs.transpose(1, 0, 2).reshape(inputs.shape[1], -1)
-            product = _matmul(self.layers[k], side_by_side).reshape(-1, len(chosen), n0 + 1).transpose(1, 0, 2)
-            self.Q.append(self.reduce(product)[owner] * self.masks[k][:, :, None])
+            self.Q.append(self._input_step(self.Q[-1], len(self.Q) - 1, slice(None)))
         return self.Q[l]
 
+    def input_map_at(self, l, regions):
+        if l < len(self.Q):
+            return self.Q[l][regions]
+        return self._input_step(self.input_map_at(l - 1, regions), l - 1, regions)
+
+    def _input_step(self, previous, k, regions):
+        """``Q[k + 1]`` at ``regions`` (a slice or indices) from ``Q[k]`` there."""
+        chosen, owner = distinct_rows(self.signs[regions, : self.first_neuron[k]])
+        inputs = previous[chosen]  # (k, n_l + 1, n0 + 1): one product with the blocks side by side
+        side_by_side = inputs.transpose(1, 0, 2).reshape(inputs.shape[1], -1)
+        product = _matmul(self.layers[k], side_by_side).reshape(-1, len(chosen), self.widths[0] + 1).transpose(1, 0, 2)
+        return self.reduce(product)[owner] * self.masks[k][regions, :, None]
+
     def output_map(self, l):
-        m = self.widths[-1]
         while l not in self.P:
             k = min(self.P) - 1
-            chosen, owner = distinct_rows(self.signs[:, self.first_neuron[k + 1] :])
-            outputs = self.P[k + 1][chosen]  # (k, m + 1, n_{l+2} + 1): one product with the blocks stacked
-            product = _matmul(outputs.reshape(-1, outputs.shape[2]), self.layers[k + 1]).reshape(len(chosen), m + 1, -1)
-            self.P[k] = self.reduce(product)[owner] * self.masks[k][:, None, :]
+            self.P[k] = self._output_step(self.P[k + 1], k, slice(None))
         return self.P[l]
+
+    def output_map_at(self, l, regions):
+        if l in self.P:
+            return self.P[l][regions]
+        return self._output_step(self.output_map_at(l + 1, regions), l, regions)
+
+    def _output_step(self, following, k, regions):
+        """``P[k]`` at ``regions`` (a slice or indices) from ``P[k + 1]`` there."""
+        chosen, owner = distinct_rows(self.signs[regions, self.first_neuron[k + 1] :])
+        outputs = following[chosen]  # (k, m + 1, n_{l+2} + 1): one product with the blocks stacked
+        product = _matmul(outputs.reshape(-1, outputs.shape[2]), self.layers[k + 1]).reshape(len(chosen), self.widths[-1] + 1, -1)
+        return self.reduce(product)[owner] * self.masks[k][regions, None, :]
 
 
 def _matmul(a, b):

@@ -107,8 +107,8 @@ def local_kernel(network, patterns, factors, p, zero_columns=frozenset(), modula
         # output on R unless P_l[R, :, 1 + i] = 0, which the patterns certify (inactive, or read by silent neurons
         # only); where they cannot, R is kept: a row too many only makes the stack's kernel smaller, never wrong
         chosen, owner = distinct_rows(signs[:, : first_neuron[l]])
-        exact, residues = _blocks(lambda l=l: Q[l].transpose(0, 2, 1), modular and (lambda l=l: modular[1][l].transpose(0, 2, 1)),
-                                  chosen, p)
+        exact, residues = _blocks(lambda regions, l=l: Q.at(l, regions).transpose(0, 2, 1),
+                                  modular and (lambda l=l: modular[1][l].transpose(0, 2, 1)), chosen, p)
         live = ~silent[l]
         columns = [[b_off + i] + [w_off + i * widths[l] + j for j in range(widths[l])] for i in range(widths[l + 1])]
         found += _block_kernels(exact, residues, [np.unique(owner[live[:, i]]) for i in range(widths[l + 1])], columns, p,
@@ -117,7 +117,8 @@ def local_kernel(network, patterns, factors, p, zero_columns=frozenset(), modula
         # neuron's row of Q_l is its pre-activation's affine map, not zero where the neuron is active (it is positive
         # there), and zero (masked) elsewhere
         chosen, owner = distinct_rows(signs[:, first_neuron[l] :])
-        exact, residues = _blocks(lambda l=l: P[l][:, 1:, 1:], modular and (lambda l=l: modular[0][l][:, 1:, 1:]), chosen, p)
+        exact, residues = _blocks(lambda regions, l=l: P.at(l, regions)[:, 1:, 1:],
+                                  modular and (lambda l=l: modular[0][l][:, 1:, 1:]), chosen, p)
         live = signs[:, first_neuron[l - 1] : first_neuron[l]]
         columns = [[w_off + i * widths[l] + j for i in range(widths[l + 1])] for j in range(widths[l])]
         found += _block_kernels(exact, residues, [np.unique(owner[live[:, j]]) for j in range(widths[l])], columns, p,
@@ -145,15 +146,15 @@ def _silent_neurons(network, signs):
     return silent
 
 
-def _blocks(exact_per_region, modular_per_region, chosen, p):
-    """``(exact, residues)``: a function giving the blocks ``chosen`` of the exact factor (computed once, when first
-    called), and their residues modulo ``p``, from the modular factor if given (then the exact one is read only if
-    a stack needs its exact kernel)."""
+def _blocks(exact_at, modular_per_region, chosen, p):
+    """``(exact, residues)``: a function giving the blocks ``chosen`` of the exact factor (``exact_at(chosen)``,
+    computed once, when first called), and their residues modulo ``p``, from the modular factor if given (then the
+    exact one is read only if a stack needs its exact kernel)."""
     cache = []
 
     def exact():
         if not cache:
-            cache.append(exact_per_region()[chosen])
+            cache.append(exact_at(chosen))
         return cache[0]
 
     if modular_per_region is not None:
@@ -475,11 +476,11 @@ def paired_kernel(network, patterns, factors, p, modular=None):
             continue
         a = int(stable[0])
         later, later_owner = distinct_rows(signs[:, first_neuron[l] :])
-        effects = P[l][later][:, 1:, 1:]  # per distinct pattern of layer l and after
+        effects = P.at(l, later)[:, 1:, 1:]  # per distinct pattern of layer l and after
         live = (effects != 0).any(axis=1)[later_owner]
         chosen, owner = distinct_rows(signs[:, : first_neuron[l]])
-        exact, residues = _blocks(lambda l=l: factors[1][l].transpose(0, 2, 1), modular and (lambda l=l: modular[1][l].transpose(0, 2, 1)),
-                                  chosen, p)
+        exact, residues = _blocks(lambda regions, l=l: factors[1].at(l, regions).transpose(0, 2, 1),
+                                  modular and (lambda l=l: modular[1][l].transpose(0, 2, 1)), chosen, p)
         blocks = exact()
         # the inputs non-zero modulo p on each block: non-zero, and u is sought on them only (a column that vanishes
         # modulo p only is left out: a vector fewer, never a wrong one, since the check reads every column)
