@@ -31,10 +31,9 @@ import argparse
 import datetime
 import platform
 import sys
-import time
 
 import flint
-from _timing import best_of
+from _timing import best_cpu_of, best_of
 
 from polyrelu import (
     ReLUNetwork,
@@ -54,23 +53,14 @@ def baseline_rank(net, K):
 RATIO_ARCHITECTURES = [(2, 16, 16, 16, 1), (2, 32, 32, 1), (3, 16, 16, 1), (5, 8, 8, 1), (6, 8, 8, 1)]
 
 
-def cpu_seconds(fn, repeat=3):
-    """``(seconds, value)``: the least CPU time of ``repeat`` calls of ``fn`` (the first pays one-time costs) and its value."""
-    best, value = float("inf"), None
-    for _ in range(repeat):
-        start = time.process_time()
-        value = fn()
-        best = min(best, time.process_time() - start)
-    return best, value
-
-
 def ratio_table():
     print("| network | regions | rank / D - H | complex build | functional dimension | FD / build |")
     print("|---|---|---|---|---|---|")
     for arch in RATIO_ARCHITECTURES:
         net = ReLUNetwork.random(arch, seed=0, kind="gaussian")
-        t_build, K = cpu_seconds(lambda: canonical_complex(net))
-        t_fd, fd = cpu_seconds(lambda: functional_dimension(net, complex_=K, n_jobs=1))
+        # the least CPU time of 3 calls each: the first call of either pays one-time costs
+        t_build, K = best_cpu_of(3, lambda: canonical_complex(net))
+        t_fd, fd = best_cpu_of(3, lambda: functional_dimension(net, complex_=K, n_jobs=1))
         name = "→".join(map(str, arch))
         print(f"| {name} | {len(K.regions())} | {fd.rank} / {fd.bound} | {t_build:.3f} s | {t_fd:.3f} s | {t_fd / t_build:.2f} |",
               flush=True)

@@ -22,10 +22,10 @@ non-singular minor (checked with flint; exit status 1 otherwise).
 
 import argparse
 import sys
-import time
 
 import flint
 import numpy as np
+from _timing import best_cpu_of
 
 from polyrelu import ReLUNetwork, canonical_complex
 from polyrelu.geometry import modular
@@ -115,21 +115,12 @@ def functional_dimension_arrays():
     return [a for a, _ in seen]
 
 
-def cpu_best_of(repeat, fn):
-    best, value = float("inf"), None
-    for _ in range(repeat):
-        start = time.process_time()
-        value = fn()
-        best = min(best, time.process_time() - start)
-    return best, value
-
-
 def same_answer(A, new, old):
     if (new.rank, new.columns) != (old.rank, old.columns):
         return False
     if not new.rank:
         return True
-    minor = np.mod(np.asarray(A)[np.ix_(new.rows, new.columns)], P)
+    minor = np.mod(np.asarray(A, dtype=np.int64)[np.ix_(new.rows, new.columns)], P)  # the sketch comes as float64
     return flint.nmod_mat(minor.tolist(), P).rank() == new.rank
 
 
@@ -147,8 +138,8 @@ def main(argv=None):
     for name, A in zip(names, arrays):
         old_times, new_times = [], []
         for _ in range(args.repeat):  # alternated, so that a busy machine slows both alike
-            old_time, old = cpu_best_of(1, lambda: baseline_rank_profile(A, P))
-            new_time, new = cpu_best_of(1, lambda: modular.modular_rank_profile(A, P))
+            old_time, old = best_cpu_of(1, lambda: baseline_rank_profile(A, P))
+            new_time, new = best_cpu_of(1, lambda: modular.modular_rank_profile(A, P))
             old_times.append(old_time)
             new_times.append(new_time)
         agree = same_answer(A, new, old)
