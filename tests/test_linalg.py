@@ -200,6 +200,14 @@ def low_rank_arrays(draw):
     return A
 
 
+def assert_non_singular_minor(A, profile, p):
+    """The profile's rows are distinct rows of ``A`` on which its columns have a non-singular minor modulo ``p``."""
+    assert len(set(profile.rows)) == profile.rank and all(0 <= i < A.shape[0] for i in profile.rows)
+    if profile.rank:
+        minor = np.mod(A[np.ix_(profile.rows, profile.columns)], p)
+        assert flint.nmod_mat(minor.tolist(), p).rank() == profile.rank
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(low_rank_arrays(), min_size=1, max_size=5), st.sampled_from([2, 7, 1048573, 4194301, 268435399]))
 def test_modular_rank_profiles_side_by_side_are_each_arrays_profile(arrays, p):
@@ -213,10 +221,7 @@ def test_modular_rank_profiles_side_by_side_are_each_arrays_profile(arrays, p):
     for A, profile in zip(arrays, modular.modular_rank_profiles(stack.astype(np.int64), p)):
         alone = modular.modular_rank_profile(A, p)
         assert (profile.rank, profile.columns) == (alone.rank, alone.columns)
-        assert len(set(profile.rows)) == profile.rank and all(0 <= i < A.shape[0] for i in profile.rows)
-        if profile.rank:
-            minor = np.mod(A[np.ix_(profile.rows, profile.columns)], p)
-            assert flint.nmod_mat(minor.tolist(), p).rank() == profile.rank
+        assert_non_singular_minor(A, profile, p)
 
 
 def test_modular_rank_profiles_of_many_columns_for_a_large_prime_stay_exact():
@@ -241,10 +246,7 @@ def test_modular_rank_profile_is_the_echelon_forms_pivots_with_a_non_singular_mi
     centred = np.where(centred > p // 2, centred - p, centred).astype(np.float64)
     floated = modular.modular_rank_profile(centred, p)
     assert (floated.rank, floated.columns) == (profile.rank, profile.columns)
-    assert len(set(profile.rows)) == profile.rank and all(0 <= i < A.shape[0] for i in profile.rows)
-    if profile.rank:
-        minor = np.mod(A[np.ix_(profile.rows, profile.columns)], p)
-        assert flint.nmod_mat(minor.tolist(), p).rank() == profile.rank
+    assert_non_singular_minor(A, profile, p)
 
 
 # -- large arrays: many panels and lazily reduced updates, against flint ---------------------------------
@@ -265,10 +267,7 @@ def flint_rank_profile(A, p):
 def assert_is_the_rank_profile(A, p):
     profile = modular.modular_rank_profile(A, p)
     assert (profile.rank, profile.columns) == flint_rank_profile(A, p)
-    assert len(set(profile.rows)) == profile.rank
-    if profile.rank:
-        minor = np.mod(A[np.ix_(profile.rows, profile.columns)], p)
-        assert flint.nmod_mat(minor.tolist(), p).rank() == profile.rank
+    assert_non_singular_minor(A, profile, p)
     return profile
 
 
