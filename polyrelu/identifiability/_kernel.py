@@ -481,7 +481,6 @@ def paired_kernel(network, patterns, factors, p, modular=None):
         chosen, owner = distinct_rows(signs[:, : first_neuron[l]])
         exact, residues = _blocks(lambda regions, l=l: factors[1].at(l, regions).transpose(0, 2, 1),
                                   modular and (lambda l=l: modular[1][l].transpose(0, 2, 1)), chosen, p)
-        blocks = exact()
         # the inputs non-zero modulo p on each block: non-zero, and u is sought on them only (a column that vanishes
         # modulo p only is left out: a vector fewer, never a wrong one, since the check reads every column)
         moves = (residues != 0).any(axis=1)
@@ -500,13 +499,15 @@ def paired_kernel(network, patterns, factors, p, modular=None):
             if len(differ) and len(moving):  # else k and a agree everywhere, or u's inputs vanish where they differ
                 ratio = Fraction(int(p_k[r0, o0]), int(p_a[r0, o0]))
                 candidates.append((k, ratio.numerator, ratio.denominator, differ, moving))
-        columns = [[b_off + i] + [w_off + i * widths[l] + j for j in range(widths[l])]
-                   for w_off, b_off in [positions[l]] for i in range(widths[l + 1])]
         # full rank on the inputs that move (the others are zero there) leaves no vector
         ranks = _screened_ranks(residues, [differ for *_, differ, _ in candidates], p)
         candidates = [(c, rank) for c, rank in zip(candidates, ranks) if rank != len(c[4])]
+        if not candidates:
+            continue  # the exact blocks are not read
+        w_off, b_off = positions[l]
+        columns = [[b_off + i] + [w_off + i * widths[l] + j for j in range(widths[l])] for i in range(widths[l + 1])]
         stacks = [(differ, moving.tolist(), rank) for (*_, differ, moving), rank in candidates]
-        for ((k, n, d, *_), _), kernel in zip(candidates, _stack_kernels(blocks, residues, stacks, p)):
+        for ((k, n, d, *_), _), kernel in zip(candidates, _stack_kernels(exact(), residues, stacks, p)):
             for u in kernel:
                 # d u on k's row and −n u on a's: integer entries (no residue of 1/0 modulo p)
                 vector = {columns[k][q]: v * d for q, v in u.items()}
