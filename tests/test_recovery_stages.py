@@ -47,7 +47,7 @@ from polyrelu.recovery.control import (
     StageFailed,
     TimeSpent,
 )
-from polyrelu.recovery.driver import _along_text, _families_text
+from polyrelu.recovery.driver import _along_text, _complete_families, _families_text, _orientation_by_search
 from polyrelu.recovery.families import (
     fix_family,
     formula_family,
@@ -1210,6 +1210,82 @@ def test_fix_family_picks_a_member_with_the_neurons_sign_on_every_region():
         assert _sign_disagreements(net, partial, crossed, wrong), k
     # a trace said to miss a region it crosses: the signs carried around contradict, no member
     assert fix_family(partial, span, crossed - {min(crossed)}, {rid: h for rid, h in pieces.items() if rid != min(crossed)}) is None
+
+
+def _deep_family_net(w, reads=1):
+    """:func:`_family_net` with a third hidden layer ``u = reads relu(y1) + relu(y2) - 4``; ``f = relu(u)``.
+
+    ``y1``'s zero set misses ``x1 = 2`` (its weight ``w`` on ``relu(x1 - 2)`` is free for its own pieces),
+    but ``y1`` is on where ``x1 > 2``, and ``u``'s zero set runs through there: the layer-3 pieces show ``w``.
+    """
+    h = Fraction(1, 2)
+    return ReLUNetwork(
+        [[[1, 0], [0, 1], [1, 0]], [[1, h, w], [Fraction(-1, 3), 1, 1]], [[reads, 1]], [[1]]],
+        [[0, 0, -2], [-1, -h], [-4], [0]],
+    )
+
+
+def _zero_set_breakpoints(net, queries, layer=2):
+    """Breakpoints of ``f`` on the zero set of ``net``'s neuron ``(layer + 1, 0)``, on five horizontal lines (exact bisection)."""
+    layers = net_layers(net)[: layer + 1]
+    value = lambda x1, x2: hidden_values(layers, (x1, x2))[layer][0]  # noqa: E731
+    found = []
+    for x2 in (-3, -1, 1, 3, 6):
+        grid = [Fraction(k, 4) + Fraction(1, 7) for k in range(-80, 81)]  # off the zero set
+        for a, b in zip(grid, grid[1:]):
+            if (value(a, x2) > 0) != (value(b, x2) > 0):
+                for _ in range(30):  # down to where the neuron is affine, then its root exactly
+                    m = (a + b) / 2
+                    a, b = (m, b) if (value(m, x2) > 0) == (value(a, x2) > 0) else (a, m)
+                root = a - value(a, x2) * (b - a) / (value(b, x2) - value(a, x2))
+                assert value(root, x2) == 0
+                bp = breakpoint_at(queries, (root, Fraction(x2)), (Fraction(1, 1 << 40), Fraction(0)), 2, ExactNumerics())
+                if bp is not None:
+                    found.append(bp)
+    return found
+
+
+@pytest.mark.parametrize("w", [1, 3, Fraction(1, 2)])
+def test_the_next_layers_traces_complete_a_middle_layer_family(w):
+    # layers 1-2 known, y1 picked from its family with the wrong weight 0 on relu(x1 - 2); the traces of the
+    # layer-3 neuron over the product column [y1 on]·relu(x1 - 2) read v·w beside v: y1 becomes the true neuron
+    net, member = _deep_family_net(w), _deep_family_net(0)
+    queries = exact_queries(net)
+    pending = _zero_set_breakpoints(net, queries)
+    assert len(pending) >= 4
+    partial = partial_with([layer_rows(member, 0), layer_rows(member, 1)], oriented=True)
+    partial.free[1, 0] = (((0, 0, 1), 0),)
+    log = {}
+    assert _complete_families(queries, partial, [], pending, ExactNumerics(), log)
+    assert partial.layers[-1] == layer_rows(net, 1)  # exactly, not up to scale: the step is measured in y1's own units
+    assert partial.free == {} and log["completed"] == [(2, 0, 0)]
+    assert partial.products == [] and partial.basis == [0, 1, 2]  # the features are plain again
+
+
+def test_a_family_the_next_layer_does_not_read_stays_open():
+    # u reads relu(y2) only: nothing in the next layer's traces shows y1's free weight
+    net, member = _deep_family_net(3, reads=0), _deep_family_net(0, reads=0)
+    queries = exact_queries(net)
+    partial = partial_with([layer_rows(member, 0), layer_rows(member, 1)], oriented=True)
+    partial.free[1, 0] = (((0, 0, 1), 0),)
+    log = {}
+    assert not _complete_families(queries, partial, [], _zero_set_breakpoints(net, queries), ExactNumerics(), log)
+    assert partial.layers[-1] == layer_rows(member, 1) and partial.free == {(1, 0): (((0, 0, 1), 0),)}
+    assert "completed" not in log
+
+
+@pytest.mark.parametrize("flips", [(False, False), (True, False), (True, True)])
+def test_the_orientation_search_keeps_the_layer_its_traces_completed(flips):
+    # layer 2 unoriented (provisional signs ``flips``), y1 a wrong family member: the search finds the orientation
+    # under which the layer-3 traces fit, and returns with y1 completed and oriented
+    net, member = _deep_family_net(3), _deep_family_net(0)
+    queries = exact_queries(net)
+    partial = partial_with([layer_rows(member, 0), flipped(layer_rows(member, 1), flips)])
+    partial.free[1, 0] = (((0, 0, 1), 0),)
+    log = {}
+    rows = _orientation_by_search(queries, partial, _zero_set_breakpoints(net, queries), ExactNumerics(), log)
+    assert partial.layers[-1] == layer_rows(net, 1) and partial.free == {}
+    assert len(rows) == 1 and proportional((*rows[0][0], rows[0][1]), (1, 1, -4)) is not None
 
 
 def test_merge_families_joins_two_components_of_one_neuron_only():

@@ -28,6 +28,7 @@ from .control import MissedBreakpoint, StageFailed
 from .families import sign_rows, solve_rows
 from .numerics import vadd, vscale
 from .orientation import apply_flips, orient_layer, orient_with_stable_neurons
+from .partial import direction_map
 
 __all__ = []
 
@@ -100,16 +101,6 @@ def _fit_with_stable_neurons(partial, regions, targets, failure):
     return orient_with_stable_neurons(partial, vectors, failure)
 
 
-def _direction_map(relu, direction):
-    """The affine map of ``Σ w_i relu(z_i) + b`` for a direction ``(w, b)`` of a family."""
-    w, b = direction
-    a = (Fraction(b),) + (Fraction(0),) * (len(relu[0]) - 1)
-    for v, m in zip(w, relu):
-        if v:
-            a = vadd(a, vscale(v, m))
-    return a
-
-
 def _output_families(partial, regions):
     """Per family neuron ``j`` of the last layer: ``{(k, side): {region: map}}`` of ``[j on side]·d_k``, non-zero ones.
 
@@ -127,7 +118,7 @@ def _output_families(partial, regions):
         for j, directions in free.items():
             side = 0 if R.signs[partial.offset + j] > 0 else 1
             for k, d in enumerate(directions):
-                a = _direction_map(relu, d)
+                a = direction_map(relu, d)
                 if any(a):
                     families.setdefault(j, {}).setdefault((k, side), {})[R.id] = a
     return families, relus
@@ -218,8 +209,8 @@ def _corrected_layer(partial, regions, relus, flips, rows, products, cols):
                 w, b = vadd(w, vscale(delta[j, k], dw)), b + delta[j, k] * db
         rest = [d for k, d in enumerate(directions) if (j, k) not in delta]
         pieces = [
-            (R, 1 if (R.signs[partial.offset + j] > 0) != flips[j] else -1, _direction_map(relus[R.id], (w, b)),
-             [_direction_map(relus[R.id], d) for d in rest])
+            (R, 1 if (R.signs[partial.offset + j] > 0) != flips[j] else -1, direction_map(relus[R.id], (w, b)),
+             [direction_map(relus[R.id], d) for d in rest])
             for R in regions
         ]
         for sign in (1, -1):

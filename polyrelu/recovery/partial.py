@@ -22,6 +22,11 @@ parallel equations
     The linear equations in a formula's coefficients saying its affine map on
     a region is a multiple of a measured hyperplane
     (:func:`polyrelu.formulas.parallel_equations`).
+product columns
+    ``[z_j on]·d_k`` for a last-layer neuron ``j`` picked from a family with
+    free directions ``d_k``: a next-layer formula's coefficient on one is
+    ``v_j θ_k``, its weight on ``relu(z_j)`` times the step along ``d_k``
+    that completes the neuron (:meth:`PartialNetwork.use_features`).
 
 What it leaves to others: finding the formulas (``tracing``, ``families``),
 orienting the layer (``orientation``).
@@ -34,8 +39,23 @@ from ..errors import GeometryError
 from ..geometry.linalg import pivot_columns
 from ..network import ReLUNetwork
 from .control import Clock
+from .numerics import vadd, vscale
 
 __all__ = []
+
+
+def direction_map(relu, direction):
+    """The affine map of ``Σ w_i relu(z_i) + b`` on a region, for a family's direction ``(w, b)``.
+
+    ``relu`` holds the affine maps ``(constant, *linear)`` of the previous
+    layer's ``relu(z_i)`` there (:meth:`PartialNetwork.previous_relu`).
+    """
+    w, b = direction
+    a = (Fraction(b),) + (Fraction(0),) * (len(relu[0]) - 1)
+    for v, m in zip(w, relu):
+        if v:
+            a = vadd(a, vscale(v, m))
+    return a
 
 
 class PartialNetwork:
@@ -57,18 +77,21 @@ class PartialNetwork:
         self.complex = None
         self.oriented = False
         self.skip = False
+        self.products = []
         self.free = {}  # (layer, neuron) -> a family's free directions (w, b) over the previous layer (:func:`_second_chance`)
 
-    def rebuild(self, oriented=False):
+    def rebuild(self, oriented=False, products=False):
         """Network, complex and feature basis of the layers so far.
 
         ``oriented``: the last layer's orientation is final, so a next-layer
         neuron is ``Σ w_i relu(z_i) + b`` and the features are ``relu(z_i)``
-        and ``1`` only (fewer unknowns than with the ``ẑ_i`` columns).
+        and ``1`` only (fewer unknowns than with the ``ẑ_i`` columns);
+        ``products`` adds the product columns (:meth:`use_features`).
         """
 
         self.oriented = oriented
         self.skip = False
+        self.products = []
         if not self.layers:
             self.net = self.complex = None
             return
@@ -78,9 +101,9 @@ class PartialNetwork:
         self.clock.check()
         self.complex = canonical_complex(self.net, self.domain, max_cells=self.max_cells, progress=False)
         self.offset = sum(len(layer) for layer in self.layers[:-1])
-        self.use_features(oriented)
+        self.use_features(oriented, products=products)
 
-    def use_features(self, oriented=False, skip=False):
+    def use_features(self, oriented=False, skip=False, products=False):
         """Choose the features of next-layer formulas on the complex already built, and their basis.
 
         ``oriented``: ``relu(z_i)`` and ``1``. ``skip``: ``relu(ẑ_i)``, the
@@ -89,9 +112,24 @@ class PartialNetwork:
         whole domain (which no trace finds) reads those outputs through it
         (:func:`~polyrelu.recovery.orientation.orient_with_stable_neurons`).
         The ``ẑ_i`` columns are affine in the ``relu(y_k)``, so they are left out.
+
+        ``products`` (oriented only): also a column ``[z_j on]·d_k`` for each
+        free direction ``d_k`` of each last-layer neuron ``j`` picked from a
+        family (``free``). Where ``j`` is on, the next layer reads
+        ``v_j (z_j + Σ θ_k d_k)`` with the completing steps ``θ_k``, so the
+        products ``v_j θ_k`` are linear unknowns beside ``v_j``: the next
+        layer's traces complete the family (``self.products`` lists the
+        columns' ``(j, k, d_k)``, after the ``relu(z_i)`` and ``1`` columns).
         """
         self.oriented = oriented
         self.skip = skip
+        last = len(self.layers) - 1
+        self.products = [
+            (j, k, d)
+            for (layer, j), directions in sorted(self.free.items())
+            if layer == last and last > 0
+            for k, d in enumerate(directions)
+        ] if products and oriented and not skip else []
         self._features = {}
         regions = self.complex.regions()
         self.basis = pivot_columns([row for R in regions for row in self.features(R)])
@@ -114,6 +152,10 @@ class PartialNetwork:
                 cols = relu + self.previous_relu(region) + [const]
             else:
                 cols = relu + [const] if self.oriented else relu + lin + [const]
+            if self.products:
+                zero = (0,) * (self.n0 + 1)
+                previous = self.previous_relu(region)
+                cols = cols + [direction_map(previous, d) if signs[j] > 0 else zero for j, _, d in self.products]
             hit = [tuple(Fraction(col[r]) for col in cols) for r in range(self.n0 + 1)]
             self._features[region.id] = hit
         return hit
