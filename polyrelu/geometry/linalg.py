@@ -313,8 +313,10 @@ def integer_nullspace(rows: Rows, ncols: int) -> tuple:
         if all(type(v) is int for v in row):
             ints.append(list(row))
         else:
-            den = math.lcm(*(Fraction(v).denominator for v in row))
-            ints.append([int(Fraction(v) * den) for v in row])
+            # numerator and denominator read directly: no Fraction built per entry (this runs on every traced piece)
+            row = [v if isinstance(v, (int, Fraction)) else Fraction(v) for v in row]
+            den = math.lcm(*(v.denominator for v in row))
+            ints.append([v.numerator * (den // v.denominator) for v in row])
     kernel, nullity = flint.fmpz_mat(ints).nullspace()
     return tuple(tuple(int(kernel[i, j]) for i in range(ncols)) for j in range(nullity))
 
