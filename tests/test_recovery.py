@@ -18,6 +18,7 @@ from test_dependency import generic as generic_from_seed
 from test_dependency import random_cases as dependency_cases
 
 from polyrelu import (
+    Box,
     InvalidArgumentError,
     RecoveryError,
     ReLUNetwork,
@@ -40,6 +41,7 @@ from polyrelu.examples import (
     with_stably_active_layer,
 )
 from polyrelu.recovery.driver import without_needless_neurons
+from polyrelu.recovery.sampling import vertex_points
 
 # the bound of docs/recovery.md: queries <= QUERY_CONSTANT · (n0 + 2) · regions of the recovered complex
 QUERY_CONSTANT = 50
@@ -122,6 +124,29 @@ def test_query_count_is_linear_in_the_regions(generic_recoveries):
         n0 = net.architecture.input_dim
         assert result.regions >= 1
         assert result.queries <= QUERY_CONSTANT * (n0 + 2) * result.regions, (net.architecture, result.queries, result.regions)
+
+
+def test_a_thin_sliver_at_a_crossing_is_not_accepted_as_the_same_function():
+    # the Gaussian 2→3→3→3→1 network of seed 48 differs from the first candidate (widths (3, 2)) only on a sliver of
+    # area 7.4 around one of the candidate's vertices, (15.2, 2.8), inside a check window 1024 wide: the fresh points
+    # missed it and the candidate was accepted, a different function. The points near every vertex of every region
+    # meet it, and the search goes on to the whole network
+    net = ReLUNetwork.random((2, 3, 3, 3, 1), seed=48, kind="gaussian")
+    result = recover_network(network_oracle(net), 2, seed=48, max_seconds=120)
+    assert result.status == "recovered" and same_function(result.network, net).equal
+    assert result.layer_widths == (3, 3)
+
+
+def test_vertex_points_lie_inside_their_regions_near_each_vertex():
+    net = generic_network((2, 3, 2, 1), seed=1)
+    cells = canonical_complex(net, Box(-8, 8))
+    points = vertex_points(cells)
+    expected = [(R, v) for R in cells.regions() for v in R.polyhedron.vertices()]
+    assert len(points) == len(expected)
+    for p, (R, v) in zip(points, expected):
+        assert cells.locate(p).id == R.id  # strictly inside: no other cell holds it
+        assert max(abs(a - b) for a, b in zip(p, v)) <= max(abs(a - b) for a, b in zip(R.relative_interior_point(), v)) / 16
+    assert vertex_points(None) == []
 
 
 def test_recovery_never_receives_the_network():

@@ -71,6 +71,7 @@ from .sampling import (
     fresh_points,
     random_direction,
     random_point,
+    vertex_points,
 )
 from .tracing import RANKED_WIDTH, drop_deeper, orientations_by_pieces, trace_neuron
 
@@ -221,7 +222,7 @@ class _Explorer:
 
 
 def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False, max_cells=1_000_000, walk=False):
-    """One pass: layers from the breakpoints found so far, then the output layer. Returns (layers, output rows, regions).
+    """One pass: layers from the breakpoints found so far, then the output layer. Returns (layers, output rows, regions, complex).
 
     ``walk``: first-layer hyperplanes may also be found by walking them
     (:func:`~polyrelu.recovery.first_layer.straight_hyperplane`); costly, so not
@@ -295,7 +296,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
         log["families"] = sorted(partial.free)
     clock.stage = f"fitting the output layer on the complex of {_layers_text(len(partial.layers))}"
     rows, regions = fit_output(queries, partial, numerics)
-    return partial.layers, rows, regions
+    return partial.layers, rows, regions, partial.complex
 
 
 def without_needless_neurons(net, domain, points=()):
@@ -626,7 +627,8 @@ def recover_network(
     points uniform in the domain, ``checks // 2`` within ``2^-10`` of its
     boundary and up to ``checks // 4`` next to its vertices (on all of
     ``R^n0``: uniform in a box four times the breakpoints' reach, and out to
-    ``2^20`` times as far). It is ``"recovered"`` only if the largest
+    ``2^20`` times as far), and one inside each region of ``g``'s complex
+    near each of its vertices (:func:`~polyrelu.recovery.sampling.vertex_points`). It is ``"recovered"`` only if the largest
     deviation ``max |f(x) - g(x)|`` there is at most the threshold: ``0`` in
     exact mode (exact equality), ``tolerance · max(1, max |f(x)|)`` over the
     same points in float mode. The scale is ``max |f|``, not the spread
@@ -793,7 +795,7 @@ def recover_network(
                     attempt += 1
                     rounds += 1
                     try:
-                        layers, out_rows, regions = _rebuild(
+                        layers, out_rows, regions, cells = _rebuild(
                             queries, explorer, domain, numerics, rng, bar, log, one_sided, max_cells, one_sided or attempt > 1
                         )
                         Ws = [[list(w) for w, _ in layer] for layer in layers] + [[list(w) for w, _ in out_rows]]
@@ -801,6 +803,7 @@ def recover_network(
                         net = ReLUNetwork(Ws, bs, name="recovered")
                         clock.stage = "checking the candidate network on fresh points"
                         points = fresh_points(checker, n0, domain_rows, explorer.vertices, check_window(explorer.window), checks)
+                        points += vertex_points(cells)
                         deviation, threshold, off = check_candidate(queries, net, points, numerics)
                         last.update(deviation=deviation, threshold=threshold, round=rounds, points=len(points))
                         if off:

@@ -21,7 +21,7 @@ from ..geometry.rational import row_value
 from .breakpoints import line_range
 from .numerics import vadd, vscale, vsub
 
-__all__ = ["random_point", "random_direction", "check_window", "fresh_points", "check_candidate"]
+__all__ = ["random_point", "random_direction", "check_window", "fresh_points", "vertex_points", "check_candidate"]
 
 
 def random_point(rng, n0, domain_rows, vertices, window):
@@ -116,6 +116,27 @@ def fresh_points(rng, n0, domain_rows, vertices, window, count):
     centroid = tuple(sum(v[i] for v in vertices) / len(vertices) for i in range(n0))
     corners = rng.permutation(len(vertices))[: count // 4]
     points += [vadd(vertices[k], vscale(Fraction(1, 1024), vsub(centroid, vertices[k]))) for k in corners]
+    return points
+
+
+def vertex_points(cells):
+    """A point inside every region of a complex near each of its vertices: ``v + (x - v) / 16``.
+
+    ``x`` is the region's relative interior point, so each point lies inside
+    the region, a sixteenth of the way from the vertex. Where the candidate's
+    hypersurfaces cross, ``f`` may hide more: a deeper neuron whose zero set
+    is a thin sliver hugging the crossing (a 2→3→3→3→1 network's, area 7.4
+    and 18 long, around the candidate's vertex (15.2, 2.8), the check window
+    1024 wide) is missed by a sample spread over the window and by the
+    midpoints ``v + (x - v) / 2``, and met by these points. Empty without a
+    complex (an affine candidate).
+    """
+    if cells is None:
+        return []
+    points = []
+    for region in cells.regions():
+        x = region.relative_interior_point()
+        points += [vadd(v, vscale(Fraction(1, 16), vsub(x, v))) for v in region.polyhedron.vertices()]
     return points
 
 
