@@ -15,6 +15,11 @@ recovered network is compared with the original exactly, as ``polyrelu survey --
 widths 3-6, one output (``default_rng(2026)``), each recovered with ``max_seconds`` (``--max-seconds``, default
 60) in ``--jobs`` processes: the recovered fraction (the same function, checked exactly) against the 80 % asked of
 deep recovery, the undecided reasons by stage, and any different function.
+
+``--small [COUNT]`` recovers COUNT (default 120) networks ``ReLUNetwork.random(arch, seed=k, kind="gaussian")``,
+``k = 0..COUNT-1``, the architectures cycling through eight small ones (2-3 inputs, 2-3 hidden layers, widths 2-4),
+each with ``seed=k`` and ``max_seconds`` (pass ``--max-seconds 20``): the outcome counts, and each different
+function by name.
 """
 
 import argparse
@@ -123,13 +128,38 @@ def three_hidden(count, max_seconds, jobs):
     print("undecided by stage: " + ", ".join(f"{k} {v}" for k, v in stages.most_common()))
 
 
+SMALL_ARCHITECTURES = [(2, 3, 3, 3, 1), (2, 3, 3, 1), (2, 2, 3, 2, 1), (2, 4, 3, 3, 1), (2, 3, 4, 3, 1), (3, 3, 3, 3, 1), (2, 4, 4, 1), (3, 4, 4, 1)]
+
+
+def recover_small(case, max_seconds):
+    arch, seed = case
+    net = ReLUNetwork.random(arch, seed=seed, kind="gaussian")
+    result = recover_network(network_oracle(net), arch[0], seed=seed, max_seconds=max_seconds)
+    return recovery_outcome(net, result), result.layer_widths
+
+
+def small(count, max_seconds, jobs):
+    """Many small networks: how often recovery answers, and whether it ever answers a different function."""
+    cases = [(SMALL_ARCHITECTURES[k % len(SMALL_ARCHITECTURES)], k) for k in range(count)]
+    print(f"# survey_recovery --small {count}, {datetime.date.today()}, max_seconds={max_seconds}, {jobs} process(es)")
+    rows = parallel_map(functools.partial(recover_small, max_seconds=max_seconds), cases, n_jobs=jobs)
+    tally = collections.Counter(verdict for verdict, _ in rows)
+    for (arch, seed), (verdict, found) in zip(cases, rows):
+        if verdict == "DIFFERENT FUNCTION":
+            print(f"DIFFERENT FUNCTION: {'→'.join(map(str, arch))} seed {seed}, widths found {found}")
+    print(", ".join(f"{v}: {tally[v]}" for v in RECOVERY_OUTCOMES))
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--three-hidden", type=int, nargs="?", const=60, default=None, metavar="COUNT")
+    parser.add_argument("--small", type=int, nargs="?", const=120, default=None, metavar="COUNT")
     parser.add_argument("--max-seconds", type=float, default=60)
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
-    if args.three_hidden is not None:
+    if args.small is not None:
+        small(args.small, args.max_seconds, args.jobs)
+    elif args.three_hidden is not None:
         three_hidden(args.three_hidden, args.max_seconds, args.jobs)
     else:
         main()
