@@ -40,6 +40,7 @@ from polyrelu.recovery.breakpoints import (
     line_range,
     segment_breakpoints,
 )
+from polyrelu.recovery.completion import complete_families
 from polyrelu.recovery.control import (
     BudgetExhausted,
     Clock,
@@ -47,7 +48,7 @@ from polyrelu.recovery.control import (
     StageFailed,
     TimeSpent,
 )
-from polyrelu.recovery.driver import _along_text, _complete_families, _families_text, _orientation_by_search
+from polyrelu.recovery.driver import _along_text, _families_text, _orientation_by_search
 from polyrelu.recovery.families import (
     fix_family,
     formula_family,
@@ -1256,7 +1257,7 @@ def test_the_next_layers_traces_complete_a_middle_layer_family(w):
     partial = partial_with([layer_rows(member, 0), layer_rows(member, 1)], oriented=True)
     partial.free[1, 0] = (((0, 0, 1), 0),)
     log = {}
-    assert _complete_families(queries, partial, [], pending, ExactNumerics(), log)
+    assert complete_families(queries, partial, [], pending, ExactNumerics(), log)
     assert partial.layers[-1] == layer_rows(net, 1)  # exactly, not up to scale: the step is measured in y1's own units
     assert partial.free == {} and log["completed"] == [(2, 0, 0)]
     assert partial.products == [] and partial.basis == [0, 1, 2]  # the features are plain again
@@ -1269,7 +1270,7 @@ def test_a_family_the_next_layer_does_not_read_stays_open():
     partial = partial_with([layer_rows(member, 0), layer_rows(member, 1)], oriented=True)
     partial.free[1, 0] = (((0, 0, 1), 0),)
     log = {}
-    assert not _complete_families(queries, partial, [], _zero_set_breakpoints(net, queries), ExactNumerics(), log)
+    assert not complete_families(queries, partial, [], _zero_set_breakpoints(net, queries), ExactNumerics(), log)
     assert partial.layers[-1] == layer_rows(member, 1) and partial.free == {(1, 0): (((0, 0, 1), 0),)}
     assert "completed" not in log
 
