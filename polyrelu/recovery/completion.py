@@ -54,6 +54,7 @@ def complete_families(queries, partial, rows, pending, numerics, log):
     if not numerics.max_families or not any(layer == last for layer, _ in partial.free):
         return False
     partial.use_features(oriented=True, products=True)
+    products = partial.products
     try:
         steps = _completing_steps(queries, partial, rows, pending, numerics, log)
     finally:
@@ -61,7 +62,7 @@ def complete_families(queries, partial, rows, pending, numerics, log):
     if not steps:
         return False
     layer = partial.layers[-1]
-    for j, k, (dw, db) in [(j, k, d) for (l, j), directions in partial.free.items() if l == last for k, d in enumerate(directions)]:
+    for j, k, (dw, db) in products:
         if (j, k) in steps:
             w, b = layer[j]
             layer[j] = (vadd(w, vscale(steps[j, k], dw)), b + steps[j, k] * db)

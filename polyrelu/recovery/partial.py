@@ -80,18 +80,16 @@ class PartialNetwork:
         self.products = []
         self.free = {}  # (layer, neuron) -> a family's free directions (w, b) over the previous layer (:func:`_second_chance`)
 
-    def rebuild(self, oriented=False, products=False):
+    def rebuild(self, oriented=False):
         """Network, complex and feature basis of the layers so far.
 
         ``oriented``: the last layer's orientation is final, so a next-layer
         neuron is ``Σ w_i relu(z_i) + b`` and the features are ``relu(z_i)``
-        and ``1`` only (fewer unknowns than with the ``ẑ_i`` columns);
-        ``products`` adds the product columns (:meth:`use_features`).
+        and ``1`` only (fewer unknowns than with the ``ẑ_i`` columns).
         """
 
         self.oriented = oriented
         self.skip = False
-        self.products = []
         if not self.layers:
             self.net = self.complex = None
             return
@@ -101,7 +99,7 @@ class PartialNetwork:
         self.clock.check()
         self.complex = canonical_complex(self.net, self.domain, max_cells=self.max_cells, progress=False)
         self.offset = sum(len(layer) for layer in self.layers[:-1])
-        self.use_features(oriented, products=products)
+        self.use_features(oriented)
 
     def use_features(self, oriented=False, skip=False, products=False):
         """Choose the features of next-layer formulas on the complex already built, and their basis.
