@@ -15,8 +15,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from polyrelu import Box, ReLUNetwork, equivalent, identifiability_report, same_function
+from polyrelu import (
+    Box,
+    ReLUNetwork,
+    canonical_complex,
+    equivalent,
+    identifiability_report,
+    network_oracle,
+    recover_network,
+    same_function,
+)
 from polyrelu.examples import free_weight_network, generic_network
+from polyrelu.identifiability._forced import two_hidden_layer_certificate
+from polyrelu.identifiability._parameters import cancelling_subset
 
 FORCED = "identifiable (recovery forced)"
 
@@ -127,15 +138,104 @@ def test_a_hyperplane_outside_the_domain_is_never_certified():
     check_witness(net, report, Box(-1, 1))
 
 
-def test_two_hidden_layers_stay_locally_identifiable():
-    # a Gaussian 3→7→3→2 network (benchmarks/identifiability_open.py) whose rank is D - H, outside both theorems
-    rng = np.random.default_rng(744997)
-    widths = [3, 7, 3, 2]
-    net = ReLUNetwork([rng.standard_normal((b, a)) for a, b in zip(widths, widths[1:])],
-                      [rng.standard_normal(b) for b in widths[1:]])
+def gaussian(widths, seed):
+    """The N(0, 1) network of benchmarks/identifiability_open.py: weights, then biases, from ``default_rng(seed)``."""
+    rng = np.random.default_rng(seed)
+    return ReLUNetwork([rng.standard_normal((b, a)) for a, b in zip(widths, widths[1:])],
+                       [rng.standard_normal(b) for b in widths[1:]])
+
+
+# three Gaussian networks with two hidden layers whose rank is D - H but which fail the four conditions
+# (benchmarks/identifiability_open.py left them "locally identifiable")
+TWO_LAYER_FORCED = [((2, 4, 5, 1), 851346), ((3, 5, 4, 1), 646876), ((3, 7, 3, 2), 744997)]
+
+
+@pytest.mark.parametrize("widths, seed", TWO_LAYER_FORCED)
+def test_two_hidden_layers_outside_the_conditions_are_recovery_forced(widths, seed):
+    net = gaussian(widths, seed)
     report = identifiability_report(net)
-    assert report.verdict == "locally identifiable (immersion)" and report.certificate == ()
-    assert "2 hidden layers: the argument covers one" in report.evidence[-1]
+    assert not report.genericity.holds  # the theorem of Grillo & Montúfar does not apply
+    assert report.verdict == FORCED and report.witness is None
+    assert "two hidden layers" in report.evidence[-1]
+    assert "no set of at most" in report.certificate[3] and "one of θ's up to a factor" in report.certificate[-1]
+
+
+@pytest.mark.parametrize("widths, seed", TWO_LAYER_FORCED[:2])
+def test_a_two_layer_forced_verdict_survives_every_single_weight_perturbation(widths, seed):
+    net = gaussian(widths, seed)
+    kept = [where for where, moved in single_weight_perturbations(net) if keeps_f(net, moved)]
+    assert kept == []
+
+
+def test_recovery_of_a_two_layer_forced_network_can_only_be_trivially_equivalent():
+    """Any network of the architecture computing f is θ up to symmetry: recovery's answer must be, too."""
+    net = gaussian((2, 4, 5, 1), 851346)
+    result = recover_network(network_oracle(net), 2, seed=0, max_seconds=120)
+    assert result.network is not None and same_function(net, result.network)
+    assert equivalent(net, result.network)
+
+
+def _two_layer_certificate(net):
+    K = canonical_complex(net)
+    return two_hidden_layer_certificate(K, [cancelling_subset(net, layer) for layer in (1, 2)])
+
+
+def test_no_network_with_a_witness_gets_the_two_layer_certificate():
+    """Two independent answers: the exact second parameters of the report, and the certificate."""
+    verdicts = []
+    for seed in range(24):
+        widths = (2 + seed % 2, 3 + seed % 3, 2 + seed % 4, 1)
+        net = gaussian(widths, seed)
+        report = identifiability_report(net)
+        holds, lines = _two_layer_certificate(net)
+        verdicts.append((report.verdict, holds))
+        if report.verdict == "not identifiable":
+            check_witness(net, report)
+            assert not holds, (widths, seed, lines)
+        if report.verdict == FORCED:
+            assert holds and report.certificate == lines
+    assert any(v == "not identifiable" for v, _ in verdicts) and any(holds for _, holds in verdicts)
+
+
+@pytest.mark.parametrize("widths, seed", [
+    ((2, 8, 6, 1), 895366), ((3, 7, 3, 1), 215502), ((2, 6, 5, 1), 621212), ((2, 8, 7, 1), 523168),
+])
+def test_networks_with_a_witness_that_reach_the_second_layer_are_refused_there(widths, seed):
+    """Gaussian networks of benchmarks/identifiability_open.py whose first layer is forced, not their second."""
+    net = gaussian(widths, seed)
+    check_witness(net, identifiability_report(net))
+    holds, lines = _two_layer_certificate(net)
+    assert not holds and "no set of at most" in lines[-2]
+
+
+def test_the_two_layer_certificate_names_what_fails():
+    one_input = ReLUNetwork([[[1], [-1], [2]], [[1, 1, 0], [0, 1, -1]], [[1, 1]]], [[0, 1, -1], [0, 0], [0]])
+    assert _two_layer_certificate(one_input) == (False, ("one input: the first layer is read at cells of codimension "
+                                                        "2, and there are none",))
+    assert _two_layer_certificate(gaussian((2, 3, 3, 3, 1), 0)) == (False, ("3 hidden layers: the argument covers two",))
+    # a Gaussian 2→8→5→1 network: one first-layer line meets the second layer's bent lines only where other
+    # first-layer lines pass too, so a set of lines without it covers every point where f's bends are not flat
+    holds, lines = _two_layer_certificate(gaussian((2, 8, 5, 1), 683244))
+    assert not holds and "the hyperplane of neuron 2 of layer 1 holds only 0" in lines[-1]
+    # each later step refuses a Gaussian network of benchmarks/identifiability_open.py with an exact witness
+    refused = {
+        ((2, 7, 3, 2), 16347): "7 hyperplanes cover the 21 flats where f's bending locus is not a union of hyperplanes "
+                               "without the hyperplane of neuron 0 of layer 1",
+        ((2, 3, 8, 1), 324504): "neuron(s) [1] of layer 2 bend f on no hyperplane piece of their own",
+        ((2, 6, 5, 1), 621212): "only 4 of the 5 second-layer neurons of another parameter are pinned",
+        ((3, 7, 3, 1), 215502): "second-layer neurons whose family relu(±z_i) terms no piece of f excludes",
+    }
+    for (widths, seed), line in refused.items():
+        net = gaussian(widths, seed)
+        check_witness(net, identifiability_report(net))
+        holds, lines = _two_layer_certificate(net)
+        assert not holds and line in lines[-1], (widths, seed, lines[-1])
+    # the flips of two second-layer neurons cancel (the network of the test on flips in the second layer)
+    base = generic_network((2, 3, 2, 1), seed=6)
+    W1, W2, W3 = base.weights
+    b1, b2, b3 = base.biases
+    net = ReLUNetwork([W1, [W2[0], [-v for v in W2[0]]], [[W3[0][0], W3[0][0]]]], [b1, [b2[0], b2[1]], b3])
+    assert _two_layer_certificate(net) == (False, ("the flips of neurons [0, 1] of layer 2 cancel",))
 
 
 @settings(max_examples=25, deadline=None)

@@ -21,7 +21,7 @@ from ..geometry import Polyhedron
 from ..geometry.rational import MatrixLike
 from ..io import network_to_dict
 from ..network import ReLUNetwork
-from ._forced import one_hidden_layer_certificate
+from ._forced import one_hidden_layer_certificate, two_hidden_layer_certificate
 from ._parameters import MAX_FLIP_NEURONS, cancelling_subset
 from ._witnesses import second_parameter
 from .dimension import FunctionalDimension, functional_dimension
@@ -167,16 +167,19 @@ def identifiability_report(
     if unsearched:
         evidence.append(f"neurons whose flips cancel were not searched for in layer(s) {unsearched}: more than "
                         f"{MAX_FLIP_NEURONS} neurons there are involved in the null space of their outer products")
-    forced, checked = one_hidden_layer_certificate(K, flips)
+    depth = len(arch.hidden_widths)
+    certificate = two_hidden_layer_certificate if depth == 2 else one_hidden_layer_certificate
+    forced, checked = certificate(K, flips)
     if forced:
-        evidence.append("every step of recovering θ from f is forced (docs/theory.md, one hidden layer); checked: "
+        layers = "two hidden layers" if depth == 2 else "one hidden layer"
+        evidence.append(f"every step of recovering θ from f is forced (docs/theory.md, {layers}); checked: "
                         + "; ".join(checked))
         return IdentifiabilityReport("identifiable (recovery forced)", tuple(evidence), arch.width_hypothesis, generic,
                                      fd, certificate=checked)
     if fd.attains_bound:
         verdict = "locally identifiable (immersion)"
         evidence.append("rank D - H: to first order, only scalings keep f; the theorem's conditions do not all hold, "
-                        "and the one-hidden-layer argument does not apply (" + checked[-1] + ")")
+                        "and the argument that recovery is forced does not apply (" + checked[-1] + ")")
     else:
         verdict = "undecided"
         evidence.append(
