@@ -98,8 +98,8 @@ def identifiability_report(
       four genericity conditions hold (the identifiability theorem of Grillo and
       Montúfar, *Most ReLU networks admit identifiable parameters*), and the
       functional dimension is ``D − H`` as the theorem implies.
-    - ``"identifiable (recovery forced)"``: one hidden layer, and the
-      assumptions of the theorem in docs/theory.md hold, each checked exactly
+    - ``"identifiable (recovery forced)"``: one or two hidden layers, and the
+      assumptions of the matching theorem in docs/theory.md hold, each checked exactly
       (``certificate`` lists them): every parameter of the architecture that
       computes ``f`` on the domain is a permutation and positive scaling of ``θ``,
       since each step of recovering it from ``f`` is forced.
