@@ -3,8 +3,9 @@
 #                 scikit-learn for the digits showcase), then report on the built-in examples (writes
 #                 demo-analysis.png), rebuild one from function values alone (writes demo-recovered.json), and
 #                 train a small MLP on handwritten digits and slice it exactly (examples/digits.py, into demo-digits/)
-#   make test   - the same, plus the test tools (the test extra: pytest, hypothesis, Sage's polyhedra, mkdocs,
-#                 mypy, import-linter), torch and scikit-learn, then run the test suite (doctests included)
+#   make test   - the same, plus the test tools (the test extra: pytest, pytest-xdist, hypothesis, Sage's
+#                 polyhedra, mkdocs, mypy, import-linter), torch and scikit-learn, then run the test suite
+#                 (doctests included) on every core, one test file per worker at a time
 #   make typecheck - mypy on the public modules (configured in pyproject.toml)
 #   make lint   - ruff: unused imports, undefined names, import order (configured in pyproject.toml)
 #   make docs   - build the documentation site into site/ (mkdocs, API reference from the docstrings)
@@ -33,7 +34,7 @@ demo: $(DEMOENV)
 	$(BIN)/python examples/digits.py --quick --out demo-digits
 
 test: $(TESTENV)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 # the files and the strictness per module are in pyproject.toml's [tool.mypy]
 typecheck: $(TESTENV)

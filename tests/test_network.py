@@ -390,7 +390,12 @@ def valid_layers():
 BAD_VALUES = [float("nan"), float("inf"), -float("inf"), None, "abc", True, False, np.nan, object(), [1], 1j]
 
 
-@pytest.mark.parametrize("bad", BAD_VALUES, ids=repr)
+def _value_id(value):
+    """A test id that is the same in every process (a bare object's repr holds its address)."""
+    return "object()" if type(value) is object else repr(value)
+
+
+@pytest.mark.parametrize("bad", BAD_VALUES, ids=_value_id)
 def test_invalid_weight_entry_is_named(bad):
     Ws, bs = valid_layers()
     Ws[1][1][0] = bad
@@ -398,7 +403,7 @@ def test_invalid_weight_entry_is_named(bad):
         ReLUNetwork(Ws, bs)
 
 
-@pytest.mark.parametrize("bad", BAD_VALUES, ids=repr)
+@pytest.mark.parametrize("bad", BAD_VALUES, ids=_value_id)
 def test_invalid_bias_entry_is_named(bad):
     Ws, bs = valid_layers()
     bs[0][2] = bad
