@@ -160,7 +160,7 @@ def test_two_hidden_layers_outside_the_conditions_are_recovery_forced(widths, se
     assert "no set of at most" in report.certificate[3] and "one of θ's up to a factor" in report.certificate[-1]
 
 
-@pytest.mark.parametrize("widths, seed", TWO_LAYER_FORCED[:2])
+@pytest.mark.parametrize("widths, seed", TWO_LAYER_FORCED)
 def test_a_two_layer_forced_verdict_survives_every_single_weight_perturbation(widths, seed):
     net = gaussian(widths, seed)
     kept = [where for where, moved in single_weight_perturbations(net) if keeps_f(net, moved)]
@@ -194,6 +194,7 @@ def test_no_network_with_a_witness_gets_the_two_layer_certificate():
             assert not holds, (widths, seed, lines)
         if report.verdict == FORCED:
             assert holds and report.certificate == lines
+            assert not any(keeps_f(net, moved) for _, moved in single_weight_perturbations(net))
     assert any(v == "not identifiable" for v, _ in verdicts) and any(holds for _, holds in verdicts)
 
 
