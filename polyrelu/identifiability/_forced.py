@@ -82,10 +82,10 @@ def one_hidden_layer_certificate(
     if unseen:
         return fails(f"the hyperplane(s) of neuron(s) {unseen} do not cross the domain's interior")
     checked.append("every neuron's hyperplane crosses the domain's interior (regions on both sides)")
+    planes = [_hyperplane((b[j], *W[j])) for j in range(n)]
     for j in range(n):
-        for k in range(j):
-            if _proportional((b[j], *W[j]), (b[k], *W[k])):
-                return fails(f"neurons {k} and {j} have the same hyperplane")
+        if planes[j] in planes[:j]:
+            return fails(f"neurons {planes.index(planes[j])} and {j} have the same hyperplane")
     checked.append("the hyperplanes are pairwise distinct")
     decided, flipped = flips[0]
     if not decided:
@@ -94,13 +94,6 @@ def one_hidden_layer_certificate(
         return fails(f"the flips of neurons {list(flipped)} cancel: Σ v_j w_j^T = 0 over them")
     checked.append("no non-empty set of neurons has Σ v_j w_j^T = 0 (decided exactly over the null space)")
     return True, tuple(checked)
-
-
-def _proportional(row, other):
-    """Whether ``row = λ · other`` for some ``λ ≠ 0`` (both rows non-zero)."""
-    pivot = next(k for k, v in enumerate(other) if v)
-    ratio = Fraction(row[pivot]) / Fraction(other[pivot])
-    return ratio != 0 and all(a == ratio * c for a, c in zip(row, other))
 
 
 def two_hidden_layer_certificate(
