@@ -148,6 +148,8 @@ def gaussian(widths, seed):
 # three Gaussian networks with two hidden layers whose rank is D - H but which fail the four conditions
 # (benchmarks/identifiability_open.py left them "locally identifiable")
 TWO_LAYER_FORCED = [((2, 4, 5, 1), 851346), ((3, 5, 4, 1), 646876), ((3, 7, 3, 2), 744997)]
+# and two whose last open family is closed by f's values, not by its pieces
+CLOSED_BY_OUTPUT = [((2, 3, 3, 1), 96), ((3, 6, 7, 1), 59907)]
 
 
 @pytest.mark.parametrize("widths, seed", TWO_LAYER_FORCED)
@@ -160,7 +162,14 @@ def test_two_hidden_layers_outside_the_conditions_are_recovery_forced(widths, se
     assert "no set of at most" in report.certificate[3] and "one of θ's up to a factor" in report.certificate[-1]
 
 
-@pytest.mark.parametrize("widths, seed", TWO_LAYER_FORCED)
+@pytest.mark.parametrize("widths, seed", CLOSED_BY_OUTPUT)
+def test_a_family_no_piece_closes_is_closed_by_the_output(widths, seed):
+    net = gaussian(widths, seed)
+    report = identifiability_report(net)
+    assert report.verdict == FORCED and "whose open family f's values close" in report.certificate[-1]
+
+
+@pytest.mark.parametrize("widths, seed", TWO_LAYER_FORCED + CLOSED_BY_OUTPUT)
 def test_a_two_layer_forced_verdict_survives_every_single_weight_perturbation(widths, seed):
     net = gaussian(widths, seed)
     kept = [where for where, moved in single_weight_perturbations(net) if keeps_f(net, moved)]
@@ -200,9 +209,11 @@ def test_no_network_with_a_witness_gets_the_two_layer_certificate():
 
 @pytest.mark.parametrize("widths, seed", [
     ((2, 8, 6, 1), 895366), ((3, 7, 3, 1), 215502), ((2, 6, 5, 1), 621212), ((2, 8, 7, 1), 523168),
+    ((3, 6, 3, 1), 51), ((3, 6, 6, 1), 95), ((3, 6, 3, 1), 147),
 ])
 def test_networks_with_a_witness_that_reach_the_second_layer_are_refused_there(widths, seed):
-    """Gaussian networks of benchmarks/identifiability_open.py whose first layer is forced, not their second."""
+    """Gaussian networks whose first layer is forced, not their second (the last three: one open family, which
+    f's values cannot close since its neuron is not positive beyond the open hyperplanes)."""
     net = gaussian(widths, seed)
     check_witness(net, identifiability_report(net))
     holds, lines = _two_layer_certificate(net)

@@ -34,8 +34,9 @@ from fractions import Fraction
 from ..complex import CanonicalComplex
 from ..geometry.linalg import integer_nullspace, rank
 from ..geometry.rational import primitive_integer_row
+from ..network import ReLUNetwork
 from ..tropical import tropical_weights
-from ._parameters import MAX_FLIP_NEURONS
+from ._parameters import MAX_FLIP_NEURONS, cancelling_subset
 
 __all__ = ["one_hidden_layer_certificate", "two_hidden_layer_certificate", "MAX_COVER_NODES"]
 
@@ -322,11 +323,61 @@ def _second_layer_forced(K, weights, n1, n2):
                        "their own inside a first-layer region")
     most = max(len(hs) for hs in pieces.values())
     line = ""
+    region_signs_all = [tuple(r.signs) for r in K.regions()]
     for start in sorted(s for s, hs in pieces.items() if len(hs) == most):
-        holds, line = _anchor_and_close(start, pieces, owners, g, z, n1, n2)
+        holds, line, anchors = _anchor_and_close(start, pieces, owners, g, z, n1, n2)
         if holds:
             return True, line
+        open_anchors = [a for a in anchors if a[2]]
+        if len(anchors) == n2 and len(open_anchors) == 1:
+            closed, why = _close_by_output(network, open_anchors[0], pieces, owners, region_signs_all, n1)
+            if closed:
+                return True, ("every second-layer neuron of another parameter is one of θ's up to a factor: all but "
+                              f"neuron {open_anchors[0][0]} pinned by the pieces of f, whose open family f's values "
+                              f"close ({why})")
+            line = f"{line}; not closed by the output: {why}"
     return False, line
+
+
+def _close_by_output(network, anchor, pieces, owners, region_signs, n1):
+    """``(closed, line)``: whether the one anchor with open ``β`` has them all zero, from ``f``'s values.
+
+    Every other second-layer neuron of the other parameter is ``μ_m g_m``. On
+    the far side of the open ``H_i`` (``Far``) ``g_k > 0``; every neuron shows a
+    piece of its own off ``Far``, so its outgoing weight is ``v_m/|μ_m|``. With
+    ``Δ = relu(g_k + T) − relu(g_k)`` (``T = Σ β_i relu(−s_i z_i)``, zero off
+    ``Far``), ``f' = f`` reads ``c' − c − Σ_{m∈M} v_m g_m − [k∈M] v_k T + v_k Δ = 0``
+    with ``M`` the neurons of negative ``μ``. Off ``Far`` this leaves
+    ``Σ_{m∈M} v_m g_m`` constant, which on two regions apart across ``H_i`` only
+    cancels column ``i`` of ``Σ_{m∈M} v_m W2[m, :]``: a set of flips that cancel
+    on the other columns, which must not exist. So ``M`` is empty, ``c' = c``,
+    ``Δ = 0``, hence ``T = 0`` on ``Far`` (where ``g_k > 0``), and every ``β_i = 0``.
+    """
+    k, ref, open_ = anchor
+    arch = network.architecture
+    n2 = arch.hidden_widths[1]
+
+    def far(signs):
+        return any(signs[i] != ref[i] for i in open_)
+
+    if any(far(r[:n1]) and r[n1 + k] <= 0 for r in region_signs):
+        return False, f"neuron {k} of layer 2 is not positive on every region beyond the hyperplanes {sorted(open_)}"
+    unseen = [m for m in range(n2) if m != k and not any(
+        ks == [m] and not far(s) for (s, _), ks in owners.items())]
+    if unseen:
+        return False, f"neuron(s) {unseen} of layer 2 show no piece of their own before the hyperplanes {sorted(open_)}"
+    near = {s for s in pieces if not far(s)}
+    free = set(open_) | {i for i in range(n1) if not any(
+        (*s[:i], -s[i], *s[i + 1:]) in near for s in near)}
+    W1, W2, V = network.weights
+    restricted = ReLUNetwork([W1, [[0 if i in free else w for i, w in enumerate(row)] for row in W2], V],
+                             network.biases)
+    decided, flipped = cancelling_subset(restricted, 2)
+    if not decided or flipped:
+        return False, (f"second-layer flips that cancel outside the columns {sorted(free)} were "
+                       + ("not searched for" if not decided else f"found: {list(flipped)}"))
+    return True, (f"neuron {k} of layer 2 is positive beyond the hyperplanes {sorted(open_)}, and no second-layer "
+                  f"flips cancel outside the columns {sorted(free)}")
 
 
 def _anchor_and_close(start, pieces, owners, g, z, n1, n2):
@@ -367,16 +418,17 @@ def _anchor_and_close(start, pieces, owners, g, z, n1, n2):
                         break
     if len(anchors) < n2:
         return False, (f"only {len(anchors)} of the {n2} second-layer neurons of another parameter are pinned to a "
-                       "neuron of θ on some region")
+                       "neuron of θ on some region"), anchors
     if len({a[0] for a in anchors}) < n2:
-        return False, "two second-layer neurons of another parameter are pinned to the same neuron of θ"
+        return False, "two second-layer neurons of another parameter are pinned to the same neuron of θ", []
+    done = (f"every second-layer neuron of another parameter is one of θ's up to a factor: pinned from the "
+            f"{len(pieces[start])} bent pieces of the first-layer region {''.join('+' if v > 0 else '-' for v in start)} "
+            "and the pieces of the others")
     still = {a[0]: sorted(a[2]) for a in anchors if a[2]}
     if still:
         return False, ("second-layer neurons whose family relu(±z_i) terms no piece of f excludes (θ's neuron: "
-                       f"first-layer neurons i): {still}")
-    return True, (f"every second-layer neuron of another parameter is one of θ's up to a factor: pinned from the "
-                  f"{len(pieces[start])} bent pieces of the first-layer region {''.join('+' if v > 0 else '-' for v in start)} "
-                  "and the pieces of the others")
+                       f"first-layer neurons i): {still}"), anchors
+    return True, done, anchors
 
 
 def _assignable(hyperplanes, can, used, free):
