@@ -134,6 +134,14 @@ def identifiability_report(
     >>> report = identifiability_report(concurrent)
     >>> report.verdict, len(report.certificate)
     ('identifiable (recovery forced)', 6)
+
+    A random network with two hidden layers that fails TPIC: the
+    two-hidden-layer theorem of docs/theory.md applies instead:
+
+    >>> deep = ReLUNetwork.random((2, 3, 3, 1), seed=6, kind="gaussian")
+    >>> report = identifiability_report(deep)
+    >>> report.genericity.holds, report.verdict
+    (False, 'identifiable (recovery forced)')
     """
     require_instance(network, ReLUNetwork, "network", "identifiability_report")
     require_int(max_cells, "max_cells", "identifiability_report", minimum=1)
