@@ -309,7 +309,8 @@ def _second_layer_forced(K, weights, n1, n2):
             cache[k, s] = row
         return cache[k, s]
 
-    region_signs = {r.id: tuple(r.signs[:n1]) for r in K.regions()}
+    all_signs = {r.id: tuple(r.signs) for r in K.regions()}
+    region_signs = {rid: signs[:n1] for rid, signs in all_signs.items()}
     pieces: dict[tuple, set] = {s: set() for s in region_signs.values()}
     for w in weights.values():
         s = region_signs[w.minus_region]
@@ -323,14 +324,13 @@ def _second_layer_forced(K, weights, n1, n2):
                        "their own inside a first-layer region")
     most = max(len(hs) for hs in pieces.values())
     line = ""
-    region_signs_all = [tuple(r.signs) for r in K.regions()]
     for start in sorted(s for s, hs in pieces.items() if len(hs) == most):
         holds, line, anchors = _anchor_and_close(start, pieces, owners, g, z, n1, n2)
         if holds:
             return True, line
         open_anchors = [a for a in anchors if a[2]]
         if len(anchors) == n2 and len(open_anchors) == 1:
-            closed, why = _close_by_output(network, open_anchors[0], pieces, owners, region_signs_all, n1)
+            closed, why = _close_by_output(network, open_anchors[0], pieces, owners, list(all_signs.values()), n1)
             if closed:
                 return True, ("every second-layer neuron of another parameter is one of θ's up to a factor: all but "
                               f"neuron {open_anchors[0][0]} pinned by the pieces of f, whose open family f's values "
