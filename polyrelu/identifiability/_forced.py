@@ -381,7 +381,11 @@ def _close_by_output(network, anchor, pieces, owners, region_signs, n1):
 
 
 def _anchor_and_close(start, pieces, owners, g, z, n1, n2):
-    """:func:`_second_layer_forced` from the anchors of the region with signs ``start``: ``(holds, line)``."""
+    """:func:`_second_layer_forced` from the anchors of the region with signs ``start``: ``(holds, line, anchors)``.
+
+    ``anchors`` is what the propagation pinned, for :func:`_close_by_output`; empty when two anchors share a
+    neuron of ``θ``, which that closing cannot use.
+    """
     # an anchored neuron: [neuron k of θ, signs of its anchor region, the i whose β_i is not yet known to be 0]
     anchors = [[owners[start, h][0], start, set(range(n1))] for h in sorted(pieces[start])]
     order = sorted(pieces, key=lambda s: (sum(a != b for a, b in zip(s, start)), s))
@@ -421,14 +425,13 @@ def _anchor_and_close(start, pieces, owners, g, z, n1, n2):
                        "neuron of θ on some region"), anchors
     if len({a[0] for a in anchors}) < n2:
         return False, "two second-layer neurons of another parameter are pinned to the same neuron of θ", []
-    done = (f"every second-layer neuron of another parameter is one of θ's up to a factor: pinned from the "
-            f"{len(pieces[start])} bent pieces of the first-layer region {''.join('+' if v > 0 else '-' for v in start)} "
-            "and the pieces of the others")
     still = {a[0]: sorted(a[2]) for a in anchors if a[2]}
     if still:
         return False, ("second-layer neurons whose family relu(±z_i) terms no piece of f excludes (θ's neuron: "
                        f"first-layer neurons i): {still}"), anchors
-    return True, done, anchors
+    return True, (f"every second-layer neuron of another parameter is one of θ's up to a factor: pinned from the "
+                  f"{len(pieces[start])} bent pieces of the first-layer region "
+                  f"{''.join('+' if v > 0 else '-' for v in start)} and the pieces of the others"), anchors
 
 
 def _assignable(hyperplanes, can, used, free):
