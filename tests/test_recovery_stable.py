@@ -132,3 +132,21 @@ def test_a_random_network_of_the_deep_sample_with_a_stable_last_layer_neuron():
     result = recover_network(network_oracle(net), 3, max_seconds=120)
     assert result.status == "recovered", result.reason
     assert same_function(result.network, net)
+
+
+def test_a_stable_middle_layer_neuron_found_when_the_orientation_search_explains_nothing():
+    """A random N(0, 1) 3→5→4→3→1 network (the deep sample's seed 105219) whose layer-2 neuron 0 is positive everywhere.
+
+    No layer-3 formula is pinned down before layer 2 is oriented, and every orientation the search tries leaves
+    the layer-3 traces inconsistent (they read layer 1 past layer 2): the search explains no neuron. Tracing
+    over the skip features, which need no orientation, finds the neuron; before, recovery stalled there.
+    """
+    widths, rng = (3, 5, 4, 3, 1), np.random.default_rng(105219)
+    net = ReLUNetwork(
+        [rng.standard_normal((b, a)) for a, b in itertools.pairwise(widths)], [rng.standard_normal(b) for b in widths[1:]]
+    )
+    assert (2, 0) in stably_active(net)
+    result = recover_network(network_oracle(net), 3, max_seconds=120)
+    assert result.status == "recovered", result.reason
+    assert same_function(result.network, net)
+    assert [layer for layer, _ in stably_active(result.network)].count(2) >= 1

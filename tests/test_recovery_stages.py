@@ -48,7 +48,7 @@ from polyrelu.recovery.control import (
     StageFailed,
     TimeSpent,
 )
-from polyrelu.recovery.driver import _along_text, _families_text, _orientation_by_search
+from polyrelu.recovery.driver import _along_text, _Explorer, _families_text, _orientation_by_search
 from polyrelu.recovery.families import (
     fix_family,
     formula_family,
@@ -1389,3 +1389,31 @@ def test_straight_hyperplane_finds_the_partly_visible_first_layer_of_a_deep_rand
         )
     assert verdicts[1, 2] == {(False, True, True)} and verdicts[1, 1] == {(False, False, True)}
     assert all(v == {(False, False, False)} for neuron, v in verdicts.items() if neuron[0] > 1) and len(verdicts) > 2
+
+
+def test_lines_near_a_crossing_meet_a_neuron_hidden_around_it():
+    """A layer-2 neuron positive only on the diamond ``|x| + |y| < 1/64`` around the crossing of ``x = 0`` and ``y = 0``.
+
+    ``f`` bends on the diamond's boundary, which a random line through a window of 64 meets about once in a
+    few thousand. One line of :meth:`_Explorer.search_near_crossings` through the crossing of the two
+    first-layer hyperplanes finds breakpoints on it, exactly on ``|x| + |y| = 1/64``.
+    """
+    net = ReLUNetwork(
+        [[[1, 0], [-1, 0], [0, 1], [0, -1]], [[-1, -1, -1, -1], [1, 0, 2, 0]], [[1, 1]]],
+        [[0, 0, 0, 0], [Fraction(1, 64), 0], [0]],
+    )
+    explorer = _Explorer(exact_queries(net), 2, None, ExactNumerics(), np.random.default_rng(0))
+    explorer.window = Fraction(64)
+    explorer.first_layer = [(0, 1, 0), (0, 0, 1)]
+    explorer.search_near_crossings(1)
+    assert explorer.lines == 1
+    on_diamond = [bp for bp in explorer.breakpoints if abs(bp.point[0]) + abs(bp.point[1]) == Fraction(1, 64)]
+    assert len(on_diamond) == 2
+    # parallel hyperplanes have no crossing: no line
+    explorer.first_layer = [(0, 1, 0), (1, 1, 0)]
+    explorer.search_near_crossings(3)
+    assert explorer.lines == 1
+    # three crossings, five lines: every pair in turn, two of them twice
+    explorer.first_layer = [(0, 1, 0), (0, 0, 1), (1, 1, 1)]
+    explorer.search_near_crossings(5)
+    assert explorer.lines == 6

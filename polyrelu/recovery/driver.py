@@ -41,8 +41,8 @@ from ..checks import require_bool, require_callable, require_int, require_real
 from ..domain import Box, DomainLike
 from ..errors import ComplexTooLargeError, RecoveryError
 from ..geometry import Polyhedron
-from ..geometry.linalg import span_complement
-from ..geometry.rational import to_fraction
+from ..geometry.linalg import solution_space, span_complement
+from ..geometry.rational import row_value, to_fraction
 from ..network import ReLUNetwork
 from ..progress import progress_bar
 from ..symmetry import canonical_form, same_function
@@ -77,6 +77,9 @@ from .sampling import (
 from .tracing import RANKED_WIDTH, drop_deeper, orientations_by_pieces, trace_neuron
 
 __all__ = ["RecoveryResult", "recover_network"]
+
+# search lines near crossings of first-layer hyperplanes before a stalled attempt ends (_Explorer.search_near_crossings)
+CROSSING_LINES = 24
 
 
 @dataclasses.dataclass(frozen=True)
@@ -197,6 +200,7 @@ class _Explorer:
         self.lines = 0
         self.window = Fraction(1)
         self.walks = {}  # what walks along hyperplanes found (first_layer.straight_hyperplane), kept across rounds
+        self.first_layer = []  # the last round's first-layer hyperplanes (rows (b, w)), for search_near_crossings
         self.vertices = None
         if domain_rows is not None:
             self.vertices = Polyhedron(ieqs=domain_rows, ambient_dim=n0).vertices()
@@ -220,6 +224,37 @@ class _Explorer:
                 self.breakpoints.append(bp)
                 if not far:
                     self.window = max(self.window, 2 * max(abs(v) for v in bp.point))
+
+    def search_near_crossings(self, count):
+        """``count`` random lines through points near where two first-layer hyperplanes cross, the pairs taken in turn.
+
+        A deeper neuron that bends along first-layer hyperplanes can have its
+        whole hypersurface in a thin sliver around their crossing (the flat
+        ``H_i ∩ H_j``), which random lines seldom meet: in the three-hidden-layer
+        3→4→5→5→1 of ``docs/benchmarks.md`` two layer-2 neurons and a layer-3
+        neuron were met by 1–2 % of random lines and by 4–16 % of these. Each
+        point is uniform along the flat within the window, moved off it by a
+        random step of ``window · shrink²`` (``2^-24`` windows exact, ``2^-12``
+        in float mode, where closer breakpoints drown in noise) so that the
+        line crosses the two hyperplanes apart but passes close enough to meet
+        a small bounded hypersurface around the crossing. The pairs are taken
+        in a random order, again and again until ``count`` lines are drawn;
+        parallel ones, and points outside the domain, are skipped.
+        """
+        rows = self.first_layer
+        pairs = list(itertools.combinations(range(len(rows)), 2))
+        self.rng.shuffle(pairs)
+        for i, j in itertools.islice(itertools.cycle(pairs), count):
+            space = solution_space([rows[i][1:], rows[j][1:]], [-rows[i][0], -rows[j][0]])
+            if space is None:
+                continue
+            point = space.point
+            for v in space.basis:
+                t = Fraction(int(self.rng.integers(-1024, 1025)), 1024) * self.window
+                point = vadd(point, vscale(t / max(abs(x) for x in v), v))
+            point = vadd(point, vscale(self.window * self.numerics.shrink**2, random_direction(self.rng, self.n0)))
+            if self.rows is None or all(row_value(r, point) >= 0 for r in self.rows):
+                self.search(point)
 
 
 def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False, max_cells=1_000_000, walk=False):
@@ -274,6 +309,8 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
         bar.update(len(traced))
         if not traced and partial.net is not None:
             guessed = _orientation_by_search(queries, partial, pending, numerics, log)
+            if not guessed and len(partial.layers) > 1:
+                guessed = _stable_neurons_by_skip_traces(queries, partial, pending, numerics, log)
             if guessed:
                 partial.layers.append(guessed)
                 log["widths"] = tuple(len(layer) for layer in partial.layers)
@@ -284,6 +321,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
         if partial.net is None:
             traced = [numerics.first_layer_row(c) for c in traced]
             partial.layers.append([(tuple(c[1:]), c[0]) for c in traced])
+            explorer.first_layer = traced
         else:
             clock.stage = f"orienting layer {known}"
             try:
@@ -447,6 +485,29 @@ def _with_stable_neurons(queries, partial, pending, numerics, failure):
     if not formulas:
         raise failure
     return orient_with_stable_neurons(partial, formulas, failure)
+
+
+def _stable_neurons_by_skip_traces(queries, partial, pending, numerics, log):
+    """The next layer when no orientation of the last one lets its traces fit: a last-layer neuron may be positive everywhere.
+
+    Such a neuron never bends ``f``, so no trace finds it, and the next layer
+    reads the previous layer's outputs through it: its formulas lie outside
+    the span of the last layer's features in every orientation, and
+    :func:`_orientation_by_search` finds none. Traced over the skip features
+    instead (orientation-free, :func:`_with_stable_neurons`), the formulas
+    show the orientation and the missing neurons. Returns the next layer's
+    rows with its second chance (:func:`_second_chance`), or None.
+    """
+    partial.rebuild()
+    layer = len(partial.layers)
+    try:
+        rows = _with_stable_neurons(
+            queries, partial, pending, numerics, StageFailed(f"no orientation of layer {layer} fits the next layer's traces")
+        )
+    except StageFailed:
+        partial.rebuild()
+        return None
+    return rows + _second_chance(queries, partial, rows, pending, numerics, log)
 
 
 def _orientation_by_search(queries, partial, pending, numerics, log):
@@ -714,7 +775,7 @@ def recover_network(
         reasons = []
         # a first-layer hyperplane must bend far out on both sides; only if that fails, on one side suffices
         for one_sided in (False, True):
-            attempt, neurons, stalled = 0, 0, None
+            attempt, neurons, stalled, near_crossings = 0, 0, None, False
             try:
                 while attempt < max_rounds:
                     attempt += 1
@@ -744,6 +805,12 @@ def recover_network(
                         # a round that adds no neuron ends the attempt: more of the same search rarely helps
                         # and an undecided answer should come soon
                         found = sum(log.get("widths", ()))
+                        if attempt > 1 and found <= neurons and not near_crossings and explorer.first_layer:
+                            # one more round first, with lines where thin hypersurfaces hide
+                            near_crossings = True
+                            clock.stage = "searching breakpoints on lines near crossings of first-layer hyperplanes"
+                            explorer.search_near_crossings(CROSSING_LINES)
+                            continue
                         if attempt > 1 and found <= neurons:
                             where = ", ".join(f"{float(v):.4g}" for v in missed.point)
                             stalled = (
