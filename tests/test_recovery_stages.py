@@ -48,7 +48,8 @@ from polyrelu.recovery.control import (
     StageFailed,
     TimeSpent,
 )
-from polyrelu.recovery.driver import _along_text, _Explorer, _families_text, _orientation_by_search
+from polyrelu.recovery.driver import _along_text, _families_text, _orientation_by_search
+from polyrelu.recovery.search_lines import Explorer
 from polyrelu.recovery.families import (
     fix_family,
     formula_family,
@@ -1395,14 +1396,14 @@ def test_lines_near_a_crossing_meet_a_neuron_hidden_around_it():
     """A layer-2 neuron positive only on the diamond ``|x| + |y| < 1/64`` around the crossing of ``x = 0`` and ``y = 0``.
 
     ``f`` bends on the diamond's boundary, which a random line through a window of 64 meets about once in a
-    few thousand. One line of :meth:`_Explorer.search_near_crossings` through the crossing of the two
+    few thousand. One line of :meth:`Explorer.search_near_crossings` through the crossing of the two
     first-layer hyperplanes finds breakpoints on it, exactly on ``|x| + |y| = 1/64``.
     """
     net = ReLUNetwork(
         [[[1, 0], [-1, 0], [0, 1], [0, -1]], [[-1, -1, -1, -1], [1, 0, 2, 0]], [[1, 1]]],
         [[0, 0, 0, 0], [Fraction(1, 64), 0], [0]],
     )
-    explorer = _Explorer(exact_queries(net), 2, None, ExactNumerics(), np.random.default_rng(0))
+    explorer = Explorer(exact_queries(net), 2, None, ExactNumerics(), np.random.default_rng(0))
     explorer.window = Fraction(64)
     explorer.first_layer = [(0, 1, 0), (0, 0, 1)]
     explorer.search_near_crossings(1)

@@ -41,16 +41,13 @@ from ..checks import require_bool, require_callable, require_int, require_real
 from ..domain import Box, DomainLike
 from ..errors import ComplexTooLargeError, RecoveryError
 from ..geometry import Polyhedron
-from ..geometry.linalg import solution_space, span_complement
-from ..geometry.rational import row_value, to_fraction
+from ..geometry.linalg import span_complement
+from ..geometry.rational import to_fraction
 from ..network import ReLUNetwork
 from ..progress import progress_bar
 from ..symmetry import canonical_form, same_function
 from .breakpoints import (
-    breakpoint_at,
-    breakpoints_on_line,
     domain_inequalities,
-    is_breakpoint_along,
 )
 from .completion import basis_vector, complete_families
 from .control import BudgetExhausted, Clock, StageFailed, TimeSpent
@@ -61,7 +58,7 @@ from .first_layer import (
     hyperplanes_crossing,
     partly_bent_hyperplanes,
 )
-from .numerics import numerics_for, vadd, vscale
+from .numerics import numerics_for
 from .oracle import Queries
 from .orientation import apply_flips, orient_layer, orient_with_stable_neurons
 from .output import MissedBreakpoint, fit_output
@@ -70,15 +67,14 @@ from .sampling import (
     check_candidate,
     check_window,
     fresh_points,
-    random_direction,
-    random_point,
     vertex_points,
 )
+from .search_lines import Explorer
 from .tracing import RANKED_WIDTH, drop_deeper, orientations_by_pieces, trace_neuron
 
 __all__ = ["RecoveryResult", "recover_network"]
 
-# search lines near crossings of first-layer hyperplanes before a stalled attempt ends (_Explorer.search_near_crossings)
+# search lines near crossings of first-layer hyperplanes before a stalled attempt ends (Explorer.search_near_crossings)
 CROSSING_LINES = 24
 
 
@@ -185,76 +181,6 @@ def _describe_domain(domain, whole_space=False):
     if whole_space:
         return f"all of R^n0: whole search lines; fresh checks uniform in {text} and out to 2^20 times as far"
     return text
-
-
-class _Explorer:
-    """Search lines and the breakpoints found on them."""
-
-    def __init__(self, queries, n0, domain_rows, numerics, rng):
-        self.queries = queries
-        self.n0 = n0
-        self.rows = domain_rows
-        self.numerics = numerics
-        self.rng = rng
-        self.breakpoints = []
-        self.lines = 0
-        self.window = Fraction(1)
-        self.walks = {}  # what walks along hyperplanes found (first_layer.straight_hyperplane), kept across rounds
-        self.first_layer = []  # the last round's first-layer hyperplanes (rows (b, w)), for search_near_crossings
-        self.vertices = None
-        if domain_rows is not None:
-            self.vertices = Polyhedron(ieqs=domain_rows, ambient_dim=n0).vertices()
-
-    def search(self, point=None, far=False):
-        """One random line, through ``point`` if given; ``far``: through a point ``2^20`` windows out.
-
-        A line far out crosses the unbounded regions only, seeing directions
-        near lines miss: a thin cone where ``f`` is not constant, far out.
-        Its breakpoints do not widen the window of the near lines.
-        """
-        scale = self.window * (1 << 20 if far and self.rows is None else 1)
-        p = point if point is not None else random_point(self.rng, self.n0, self.rows, self.vertices, scale)
-        d = random_direction(self.rng, self.n0)
-        self.lines += 1
-        for t, _, _, a, b in breakpoints_on_line(self.queries, p, d, self.rows, self.numerics):
-            step = vscale(min(t - a, b - t) / 2, d)
-            point = vadd(p, vscale(t, d))
-            bp = breakpoint_at(self.queries, point, step, self.n0, self.numerics)
-            if bp is not None and is_breakpoint_along(self.queries, point, bp.row, self.numerics):
-                self.breakpoints.append(bp)
-                if not far:
-                    self.window = max(self.window, 2 * max(abs(v) for v in bp.point))
-
-    def search_near_crossings(self, count):
-        """``count`` random lines through points near where two first-layer hyperplanes cross, the pairs taken in turn.
-
-        A deeper neuron that bends along first-layer hyperplanes can have its
-        whole hypersurface in a thin sliver around their crossing (the flat
-        ``H_i ∩ H_j``), which random lines seldom meet: in the three-hidden-layer
-        3→4→5→5→1 of ``docs/benchmarks.md`` two layer-2 neurons and a layer-3
-        neuron were met by 1–2 % of random lines and by 4–16 % of these. Each
-        point is uniform along the flat within the window, moved off it by a
-        random step of ``window · shrink²`` (``2^-24`` windows exact, ``2^-12``
-        in float mode, where closer breakpoints drown in noise) so that the
-        line crosses the two hyperplanes apart but passes close enough to meet
-        a small bounded hypersurface around the crossing. The pairs are taken
-        in a random order, again and again until ``count`` lines are drawn;
-        parallel ones, and points outside the domain, are skipped.
-        """
-        rows = self.first_layer
-        pairs = list(itertools.combinations(range(len(rows)), 2))
-        self.rng.shuffle(pairs)
-        for i, j in itertools.islice(itertools.cycle(pairs), count):
-            space = solution_space([rows[i][1:], rows[j][1:]], [-rows[i][0], -rows[j][0]])
-            if space is None:
-                continue
-            point = space.point
-            for v in space.basis:
-                t = Fraction(int(self.rng.integers(-1024, 1025)), 1024) * self.window
-                point = vadd(point, vscale(t / max(abs(x) for x in v), v))
-            point = vadd(point, vscale(self.window * self.numerics.shrink**2, random_direction(self.rng, self.n0)))
-            if self.rows is None or all(row_value(r, point) >= 0 for r in self.rows):
-                self.search(point)
 
 
 def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False, max_cells=1_000_000, walk=False):
@@ -728,7 +654,7 @@ def recover_network(
     queries = Queries(oracle, n0, numerics, max_queries, clock)
     rng = np.random.default_rng(seed)
     checker = rng.spawn(1)[0]  # fresh points independent of the search
-    explorer = _Explorer(queries, n0, domain_rows, numerics, rng)
+    explorer = Explorer(queries, n0, domain_rows, numerics, rng)
     started = time.perf_counter()
     rounds = 0
     log: dict[str, Any] = {}  # per round: undetermined traces, widths reached
