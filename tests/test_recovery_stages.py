@@ -49,7 +49,6 @@ from polyrelu.recovery.control import (
     TimeSpent,
 )
 from polyrelu.recovery.driver import _along_text, _families_text, _orientation_by_search
-from polyrelu.recovery.search_lines import Explorer
 from polyrelu.recovery.families import (
     fix_family,
     formula_family,
@@ -79,6 +78,7 @@ from polyrelu.recovery.oracle import Queries, answer_precision
 from polyrelu.recovery.orientation import apply_flips, orient_layer
 from polyrelu.recovery.output import fit_output
 from polyrelu.recovery.partial import PartialNetwork
+from polyrelu.recovery.search_lines import Explorer
 from polyrelu.recovery.tracing import drop_deeper, orientations_by_pieces, trace_neuron
 
 FAST = settings(max_examples=30, deadline=None, derandomize=True, database=None)
