@@ -46,9 +46,7 @@ from ..geometry.rational import to_fraction
 from ..network import ReLUNetwork
 from ..progress import progress_bar
 from ..symmetry import canonical_form, same_function
-from .breakpoints import (
-    domain_inequalities,
-)
+from .breakpoints import domain_inequalities
 from .completion import basis_vector, complete_families
 from .control import BudgetExhausted, Clock, StageFailed, TimeSpent
 from .families import fix_family, merge_families, on_pieces
@@ -422,7 +420,8 @@ def _stable_neurons_by_skip_traces(queries, partial, pending, numerics, log):
     :func:`_orientation_by_search` finds none. Traced over the skip features
     instead (orientation-free, :func:`_with_stable_neurons`), the formulas
     show the orientation and the missing neurons. Returns the next layer's
-    rows with its second chance (:func:`_second_chance`), or None.
+    rows with its second chance (:func:`_second_chance`), or None, after
+    which the round ends (``partial`` is left with the skip features).
     """
     partial.rebuild()
     layer = len(partial.layers)
@@ -431,7 +430,6 @@ def _stable_neurons_by_skip_traces(queries, partial, pending, numerics, log):
             queries, partial, pending, numerics, StageFailed(f"no orientation of layer {layer} fits the next layer's traces")
         )
     except StageFailed:
-        partial.rebuild()
         return None
     return rows + _second_chance(queries, partial, rows, pending, numerics, log)
 
@@ -731,13 +729,13 @@ def recover_network(
                         # a round that adds no neuron ends the attempt: more of the same search rarely helps
                         # and an undecided answer should come soon
                         found = sum(log.get("widths", ()))
-                        if attempt > 1 and found <= neurons and not near_crossings and explorer.first_layer:
-                            # one more round first, with lines where thin hypersurfaces hide
-                            near_crossings = True
-                            clock.stage = "searching breakpoints on lines near crossings of first-layer hyperplanes"
-                            explorer.search_near_crossings(CROSSING_LINES)
-                            continue
                         if attempt > 1 and found <= neurons:
+                            if not near_crossings and explorer.first_layer:
+                                # one more round first, with lines where thin hypersurfaces hide
+                                near_crossings = True
+                                clock.stage = "searching breakpoints on lines near crossings of first-layer hyperplanes"
+                                explorer.search_near_crossings(CROSSING_LINES)
+                                continue
                             where = ", ".join(f"{float(v):.4g}" for v in missed.point)
                             stalled = (
                                 f"round {rounds} added no neuron to the {found} of widths {log.get('widths', ())} found while "
