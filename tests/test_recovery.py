@@ -282,6 +282,7 @@ def test_the_seed_0_gaussian_benchmark_network_gives_the_same_function():
 # formula down before layer 1 is oriented, so its orientations are searched. In the last (from the sample of deep
 # networks) no layer-3 hypersurface crosses enough regions to pin its formula before layer 2 (five neurons, one
 # more than the exhaustive search takes) is oriented: the pieces traced unoriented rank its orientations.
+# The eighth and ninth were undecided until the output fit read families and stably active neurons together.
 GAUSSIAN_CASES = [
     ((2, 6, 2, 2), 471357, False),
     ((3, 2, 3, 1), 105724, True),
@@ -290,8 +291,8 @@ GAUSSIAN_CASES = [
     ((2, 3, 6, 2), 209416, True),
     ((2, 6, 3, 2), 628347, True),
     ((2, 3, 3, 1), 10, True),
-    ((2, 3, 3, 1), 18, False),
-    ((3, 4, 3, 1), 3, False),
+    ((2, 3, 3, 1), 18, True),
+    ((3, 4, 3, 1), 3, True),
     ((2, 3, 2, 3, 1), 5, False),
     ((3, 2, 3, 2), 358750, True),
     ((2, 5, 5, 4, 1), 190204, True),
@@ -299,8 +300,8 @@ GAUSSIAN_CASES = [
 
 
 def test_an_undecided_answer_names_the_neurons_a_hypersurface_never_crosses():
-    # TPIC fails in this network: layer-2 neurons (2, 0) and (2, 2) never meet some layer-1 zero sets
-    net = _gaussian((2, 3, 3, 1), 18)
+    # TPIC fails in this network: layer-2 hypersurfaces never meet some layer-1 zero sets
+    net = _gaussian((2, 3, 3, 1), 57)
     result = recover_network(network_oracle(net), 2)
     assert result.status == "undecided"
     named = re.findall(r"\((1), (\d)\) \((\d+)", result.reason.split("never cross the zero sets of the recovered neurons")[1])

@@ -150,3 +150,21 @@ def test_a_stable_middle_layer_neuron_found_when_the_orientation_search_explains
     assert result.status == "recovered", result.reason
     assert same_function(result.network, net)
     assert [layer for layer, _ in stably_active(result.network)].count(2) >= 1
+
+
+def test_a_stable_last_layer_neuron_beside_families_is_added():
+    """A random N(0, 1) 2→5→3→4→1 network (the deep sample's seed 358750): layer-3 neuron 0 positive everywhere.
+
+    The traced layer-3 neurons are families (their hypersurfaces miss some layer-2 zero sets), so the output
+    must complete them; it also reads the positive neuron past the features. Either fit alone fails ("no
+    orientation of the neurons whose hypersurface misses a previous-layer neuron fits f", undecided before);
+    fitted together over the skip features and the families' columns, the network comes back.
+    """
+    widths, rng = (2, 5, 3, 4, 1), np.random.default_rng(358750)
+    net = ReLUNetwork(
+        [rng.standard_normal((b, a)) for a, b in itertools.pairwise(widths)], [rng.standard_normal(b) for b in widths[1:]]
+    )
+    assert (3, 0) in stably_active(net)
+    result = recover_network(network_oracle(net), 2, max_seconds=120)
+    assert result.status == "recovered", result.reason
+    assert same_function(result.network, net)

@@ -132,6 +132,18 @@ def apply_flips(partial, flips):
 def orient_with_stable_neurons(partial, vectors, failure):
     """Orient the last layer and add the neurons it needs that are positive on the whole domain; the rows read over it.
 
+    :func:`stable_orientation`, applied: the last layer is flipped and the
+    neurons are appended to it.
+    """
+    flips, neurons, out = stable_orientation(partial, vectors, failure)
+    apply_flips(partial, flips)
+    partial.layers[-1] = partial.layers[-1] + neurons
+    return out
+
+
+def stable_orientation(partial, vectors, failure, fixed=None):
+    """The last layer's flips and the neurons positive on the whole domain it needs; the rows read over it.
+
     A neuron ``s = Σ_k a_k relu(y_k) + b`` of the last known layer (``y`` the
     layer before it) that is positive on the whole domain never bends ``f``:
     no trace finds it, yet the next layer (or the output) reads ``v s``, a
@@ -159,16 +171,22 @@ def orient_with_stable_neurons(partial, vectors, failure):
         layer's formulas.
     failure : StageFailed
         Why :func:`orient_layer` failed; raised again when this fails too.
+    fixed : dict, optional
+        Neuron -> flip, for neurons whose orientation is decided elsewhere
+        (a family's side, :func:`~polyrelu.recovery.output._fit_with_families`).
 
     Returns
     -------
-    list of (w, β)
-        The rows over the last layer, flipped, with its added neurons
-        (``partial.layers[-1]`` is changed so).
+    flips : list of bool
+    neurons : list of (w, b)
+        The neurons to append to the last layer, over the layer before it.
+    rows : list of (w, β)
+        The rows over the last layer, flipped, with the added neurons.
     """
     n = len(partial.layers[-1])
+    fixed = fixed or {}
     # float mode completes no neuron from a fit (a least-squares fit explains anything)
-    if not partial.skip or not partial.numerics.max_families or n > MAX_STABLE_FLIPS:
+    if not partial.skip or not partial.numerics.max_families or n - len(fixed) > MAX_STABLE_FLIPS:
         raise failure
     if any(i not in partial.basis for i in range(n)):
         raise failure
@@ -196,6 +214,8 @@ def orient_with_stable_neurons(partial, vectors, failure):
     layer = partial.layers[-1]
     best = None
     for flips in itertools.product((0, 1), repeat=n):
+        if any(flips[i] != flip for i, flip in fixed.items()):
+            continue
         partial.clock.check()
         skips = []
         for full in fits:
@@ -229,9 +249,7 @@ def orient_with_stable_neurons(partial, vectors, failure):
         if x is None:
             raise failure
         out.append((tuple(full[:n]) + tuple(x[:-1]), x[-1]))
-    apply_flips(partial, [bool(t) for t in flips])
-    partial.layers[-1] = partial.layers[-1] + neurons
-    return out
+    return [bool(t) for t in flips], neurons, out
 
 
 def _minimum(partial, regions, relus, g):

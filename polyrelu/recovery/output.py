@@ -27,7 +27,7 @@ from .breakpoints import side_map
 from .control import MissedBreakpoint, StageFailed
 from .families import sign_rows, solve_rows
 from .numerics import vadd, vscale
-from .orientation import apply_flips, orient_layer, orient_with_stable_neurons
+from .orientation import apply_flips, orient_layer, stable_orientation
 from .partial import direction_map
 
 __all__ = []
@@ -66,39 +66,19 @@ def fit_output(queries, partial, numerics):
         return [(tuple(A[j]), c[j]) for j in range(m)], 1
     targets = [[(maps[R.id][1][j], *maps[R.id][0][j]) for R in regions] for j in range(m)]
     families, relus = _output_families(partial, regions)
-    if families:
-        return _fit_with_families(partial, regions, targets, families, relus), len(regions)
-    vectors = []
     try:
+        if families:
+            return _fit_with_families(partial, regions, targets, families, relus), len(regions)
+        vectors = []
         for j in range(m):
             blocks = [(partial.reduced(R), t) for R, t in zip(regions, targets[j])]
             vectors.append(numerics.fit(blocks, regions))
         flips, rows, _ = orient_layer(partial, vectors)
     except (StageFailed, MissedBreakpoint) as failure:
         # a last-layer neuron positive on the whole domain is read by the output only, past the features
-        return _fit_with_stable_neurons(partial, regions, targets, failure), len(regions)
+        return _fit_with_families(partial, regions, targets, families, relus, failure), len(regions)
     apply_flips(partial, flips)
     return rows, len(regions)
-
-
-def _fit_with_stable_neurons(partial, regions, targets, failure):
-    """The output rows when no orientation fits, or no fit: refitted over the previous layer's outputs too.
-
-    See :func:`~polyrelu.recovery.orientation.orient_with_stable_neurons`;
-    ``failure`` (a :class:`StageFailed`, or the :class:`MissedBreakpoint`
-    that sends the search where ``f`` bends beyond the known neurons) is
-    raised again when this does not explain ``f`` either.
-    """
-    if len(partial.layers) < 2 or not partial.numerics.max_families:  # float mode completes no neuron from a fit
-        raise failure
-    partial.use_features(skip=True)
-    vectors = []
-    for target in targets:
-        x = partial.numerics.fit([(partial.reduced(R), t) for R, t in zip(regions, target)], regions, locate=False)
-        if x is None:
-            raise failure
-        vectors.append(x)
-    return orient_with_stable_neurons(partial, vectors, failure)
 
 
 def _output_families(partial, regions):
@@ -124,8 +104,8 @@ def _output_families(partial, regions):
     return families, relus
 
 
-def _fit_with_families(partial, regions, targets, families, relus):
-    """The output fit when last-layer neurons are families (:func:`~polyrelu.recovery.tracing.trace_neuron`).
+def _fit_with_families(partial, regions, targets, families, relus, failure=None):
+    """The output fit when last-layer neurons are families (:func:`~polyrelu.recovery.tracing.trace_neuron`), or positive everywhere.
 
     Where family ``j`` is active the output reads ``v_j (z_j + Σ Δ_k d_k)``
     with the free directions ``d_k``: columns ``[j on]·d_k`` whose
@@ -135,14 +115,28 @@ def _fit_with_families(partial, regions, targets, families, relus):
     corrected neurons must keep their signs on every region
     (:func:`_corrected_layer`, which also re-chooses the directions the output
     never sees).
+
+    With ``failure`` (what the fit without them raised: a
+    :class:`StageFailed`, or the :class:`MissedBreakpoint` that sends the
+    search where ``f`` bends beyond the known neurons), the output may also
+    read last-layer neurons positive on the whole domain, which no trace
+    finds: the fit is over the skip features too, the orientation is
+    :func:`~polyrelu.recovery.orientation.stable_orientation`'s with each
+    family's side fixed, and the neurons it adds join the layer. ``failure``
+    is raised again when that does not explain ``f`` either.
     """
     numerics = partial.numerics
+    stable = failure is not None
+    if stable and (len(partial.layers) < 2 or not numerics.max_families):  # float mode completes no neuron from a fit
+        raise failure
     if not numerics.max_families:
         raise StageFailed(f"{numerics.name} does not recover neurons whose hypersurface misses a previous-layer neuron (TPIC fails)")
     if len(families) > numerics.max_families:
-        raise StageFailed(
-            f"{len(families)} neurons whose hypersurface misses a previous-layer neuron: at most {numerics.max_families} are oriented by search"
-        )
+        message = f"{len(families)} neurons whose hypersurface misses a previous-layer neuron: at most {numerics.max_families} are oriented by search"
+        raise failure if stable else StageFailed(message)
+    if stable:
+        partial.use_features(skip=True)
+    size = len(partial.basis)
     zero = (Fraction(0),) * (partial.n0 + 1)
     order = sorted(families)
     first, fitted = None, False
@@ -163,17 +157,30 @@ def _fit_with_families(partial, regions, targets, families, relus):
             vectors.append(x)
         else:
             fitted = True
-            # the columns can be dependent (a family active almost everywhere): the orientation picks the solution
-            null = partial.numerics.nullspace([row for F, _ in blocks for row in F], len(vectors[0]))
             try:
-                flips, rows, moved = orient_layer(partial, vectors, fixed=side, null=null)
+                if stable:
+                    flips, neurons, rows = stable_orientation(partial, [v[:size] for v in vectors], failure, fixed=side)
+                    moved = vectors
+                else:
+                    # the columns can be dependent (a family active almost everywhere): the orientation picks the solution
+                    null = partial.numerics.nullspace([row for F, _ in blocks for row in F], len(vectors[0]))
+                    flips, rows, moved = orient_layer(partial, vectors, fixed=side, null=null)
+                    neurons = []
             except StageFailed:
                 continue
-            products = [v[len(partial.basis) :] for v in moved]
-            corrected = _corrected_layer(partial, regions, relus, flips, rows, products, cols)
+            original = partial.layers[-1]
+            partial.layers[-1] = original + neurons
+            flips = [*flips, *[False] * len(neurons)]
+            if not families:  # positive neurons only: nothing to complete
+                apply_flips(partial, flips)
+                return rows
+            corrected = _corrected_layer(partial, regions, relus, flips, rows, [v[size:] for v in moved], cols)
             if corrected is not None:
                 partial.layers[-1], rows = corrected
                 return rows
+            partial.layers[-1] = original
+    if stable:
+        raise failure
     if not fitted:
         numerics.fit(first, regions)  # raises MissedBreakpoint where f bends beyond the known neurons
     raise StageFailed("no orientation of the neurons whose hypersurface misses a previous-layer neuron fits f")
