@@ -1276,6 +1276,43 @@ def test_a_family_the_next_layer_does_not_read_stays_open():
     assert "completed" not in log
 
 
+def _output_family_net(w, reads=1):
+    """:func:`_family_net` with a third hidden layer ``u = reads relu(y1) + relu(y2) - 1/2``; ``f = relu(u)``.
+
+    ``relu(y1) >= 1`` where ``x1 > 2``, so ``u`` is on there and its zero set runs elsewhere: no layer-3 piece
+    shows ``y1``'s weight ``w`` on ``relu(x1 - 2)``; only ``f`` does, where ``x1 > 2`` (if ``u`` reads ``y1``).
+    """
+    h = Fraction(1, 2)
+    return ReLUNetwork(
+        [[[1, 0], [0, 1], [1, 0]], [[1, h, w], [Fraction(-1, 3), 1, 1]], [[reads, 1]], [[1]]],
+        [[0, 0, -2], [-1, -h], [-h], [0]],
+    )
+
+
+@pytest.mark.parametrize("w", [1, 3, Fraction(1, 2)])
+@pytest.mark.parametrize("flip", [False, True])
+def test_the_output_fit_completes_a_family_of_the_layer_before_the_last(w, flip):
+    # layers 1-3 known, y1 picked from its family with the wrong weight 0, u possibly with the wrong sign: the
+    # plain output fit fails (f reads y1's true weight where x1 > 2), the fit over the products [u on]·[y1 on]·
+    # relu(x1 - 2) reads v·w beside v, and y1 becomes the true neuron; the output then fits exactly
+    net, member = _output_family_net(w), _output_family_net(0)
+    partial = partial_with([layer_rows(member, 0), layer_rows(member, 1), flipped(layer_rows(member, 2), [flip])])
+    partial.free[1, 0] = (((0, 0, 1), 0),)
+    rows, _ = fit_output(exact_queries(net), partial, ExactNumerics())
+    assert partial.layers[1] == layer_rows(net, 1) and partial.free == {}
+    assert partial.layers[2] == layer_rows(net, 2) and rows == layer_rows(net, 3)
+
+
+def test_a_family_nothing_reads_stays_open():
+    # u reads relu(y2) only: f never shows y1's free weight, the output fits with y1 as picked
+    net, member = _output_family_net(3, reads=0), _output_family_net(0, reads=0)
+    partial = partial_with([layer_rows(member, 0), layer_rows(member, 1), layer_rows(member, 2)])
+    partial.free[1, 0] = (((0, 0, 1), 0),)
+    rows, _ = fit_output(exact_queries(net), partial, ExactNumerics())
+    assert partial.layers[1] == layer_rows(member, 1) and partial.free == {(1, 0): (((0, 0, 1), 0),)}
+    assert rows == layer_rows(net, 3)
+
+
 @pytest.mark.parametrize("flips", [(False, False), (True, False), (True, True)])
 def test_the_orientation_search_keeps_the_layer_its_traces_completed(flips):
     # layer 2 unoriented (provisional signs ``flips``), y1 a wrong family member: the search finds the orientation

@@ -304,9 +304,10 @@ def _families_text(log, stage):
 
     A member of a family (:func:`_second_chance`) has the neuron's signs but
     not necessarily its weights on the previous layer's neurons it never
-    crosses. Only the output fit completes a family, of the last layer; one
-    below it, or of the last layer while the next is traced (``stage``), is
-    left as picked, and a wrong pick makes the next layer's pieces inconsistent.
+    crosses. The output fit completes a family of the last layer, and one
+    of the layer before it where the output reads what its traces did not
+    show; a wrong pick anywhere else makes the next layer's pieces
+    inconsistent, and when the output fit fails it is a suspect too.
     """
     last = len(log.get("widths", ())) - (1 if stage.startswith("fitting the output") else 0)
     inner = [(layer + 1, i) for layer, i in log.get("families", ()) if layer < last]

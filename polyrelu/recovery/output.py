@@ -75,10 +75,97 @@ def fit_output(queries, partial, numerics):
             vectors.append(numerics.fit(blocks, regions))
         flips, rows, _ = orient_layer(partial, vectors)
     except (StageFailed, MissedBreakpoint) as failure:
-        # a last-layer neuron positive on the whole domain is read by the output only, past the features
-        return _fit_with_families(partial, regions, targets, families, relus, failure), len(regions)
+        try:
+            # a last-layer neuron positive on the whole domain is read by the output only, past the features
+            return _fit_with_families(partial, regions, targets, families, relus, failure), len(regions)
+        except (StageFailed, MissedBreakpoint):
+            if families or not _complete_inner_families(partial, regions, targets):
+                raise
+        partial.rebuild()
+        return fit_output(queries, partial, numerics)  # once more: the completed directions left ``partial.free``
     apply_flips(partial, flips)
     return rows, len(regions)
+
+
+def _complete_inner_families(partial, regions, targets):
+    """Complete the families of the layer before the last from the output's fit over product columns; whether any was.
+
+    A neuron ``z_j`` of the layer before the last picked from a family has
+    the right signs but possibly wrong weights along its free directions
+    ``d_k``: every reader sees ``relu(z_j + Σ θ_k d_k)``, i.e. the columns
+    ``X_jk = [z_j on]·d_k`` beside ``relu(z_j)``. When the last layer's traces
+    never cross where ``z_j`` is on, nothing there shows ``θ``; the output
+    does, where a last-layer neuron ``i`` reading ``z_j`` (weight ``w_ij``) is
+    on too. The fit is over the skip features and, per reader, the columns
+    ``[ẑ_i > 0]·X_jk`` and ``[ẑ_i <= 0]·X_jk``: the true neuron is on on one
+    side, where the output reads ``v_i w_ij θ_k`` (``-v_i w_ij θ_k`` on the
+    side ``ẑ_i <= 0``, since ``relu(-z) = relu(z) - z``) beside ``v_i``, and
+    nothing on the other. A step is kept when the fit determines it (no null
+    direction moves those coefficients), a reader shows it on one side only,
+    and every reader gives the same ``θ_k``; the neuron becomes
+    ``z_j + Σ θ_k d_k`` and the directions so fixed leave ``partial.free``.
+    The caller rebuilds and fits again.
+    """
+    last = len(partial.layers) - 1
+    numerics = partial.numerics
+    inner = [(j, k, d) for (layer, j), directions in sorted(partial.free.items()) if layer == last - 1 for k, d in enumerate(directions)]
+    if last < 1 or not inner or not numerics.max_families:
+        return False
+    partial.use_features(skip=True)
+    n = len(partial.layers[-1])
+    position = {col: p for p, col in enumerate(partial.basis)}
+    if any(i not in position for i in range(n)):
+        return False
+    zero = (Fraction(0),) * (partial.n0 + 1)
+    columns = {}
+    for R in regions:
+        below = partial.layer_relu(R, last - 2)
+        for j, k, d in inner:
+            if R.signs[partial.offset - len(partial.layers[-2]) + j] <= 0:
+                continue
+            X = direction_map(below, d)
+            for i in range(n):
+                if partial.layers[-1][i][0][j]:
+                    columns.setdefault((i, j, k, R.signs[partial.offset + i] > 0), {})[R.id] = X
+    products = sorted(key for key, maps in columns.items() if any(any(X) for X in maps.values()))
+    rows = {
+        R.id: [(*F_row, *(columns[key].get(R.id, zero)[r] for key in products)) for r, F_row in enumerate(partial.reduced(R))]
+        for R in regions
+    }
+    null = numerics.nullspace([row for R in regions for row in rows[R.id]], len(partial.basis) + len(products))
+    read = {}  # (i, j, k) -> (v_i, the product on each side)
+    for out, target in enumerate(targets):
+        x = numerics.fit([(rows[R.id], t) for R, t in zip(regions, target)], regions, locate=False)
+        if x is None:
+            return False
+        for p, (i, j, k, on) in enumerate(products, start=len(partial.basis)):
+            determined = not any(z[position[i]] or z[p] for z in null)
+            read.setdefault((out, i, j, k), [x[position[i]], {}])[1][on] = x[p] if determined else None
+    steps = {}
+    for (_, i, j, k), (v, sides) in read.items():
+        if None in sides.values() or not v:
+            continue
+        shown = [(1 if on else -1) * gamma for on, gamma in sides.items() if gamma]
+        if len(shown) != 1:
+            continue  # nothing shown, or on both sides: a neuron positive everywhere reads it too
+        theta = shown[0] / (v * partial.layers[-1][i][0][j])
+        if steps.setdefault((j, k), theta) != theta:
+            return False
+    if not steps:
+        return False
+    layer = partial.layers[-2]
+    for j, k, (dw, db) in inner:
+        if (j, k) in steps:
+            w, b = layer[j]
+            layer[j] = (vadd(w, vscale(steps[j, k], dw)), b + steps[j, k] * db)
+    for j in {j for j, _ in steps}:
+        rest = tuple(d for k, d in enumerate(partial.free[last - 1, j]) if (j, k) not in steps)
+        if rest:
+            partial.free[last - 1, j] = rest
+        else:
+            del partial.free[last - 1, j]
+    return True
+
 
 
 def _output_families(partial, regions):

@@ -160,11 +160,16 @@ class PartialNetwork:
 
     def previous_relu(self, region):
         """``relu(y_k)`` of the layer ``y`` before the last on a region: affine maps ``(constant, *linear)``."""
-        last = len(self.layers) - 1
-        width = len(self.layers[-2])
-        G, g = self.net.pre_activation_maps(region.signs)[last - 1]
+        return self.layer_relu(region, len(self.layers) - 2)
+
+    def layer_relu(self, region, layer):
+        """``relu`` of hidden layer ``layer`` (0-based, known) on a region: affine maps ``(constant, *linear)``; ``x`` itself for ``-1``."""
+        if layer < 0:
+            return [tuple(Fraction(int(k == i + 1)) for k in range(self.n0 + 1)) for i in range(self.n0)]
+        G, g = self.net.pre_activation_maps(region.signs)[layer]
+        offset = sum(len(known) for known in self.layers[:layer])
         zero = (Fraction(0),) * (self.n0 + 1)
-        return [(g[i], *G[i]) if region.signs[self.offset - width + i] > 0 else zero for i in range(width)]
+        return [(g[i], *G[i]) if region.signs[offset + i] > 0 else zero for i in range(len(g))]
 
     def reduced(self, region):
         F = self.features(region)
