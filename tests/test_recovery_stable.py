@@ -23,6 +23,7 @@ from polyrelu import (
 from polyrelu.examples import generic_network
 from polyrelu.geometry.rational import row_value
 from polyrelu.recovery import orientation
+from polyrelu.recovery.control import StageFailed
 from polyrelu.recovery.numerics import ExactNumerics
 from polyrelu.recovery.oracle import Queries
 from polyrelu.recovery.output import fit_output
@@ -78,6 +79,35 @@ def test_the_output_fit_adds_one_neuron_for_a_rank_one_skip():
         for v in R.polyhedron.vertices():
             y = [max(row_value((b, *w), v), 0) for w, b in first]
             assert sum(a * h for a, h in zip(added[0], y)) + added[1] >= 1
+
+
+@pytest.mark.parametrize("fixed", [{0: True}, {0: True, 1: False}, {1: True, 2: True}])
+def test_the_stable_orientation_keeps_the_flips_fixed_elsewhere(fixed):
+    """A family's side fixes its flip (``docs/recovery.md``): the orientation honours it, and still computes ``f``.
+
+    With a stable neuron the orientation is no longer forced (it absorbs the flip terms), so any fixed flips
+    can be met; the rows over the flipped layer and the added neuron reproduce the output's fit on every region.
+    """
+    net = with_stable_neuron(generic_network((2, 3, 3, 2), seed=1), 2)
+    rows = [[(tuple(w), b) for w, b in zip(W, bias)] for W, bias in zip(net.weights, net.biases)]
+    partial = PartialNetwork(2, None, ExactNumerics())
+    partial.layers.extend([rows[0], rows[1][:-1]])
+    partial.rebuild()
+    partial.use_features(skip=True)
+    regions = partial.complex.regions()
+    fits = []
+    for j in range(2):
+        blocks = []
+        for R in regions:
+            A, c = net.affine_map(net.signs(R.relative_interior_point()))
+            blocks.append((partial.reduced(R), (c[j], *A[j])))
+        fits.append(ExactNumerics().fit(blocks, regions, locate=False))
+    flips, neurons, out = orientation.stable_orientation(partial, fits, StageFailed("no fit"), fixed=fixed)
+    assert all(flips[i] == flip for i, flip in fixed.items())
+    orientation.apply_flips(partial, flips)
+    layers = [partial.layers[0], partial.layers[1] + neurons, out]
+    rebuilt = ReLUNetwork([[list(w) for w, _ in layer] for layer in layers], [[b for _, b in layer] for layer in layers])
+    assert same_function(rebuilt, net).equal
 
 
 @pytest.mark.parametrize(
