@@ -198,3 +198,21 @@ def test_a_stable_last_layer_neuron_beside_families_is_added():
     result = recover_network(network_oracle(net), 2, max_seconds=120)
     assert result.status == "recovered", result.reason
     assert same_function(result.network, net)
+
+
+def test_a_neuron_read_only_by_stable_neurons_is_oriented_by_the_output():
+    """A random N(0, 1) 2→4→3→3→1 network (the deep sample's seed 904704): layer-3 neurons 0 and 1 positive everywhere.
+
+    The one traced layer-3 neuron gives layer-2 neuron 1 no weight, so its orientation was chosen freely when
+    layer 2 was oriented; the stable neurons read it, and the output fit over the skip features explains ``f``
+    only in its true orientation (undecided before: "f bends ... where none of them does" while fitting the
+    output). The output fit now tries the flips of such unread neurons.
+    """
+    widths, rng = (2, 4, 3, 3, 1), np.random.default_rng(904704)
+    net = ReLUNetwork(
+        [rng.standard_normal((b, a)) for a, b in itertools.pairwise(widths)], [rng.standard_normal(b) for b in widths[1:]]
+    )
+    assert {(3, 0), (3, 1)} <= set(stably_active(net))
+    result = recover_network(network_oracle(net), 2, max_seconds=120)
+    assert result.status == "recovered", result.reason
+    assert same_function(result.network, net)

@@ -56,8 +56,13 @@ def _region_map(queries, partial, region, numerics):
     return found
 
 
-def fit_output(queries, partial, numerics):
-    """The output layer (and the last hidden layer's orientation) from ``f`` on every region; regions checked."""
+def fit_output(queries, partial, numerics, retry=True):
+    """The output layer (and the last hidden layer's orientation) from ``f`` on every region; regions checked.
+
+    When no fit explains ``f`` and ``retry``: a family of the layer before the last completed from the output
+    (:func:`_complete_inner_families`), or the neurons of that layer that no last-layer neuron reads flipped
+    (:func:`_unread_orientations`), and the fit tried again.
+    """
     regions = partial.complex.regions() if partial.complex is not None else [None]
     maps = {None if R is None else R.id: _region_map(queries, partial, R, numerics) for R in regions}
     m = queries.output_dim
@@ -79,12 +84,50 @@ def fit_output(queries, partial, numerics):
             # a last-layer neuron positive on the whole domain is read by the output only, past the features
             return _fit_with_families(partial, regions, targets, families, relus, failure), len(regions)
         except (StageFailed, MissedBreakpoint):
-            if families or not _complete_inner_families(partial, regions, targets):
+            if not retry:
                 raise
-        partial.rebuild()
-        return fit_output(queries, partial, numerics)  # once more: the completed directions left ``partial.free``
+            if not families and _complete_inner_families(partial, regions, targets):
+                partial.rebuild()
+                return fit_output(queries, partial, numerics)  # once more: the completed directions left ``partial.free``
+            before = partial.layers[-2]
+            for flips in _unread_orientations(partial):
+                partial.layers[-2] = [(tuple(-v for v in w), -b) if flip else (w, b) for (w, b), flip in zip(before, flips)]
+                partial.rebuild()
+                try:
+                    return fit_output(queries, partial, numerics, retry=False)
+                except (StageFailed, MissedBreakpoint):
+                    partial.layers[-2] = before
+            raise
     apply_flips(partial, flips)
     return rows, len(regions)
+
+
+# neurons of the layer before the last whose orientations the output fit searches (2^k - 1 more fits)
+MAX_UNREAD_FLIPS = 3
+
+
+def _unread_orientations(partial):
+    """Flips of the neurons of the layer before the last that no last-layer neuron reads, other than none.
+
+    Such a neuron's orientation was chosen when the last layer was traced,
+    freely (no traced formula weighs it), yet something reads it: a
+    last-layer neuron positive on the whole domain, which the output fit
+    adds. That neuron reads ``relu(z_j)`` or ``relu(-z_j) = relu(z_j) - z_j``,
+    and only the right one lies in the skip features; the last layer's rows
+    stay valid under either (their weight on ``z_j`` is zero). At most
+    :data:`MAX_UNREAD_FLIPS` neurons are searched.
+    """
+    if len(partial.layers) < 2 or not partial.numerics.max_families:
+        return []
+    width = len(partial.layers[-2])
+    unread = [j for j in range(width) if not any(w[j] for w, _ in partial.layers[-1])]
+    if not unread or len(unread) > MAX_UNREAD_FLIPS:
+        return []
+    return [
+        tuple(j in chosen for j in range(width))
+        for size in range(1, len(unread) + 1)
+        for chosen in itertools.combinations(unread, size)
+    ]
 
 
 def _complete_inner_families(partial, regions, targets):
