@@ -44,6 +44,14 @@ def with_stable_neuron(net, layer):
     return ReLUNetwork(Ws, bs)
 
 
+def gaussian_network(widths, seed):
+    """A random N(0, 1) network as the deep sample draws it (``benchmarks/survey_recovery.py``)."""
+    rng = np.random.default_rng(seed)
+    return ReLUNetwork(
+        [rng.standard_normal((b, a)) for a, b in itertools.pairwise(widths)], [rng.standard_normal(b) for b in widths[1:]]
+    )
+
+
 def stably_active(net):
     """The hidden neurons ``(layer, index)`` positive on every region of the canonical complex."""
     regions = canonical_complex(net).regions()
@@ -154,10 +162,7 @@ def test_a_wrong_bias_for_the_added_neuron_is_caught(monkeypatch):
 @pytest.mark.slow
 def test_a_random_network_of_the_deep_sample_with_a_stable_last_layer_neuron():
     """A random N(0, 1) 3→6→3→4→1 network whose fourth layer-3 neuron is positive everywhere: undecided before."""
-    widths, rng = (3, 6, 3, 4, 1), np.random.default_rng(447701)
-    net = ReLUNetwork(
-        [rng.standard_normal((b, a)) for a, b in itertools.pairwise(widths)], [rng.standard_normal(b) for b in widths[1:]]
-    )
+    net = gaussian_network((3, 6, 3, 4, 1), 447701)
     assert stably_active(net) == [(3, 3)]
     result = recover_network(network_oracle(net), 3, max_seconds=120)
     assert result.status == "recovered", result.reason
@@ -171,10 +176,7 @@ def test_a_stable_middle_layer_neuron_found_when_the_orientation_search_explains
     the layer-3 traces inconsistent (they read layer 1 past layer 2): the search explains no neuron. Tracing
     over the skip features, which need no orientation, finds the neuron; before, recovery stalled there.
     """
-    widths, rng = (3, 5, 4, 3, 1), np.random.default_rng(105219)
-    net = ReLUNetwork(
-        [rng.standard_normal((b, a)) for a, b in itertools.pairwise(widths)], [rng.standard_normal(b) for b in widths[1:]]
-    )
+    net = gaussian_network((3, 5, 4, 3, 1), 105219)
     assert (2, 0) in stably_active(net)
     result = recover_network(network_oracle(net), 3, max_seconds=120)
     assert result.status == "recovered", result.reason
@@ -190,10 +192,7 @@ def test_a_stable_last_layer_neuron_beside_families_is_added():
     orientation of the neurons whose hypersurface misses a previous-layer neuron fits f", undecided before);
     fitted together over the skip features and the families' columns, the network comes back.
     """
-    widths, rng = (2, 5, 3, 4, 1), np.random.default_rng(358750)
-    net = ReLUNetwork(
-        [rng.standard_normal((b, a)) for a, b in itertools.pairwise(widths)], [rng.standard_normal(b) for b in widths[1:]]
-    )
+    net = gaussian_network((2, 5, 3, 4, 1), 358750)
     assert (3, 0) in stably_active(net)
     result = recover_network(network_oracle(net), 2, max_seconds=120)
     assert result.status == "recovered", result.reason
@@ -208,10 +207,7 @@ def test_a_neuron_read_only_by_stable_neurons_is_oriented_by_the_output():
     only in its true orientation (undecided before: "f bends ... where none of them does" while fitting the
     output). The output fit now tries the flips of such unread neurons.
     """
-    widths, rng = (2, 4, 3, 3, 1), np.random.default_rng(904704)
-    net = ReLUNetwork(
-        [rng.standard_normal((b, a)) for a, b in itertools.pairwise(widths)], [rng.standard_normal(b) for b in widths[1:]]
-    )
+    net = gaussian_network((2, 4, 3, 3, 1), 904704)
     assert {(3, 0), (3, 1)} <= set(stably_active(net))
     result = recover_network(network_oracle(net), 2, max_seconds=120)
     assert result.status == "recovered", result.reason

@@ -21,7 +21,6 @@ import functools
 from fractions import Fraction
 
 from .first_layer import explained_by
-from .numerics import vadd, vscale
 from .tracing import drop_deeper, trace_neuron
 
 __all__ = []
@@ -54,24 +53,13 @@ def complete_families(queries, partial, rows, pending, numerics, log):
     if not numerics.max_families or not any(layer == last for layer, _ in partial.free):
         return False
     partial.use_features(oriented=True, products=True)
-    products = partial.products
     try:
         steps = _completing_steps(queries, partial, rows, pending, numerics, log)
     finally:
         partial.use_features(oriented=True)
     if not steps:
         return False
-    layer = partial.layers[-1]
-    for j, k, (dw, db) in products:
-        if (j, k) in steps:
-            w, b = layer[j]
-            layer[j] = (vadd(w, vscale(steps[j, k], dw)), b + steps[j, k] * db)
-    for j in {j for j, _ in steps}:
-        rest = tuple(d for k, d in enumerate(partial.free[last, j]) if (j, k) not in steps)
-        if rest:
-            partial.free[last, j] = rest
-        else:
-            del partial.free[last, j]
+    partial.complete_families(last, steps)
     log.setdefault("completed", []).extend((last + 1, j, k) for j, k in sorted(steps))
     return True
 

@@ -196,17 +196,7 @@ def _complete_inner_families(partial, regions, targets):
             return False
     if not steps:
         return False
-    layer = partial.layers[-2]
-    for j, k, (dw, db) in inner:
-        if (j, k) in steps:
-            w, b = layer[j]
-            layer[j] = (vadd(w, vscale(steps[j, k], dw)), b + steps[j, k] * db)
-    for j in {j for j, _ in steps}:
-        rest = tuple(d for k, d in enumerate(partial.free[last - 1, j]) if (j, k) not in steps)
-        if rest:
-            partial.free[last - 1, j] = rest
-        else:
-            del partial.free[last - 1, j]
+    partial.complete_families(last - 1, steps)
     return True
 
 

@@ -158,6 +158,27 @@ class PartialNetwork:
             self._features[region.id] = hit
         return hit
 
+    def complete_families(self, layer, steps):
+        """Move family neurons of hidden ``layer`` (0-based) along their free directions; the directions so fixed leave :attr:`free`.
+
+        ``steps`` maps ``(j, k)`` to ``θ``: neuron ``j`` becomes ``z_j + Σ θ_k d_k``
+        over its free directions ``d_k`` (``self.free[layer, j]``), however
+        the steps were read (the next layer's traces, or the output).
+        """
+        rows = self.layers[layer]
+        for j in sorted({j for j, _ in steps}):
+            w, b = rows[j]
+            directions = self.free[layer, j]
+            for k, (dw, db) in enumerate(directions):
+                if (j, k) in steps:
+                    w, b = vadd(w, vscale(steps[j, k], dw)), b + steps[j, k] * db
+            rows[j] = (w, b)
+            rest = tuple(d for k, d in enumerate(directions) if (j, k) not in steps)
+            if rest:
+                self.free[layer, j] = rest
+            else:
+                del self.free[layer, j]
+
     def previous_relu(self, region):
         """``relu(y_k)`` of the layer ``y`` before the last on a region: affine maps ``(constant, *linear)``."""
         return self.layer_relu(region, len(self.layers) - 2)
