@@ -89,8 +89,8 @@ def fit_output(queries, partial, numerics, retry=True):
             if not families and _complete_inner_families(partial, regions, targets):
                 partial.rebuild()
                 return fit_output(queries, partial, numerics)  # once more: the completed directions left ``partial.free``
-            before = partial.layers[-2]
             for flips in _unread_orientations(partial):
+                before = partial.layers[-2]
                 partial.layers[-2] = [(tuple(-v for v in w), -b) if flip else (w, b) for (w, b), flip in zip(before, flips)]
                 partial.rebuild()
                 try:
