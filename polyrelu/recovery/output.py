@@ -152,7 +152,7 @@ def _complete_inner_families(partial, regions, targets):
     last = len(partial.layers) - 1
     numerics = partial.numerics
     inner = [(j, k, d) for (layer, j), directions in sorted(partial.free.items()) if layer == last - 1 for k, d in enumerate(directions)]
-    if last < 1 or not inner or not numerics.max_families:
+    if not inner or not numerics.max_families:  # layer 1 has no families, so ``last - 2`` is a hidden layer
         return False
     partial.use_features(skip=True)
     n = len(partial.layers[-1])
@@ -176,7 +176,7 @@ def _complete_inner_families(partial, regions, targets):
         for R in regions
     }
     null = numerics.nullspace([row for R in regions for row in rows[R.id]], len(partial.basis) + len(products))
-    read = {}  # (i, j, k) -> (v_i, the product on each side)
+    read = {}  # (output, i, j, k) -> [v_i, {side: the product there, None if f does not determine it}]
     for out, target in enumerate(targets):
         x = numerics.fit([(rows[R.id], t) for R, t in zip(regions, target)], regions, locate=False)
         if x is None:
@@ -198,7 +198,6 @@ def _complete_inner_families(partial, regions, targets):
         return False
     partial.complete_families(last - 1, steps)
     return True
-
 
 
 def _output_families(partial, regions):

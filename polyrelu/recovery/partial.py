@@ -184,9 +184,7 @@ class PartialNetwork:
         return self.layer_relu(region, len(self.layers) - 2)
 
     def layer_relu(self, region, layer):
-        """``relu`` of hidden layer ``layer`` (0-based, known) on a region: affine maps ``(constant, *linear)``; ``x`` itself for ``-1``."""
-        if layer < 0:
-            return [tuple(Fraction(int(k == i + 1)) for k in range(self.n0 + 1)) for i in range(self.n0)]
+        """``relu`` of hidden layer ``layer`` (0-based, known) on a region: affine maps ``(constant, *linear)``."""
         G, g = self.net.pre_activation_maps(region.signs)[layer]
         offset = sum(len(known) for known in self.layers[:layer])
         zero = (Fraction(0),) * (self.n0 + 1)
