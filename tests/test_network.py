@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from reference import apply_affine, forward, pre_activations, raw_networks, sign
+from reference import apply_affine, forward, pre_activations, raw_networks, sign, sign_vector
 
 from polyrelu import (
     Architecture,
@@ -132,6 +132,24 @@ def test_evaluation_by_hand():
     assert net([-5, "1/2"]) == (Fraction(-2, 3),)
     assert net(np.array([3, 4])) == (6 - Fraction(2, 3),)
     assert net.pre_activations([2, -1]) == ((2, -1), (1,))
+
+
+def test_wide_and_narrow_layers_evaluate_alike():
+    # layers up to 64 entries are multiplied in Python ints, larger ones by flint: both against the naive pass,
+    # with float64 weights (denominators up to 2^52) and points with 30-digit denominators
+    rng = np.random.default_rng(5)
+    widths = (9, 12, 3, 11, 2)  # 12 × 10 and 11 × 4 entries go to flint, 3 × 13 and 2 × 12 to Python
+    Ws = [rng.standard_normal((b, a)).tolist() for a, b in zip(widths, widths[1:])]
+    bs = [rng.standard_normal(b).tolist() for b in widths[1:]]
+    net = ReLUNetwork(Ws, bs)
+    exact_Ws = [[[Fraction(v) for v in row] for row in W] for W in Ws]
+    exact_bs = [[Fraction(v) for v in b] for b in bs]
+    pick = random.Random(5)
+    for _ in range(20):
+        x = [Fraction(pick.randint(-(10**30), 10**30), pick.randint(1, 10**30)) for _ in range(widths[0])]
+        assert net(x) == forward(exact_Ws, exact_bs, x)
+        assert net.pre_activations(x) == pre_activations(exact_Ws, exact_bs, x)
+        assert net.signs(x) == sign_vector(exact_Ws, exact_bs, x)
 
 
 def test_float_inputs_are_converted_exactly():
