@@ -266,6 +266,7 @@ def test_weights_f_never_shows_give_the_same_function():
     assert not equivalent(result.network, net)  # the weights f never shows are chosen, not recovered
 
 
+@pytest.mark.slow  # 30 s; GAUSSIAN_CASES and tests/test_recovery_stable.py cover dead neurons, split hypersurfaces, families
 def test_the_seed_0_gaussian_benchmark_network_gives_the_same_function():
     """The benchmark 2→8→8→1: a dead neuron, two hypersurfaces in two components each, four families."""
     net = seeded_gaussian_network((2, 8, 8, 1))
