@@ -29,7 +29,7 @@ import flint
 from _timing import best_cpu_of
 
 from polyrelu.examples import generic_network, seeded_gaussian_network
-from polyrelu.recovery.oracle import _point_key
+from polyrelu.recovery.oracle import point_key
 
 SHAPES = [(2, 8, 8, 1), (3, 4, 6, 6, 1), (2, 6, 6, 6, 1), (3, 6, 6, 6, 1)]
 POINTS = 2000
@@ -69,7 +69,7 @@ def main():
             if got != expected:
                 sys.exit(f"{label} {shape}: the two evaluations disagree")
             t_hash, _ = best_cpu_of(3, lambda: [hash(x) for x in points])
-            t_key, _ = best_cpu_of(3, lambda: [hash(_point_key(x)) for x in points])
+            t_key, _ = best_cpu_of(3, lambda: [hash(point_key(x)) for x in points])
             arrows = "→".join(map(str, shape))
             print(
                 f"| {label} {arrows} | {t_base * 1e6 / POINTS:.0f} µs | {t_new * 1e6 / POINTS:.0f} µs | {t_base / t_new:.2f}× "

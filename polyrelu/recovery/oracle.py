@@ -53,8 +53,8 @@ def answer_precision(value):
     return next((key for key in ("bfloat16", "float16", "float32") if name.endswith(key)), "float64")
 
 
-def _point_key(x):
-    """A cache key for a point of fractions: its numerators and denominators.
+def point_key(x):
+    """A cache key for a point of fractions: its numerators and denominators (internal API).
 
     Hashing a :class:`~fractions.Fraction` takes a modular inverse of its
     denominator (about 7 µs for the denominators recovery's points carry);
@@ -89,7 +89,7 @@ class Queries:
     def __call__(self, x):
         self.clock.check()
         x = tuple(x)
-        key = _point_key(x)
+        key = point_key(x)
         hit = self.cache.get(key)
         if hit is not None:
             return hit
