@@ -125,8 +125,9 @@ def orient_layer(partial, vectors, max_free=16, fixed=None, null=()):
 
 
 
-def apply_flips(partial, flips):
-    partial.layers[-1] = [(tuple(-v for v in w), -b) if flip else (w, b) for (w, b), flip in zip(partial.layers[-1], flips)]
+def apply_flips(partial, flips, layer=-1):
+    """Negate the neurons of hidden ``layer`` (the last by default) whose flip is true."""
+    partial.layers[layer] = [(tuple(-v for v in w), -b) if flip else (w, b) for (w, b), flip in zip(partial.layers[layer], flips)]
 
 
 def orient_with_stable_neurons(partial, vectors, failure):

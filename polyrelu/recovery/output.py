@@ -91,7 +91,7 @@ def fit_output(queries, partial, numerics, retry=True):
                 return fit_output(queries, partial, numerics)  # once more: the completed directions left ``partial.free``
             for flips in _unread_orientations(partial):
                 before = partial.layers[-2]
-                partial.layers[-2] = [(tuple(-v for v in w), -b) if flip else (w, b) for (w, b), flip in zip(before, flips)]
+                apply_flips(partial, flips, layer=-2)
                 partial.rebuild()
                 try:
                     return fit_output(queries, partial, numerics, retry=False)
