@@ -23,6 +23,7 @@ from polyrelu import (
     RecoveryError,
     ReLUNetwork,
     canonical_complex,
+    line_breakpoints,
     network_oracle,
     same_function,
     tropical_weights,
@@ -1455,3 +1456,27 @@ def test_lines_near_a_crossing_meet_a_neuron_hidden_around_it():
     explorer.first_layer = [(0, 1, 0), (0, 0, 1), (1, 1, 1)]
     explorer.search_near_crossings(5)
     assert explorer.lines == 6
+
+
+def test_random_lines_meet_a_bounded_hypersurface_however_wide_the_window():
+    """``f = relu(|x| + |y| - 1)``: ``f`` bends on the diamond ``|x| + |y| = 1`` and on the axes outside it.
+
+    With the window at ``2^20`` (as after one far breakpoint), lines through points uniform at that scale
+    meet the diamond about once in ``10^6``; a point's scale is a power of two drawn uniformly up to the
+    window, so a few lines in a hundred pass near the origin. Lines drawn at scale ``2^k > 1`` must not
+    widen the window: it stays at ``2^20`` although they find breakpoints far out on the axes.
+    """
+    net = ReLUNetwork([[[1, 0], [-1, 0], [0, 1], [0, -1]], [[1, 1, 1, 1]], [[1]]], [[0, 0, 0, 0], [-1], [0]])
+    explorer = Explorer(exact_queries(net), 2, None, ExactNumerics(), np.random.default_rng(0))
+    explorer.window = Fraction(2**20)
+    for _ in range(100):
+        explorer.search()
+    assert explorer.lines == 100
+    points = [bp.point for bp in explorer.breakpoints]
+    assert any(abs(x) + abs(y) == 1 for x, y in points)
+    # every breakpoint found is one of f's: on the diamond, or on an axis outside it
+    assert all(abs(x) + abs(y) == 1 or (x * y == 0 and abs(x) + abs(y) > 1) for x, y in points)
+    assert max(max(abs(x), abs(y)) for x, y in points) > 2**10 and explorer.window == 2**20
+    # a line through a point far out finds the breakpoints it crosses (its tails start past |p| / |d|)
+    far = (Fraction(2**40), Fraction(1, 3))
+    assert line_breakpoints(network_oracle(net), far, (-1, 0)) == [2**40 - Fraction(2, 3), 2**40 + Fraction(2, 3)]

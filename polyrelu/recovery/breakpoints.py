@@ -70,7 +70,11 @@ def segment_breakpoints(g, a, b, numerics):
     bisected. A breakpoint exactly at a split point leaves both halves linear:
     where two accepted intervals meet, the slopes on the two sides are
     compared. A black box can hide breakpoints that cancel between sample
-    points; these checks make that a coincidence of exact rationals.
+    points, and a ReLU network does so without any coincidence where a
+    deeper neuron is active inside a bounded hypersurface: ``f`` leaves a
+    line there and comes back to it. ``relu(1 - |x| - |y|)`` on the line
+    ``y = 1/3`` is linear at both ends of ``[-16, 16]`` and at its
+    off-centre split point, and none of its three breakpoints is found.
     """
     found = []
     # the accepted intervals' ends: slope just right of a start / just left of an end, and how far g is linear
@@ -96,7 +100,7 @@ def segment_breakpoints(g, a, b, numerics):
             if t is not None and a + h < t < b - h:
                 # the end lines can also meet left of two close breakpoints (then g(t) is on both by construction):
                 # g must leave the left line right after t
-                left, right, eps = (a + t) / 2, (t + b) / 2, h * numerics.shrink
+                left, right, eps = (a + t) / 2, (t + b) / 2, min(h * numerics.shrink, numerics.max_side_probe)
                 if (
                     numerics.equal(g(t), vadd(ga, vscale(t - a, sa)))
                     and numerics.equal(g(left), vadd(ga, vscale(left - a, sa)))
@@ -146,8 +150,11 @@ def breakpoints_on_line(queries, point, direction, domain_rows, numerics, reach=
         if span is None:
             return []
         return segment_breakpoints(g, *span, numerics)
-    T = Fraction(reach)
-    while T < 2**64:
+    # the tails are checked out to 64 T only, so T starts past where the line is nearest the origin: a line through
+    # a point far out meets the hyperplanes near it at |t| about |point| / |direction|, not within 64 reach
+    T = Fraction(reach) * max(1, math.ceil(max(abs(v) for v in point) / max(abs(v) for v in direction)))
+    limit = T * 2**60
+    while T < limit:
         # beyond ±T f must be linear: the slope just outside T continues to 2T and 64T
         linear = True
         for side in (1, -1):
@@ -162,7 +169,7 @@ def breakpoints_on_line(queries, point, direction, domain_rows, numerics, reach=
             # a little beyond ±T on both sides: a breakpoint exactly at ±T is an end point of the tail checks
             return segment_breakpoints(g, -T * Fraction(97, 96), T * Fraction(97, 96), numerics)
         T *= 64
-    raise StageFailed("f keeps bending beyond 2^64 along a search line")
+    raise StageFailed(f"f keeps bending beyond |t| = {float(limit):.3g} along a search line")
 
 
 def line_breakpoints(

@@ -695,8 +695,6 @@ def recover_network(
         clock.stage = "searching breakpoints on the first search lines"
         for _ in range(2 * n0 + 2 if lines is None else lines):
             explorer.search()
-        for _ in range(n0 + 1 if domain_rows is None else 0):
-            explorer.search(far=True)
         reasons = []
         # a first-layer hyperplane must bend far out on both sides; only if that fails, on one side suffices
         for one_sided in (False, True):

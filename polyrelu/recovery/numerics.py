@@ -36,6 +36,7 @@ the systems mean (``families``, ``orientation``, ``output``).
 
 import abc
 import dataclasses
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -120,6 +121,12 @@ class Numerics(abc.ABC):
     shrink, min_width : Fraction
         Ratio of successive probe steps; the narrowest interval a breakpoint
         search may bisect to (relative to its end points).
+    max_side_probe : Fraction or float
+        The farthest a breakpoint search probes each side of a breakpoint it
+        accepts (otherwise ``shrink²`` of the interval): two breakpoints
+        closer than that pass for one. Exact mode caps it at ``2^-24`` so that
+        a wide interval (a line through a point far out) does not merge
+        breakpoints a unit apart; float mode does not (noise).
     continuation_attempts, continuation_shrink
         How often, and by what factor, the offset from a facet shrinks when a
         hypersurface is followed across it.
@@ -226,6 +233,7 @@ class ExactNumerics(Numerics):
     name = "exact mode"
     shrink = Fraction(1, 1 << 12)
     min_width = Fraction(1, 1 << 80)
+    max_side_probe = Fraction(1, 1 << 24)
     continuation_attempts = 6
     orientation_search_width = 4
     max_families = 10
@@ -349,6 +357,7 @@ class FloatNumerics(Numerics):
     name = "float mode"
     shrink = Fraction(1, 1 << 6)
     min_width = Fraction(1, 1 << 30)
+    max_side_probe = math.inf
     # float answers lose a breakpoint in noise on tiny segments: fewer, gentler shrinks
     continuation_attempts = 3
     continuation_shrink = Fraction(1, 8)

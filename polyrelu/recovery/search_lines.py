@@ -1,10 +1,10 @@
 """Search lines: random lines through the input space, and the breakpoints of ``f`` found on them.
 
 :class:`Explorer` keeps every breakpoint recovery has located and the window
-the search spans: lines through random points near the origin (or in the
-domain), lines far out on ``R^n0``, lines through a point where a candidate
-network is off, and lines near crossings of first-layer hyperplanes, where
-thin hypersurfaces of deeper neurons hide.
+the search spans: lines through random points at every scale up to the
+window (or in the domain), lines through a point where a candidate network
+is off, and lines near crossings of first-layer hyperplanes, where thin
+hypersurfaces of deeper neurons hide.
 
 What it leaves to others: locating a breakpoint on a line and its facet
 (:mod:`~polyrelu.recovery.breakpoints`), what the breakpoints are made into
@@ -18,6 +18,7 @@ from ..geometry import Polyhedron
 from ..geometry.linalg import solution_space
 from ..geometry.rational import row_value
 from .breakpoints import breakpoint_at, breakpoints_on_line, is_breakpoint_along
+from .control import StageFailed
 from .numerics import vadd, vscale
 from .sampling import random_direction, random_point
 
@@ -42,25 +43,41 @@ class Explorer:
         if domain_rows is not None:
             self.vertices = Polyhedron(ieqs=domain_rows, ambient_dim=n0).vertices()
 
-    def search(self, point=None, far=False):
-        """One random line, through ``point`` if given; ``far``: through a point ``2^20`` windows out.
+    def search(self, point=None):
+        """One random line, through ``point`` if given.
 
-        A line far out crosses the unbounded regions only, seeing directions
-        near lines miss: a thin cone where ``f`` is not constant, far out.
-        Its breakpoints do not widen the window of the near lines.
+        On ``R^n0`` a random point is drawn at a scale ``2^k`` up to the
+        window, ``k`` uniform (:meth:`scale`): one far breakpoint widens the
+        window, and lines through points that far out seldom meet a bounded
+        hypersurface near the origin. Only lines through points at scale 1
+        (and through given points) widen the window: a line through a point
+        at scale ``s`` meets the unbounded facets at distance about ``s``, and
+        letting those widen it doubles the window with every such line.
         """
-        scale = self.window * (1 << 20 if far and self.rows is None else 1)
-        p = point if point is not None else random_point(self.rng, self.n0, self.rows, self.vertices, scale)
+        p, widens = point, True
+        if p is None:
+            scale = self.window if self.rows is not None else self.scale()
+            p, widens = random_point(self.rng, self.n0, self.rows, self.vertices, scale), scale == 1
         d = random_direction(self.rng, self.n0)
         self.lines += 1
-        for t, _, _, a, b in breakpoints_on_line(self.queries, p, d, self.rows, self.numerics):
+        try:
+            found = breakpoints_on_line(self.queries, p, d, self.rows, self.numerics)
+        except StageFailed:
+            # two hypersurfaces meet the line far out closer than 2^-80 of |t| apart: other lines will do
+            return
+        for t, _, _, a, b in found:
             step = vscale(min(t - a, b - t) / 2, d)
             point = vadd(p, vscale(t, d))
             bp = breakpoint_at(self.queries, point, step, self.n0, self.numerics)
             if bp is not None and is_breakpoint_along(self.queries, point, bp.row, self.numerics):
                 self.breakpoints.append(bp)
-                if not far:
+                if widens:
                     self.window = max(self.window, 2 * max(abs(v) for v in bp.point))
+
+    def scale(self):
+        """A random scale for a near line's point: ``2^k`` for ``k`` uniform up to the window's, at most the window."""
+        top = int(self.window).bit_length()  # 2^top > window (a float log2 overflows past 10^308)
+        return min(self.window, Fraction(2) ** int(self.rng.integers(0, top + 1)))
 
     def search_near_crossings(self, count):
         """``count`` random lines through points near where two first-layer hyperplanes cross, the pairs taken in turn.
@@ -70,9 +87,10 @@ class Explorer:
         ``H_i ∩ H_j``), which random lines seldom meet: in the three-hidden-layer
         3→4→5→5→1 of ``docs/benchmarks.md`` two layer-2 neurons and a layer-3
         neuron were met by 1–2 % of random lines and by 4–16 % of these. Each
-        point is uniform along the flat within the window, moved off it by a
-        random step of ``window · shrink²`` (``2^-24`` windows exact, ``2^-12``
-        in float mode, where closer breakpoints drown in noise) so that the
+        point is uniform along the flat within a scale drawn as for a near
+        line (:meth:`scale`), moved off it by a random step of ``scale ·
+        shrink²`` (``2^-24`` of it exact, ``2^-12`` in float mode, where
+        closer breakpoints drown in noise) so that the
         line crosses the two hyperplanes apart but passes close enough to meet
         a small bounded hypersurface around the crossing. The pairs are taken
         in a random order, again and again until ``count`` lines are drawn;
@@ -85,10 +103,10 @@ class Explorer:
             space = solution_space([rows[i][1:], rows[j][1:]], [-rows[i][0], -rows[j][0]])
             if space is None:
                 continue
-            point = space.point
+            point, scale = space.point, self.scale()
             for v in space.basis:
-                t = Fraction(int(self.rng.integers(-1024, 1025)), 1024) * self.window
+                t = Fraction(int(self.rng.integers(-1024, 1025)), 1024) * scale
                 point = vadd(point, vscale(t / max(abs(x) for x in v), v))
-            point = vadd(point, vscale(self.window * self.numerics.shrink**2, random_direction(self.rng, self.n0)))
+            point = vadd(point, vscale(scale * self.numerics.shrink**2, random_direction(self.rng, self.n0)))
             if self.rows is None or all(row_value(r, point) >= 0 for r in self.rows):
                 self.search(point)
