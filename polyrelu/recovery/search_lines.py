@@ -63,7 +63,8 @@ class Explorer:
         try:
             found = breakpoints_on_line(self.queries, p, d, self.rows, self.numerics)
         except StageFailed:
-            # two hypersurfaces meet the line far out closer than 2^-80 of |t| apart: other lines will do
+            # breakpoints closer than 2^-80 |t| (hypersurfaces meeting the line far out), or f bending past 2^60 times
+            # the tails' start: this line tells nothing, other lines will do
             return
         for t, _, _, a, b in found:
             step = vscale(min(t - a, b - t) / 2, d)
