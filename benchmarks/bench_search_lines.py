@@ -26,21 +26,14 @@ import sys
 from fractions import Fraction
 
 import numpy as np
+from survey_recovery import gaussian_network
 
-from polyrelu import ReLUNetwork, canonical_complex, line_breakpoints, network_oracle, restrict
+from polyrelu import canonical_complex, line_breakpoints, network_oracle, restrict
 from polyrelu.examples import seeded_gaussian_network
 from polyrelu.recovery.sampling import random_direction, random_point
 
 SCALES = [1, 2**10, 2**20, 2**30]
 LINES = 8
-
-
-def survey_network(widths, seed):
-    """A network of ``benchmarks/survey_recovery.py``'s three-hidden-layer sample (its recipe)."""
-    rng = np.random.default_rng(seed)
-    return ReLUNetwork(
-        [rng.standard_normal((b, a)) for a, b in zip(widths, widths[1:])], [rng.standard_normal(b) for b in widths[1:]]
-    )
 
 
 def true_breakpoints(net, p, d):
@@ -65,8 +58,8 @@ def main():
     networks = [
         ("Gaussian seed 0 2→6→6→6→1", seeded_gaussian_network((2, 6, 6, 6, 1))),
         ("Gaussian seed 0 3→6→6→6→1", seeded_gaussian_network((3, 6, 6, 6, 1))),
-        ("survey #13 3→5→5→3→1", survey_network((3, 5, 5, 3, 1), 345100)),
-        ("survey #19 2→3→5→6→1", survey_network((2, 3, 5, 6, 1), 548483)),
+        ("survey #13 3→5→5→3→1", gaussian_network((3, 5, 5, 3, 1), 345100)),
+        ("survey #19 2→3→5→6→1", gaussian_network((2, 3, 5, 6, 1), 548483)),
     ]
     for name, net in networks:
         oracle = network_oracle(net)

@@ -36,6 +36,14 @@ from polyrelu.cli.survey import RECOVERY_OUTCOMES, recovery_outcome
 from polyrelu.parallel import parallel_map
 
 
+def gaussian_network(widths, seed):
+    """The survey's recipe: every weight and bias N(0, 1) from ``np.random.default_rng(seed)``, layer by layer."""
+    rng = np.random.default_rng(seed)
+    return ReLUNetwork(
+        [rng.standard_normal((b, a)) for a, b in zip(widths, widths[1:])], [rng.standard_normal(b) for b in widths[1:]]
+    )
+
+
 def cases(count=40, seed=2026):
     rng = np.random.default_rng(seed)
     out = []
@@ -52,10 +60,7 @@ def main():
     print("| widths | seed | result | queries | time |")
     print("|---|---|---|---|---|")
     for widths, seed in cases():
-        rng = np.random.default_rng(seed)
-        net = ReLUNetwork(
-            [rng.standard_normal((b, a)) for a, b in zip(widths, widths[1:])], [rng.standard_normal(b) for b in widths[1:]]
-        )
+        net = gaussian_network(widths, seed)
         start = time.perf_counter()
         result = recover_network(network_oracle(net), widths[0])
         took = time.perf_counter() - start
@@ -82,10 +87,7 @@ def three_hidden_cases(count=60, seed=2026):
 
 def recover_case(case, max_seconds):
     widths, seed = case
-    rng = np.random.default_rng(seed)
-    net = ReLUNetwork(
-        [rng.standard_normal((b, a)) for a, b in zip(widths, widths[1:])], [rng.standard_normal(b) for b in widths[1:]]
-    )
+    net = gaussian_network(widths, seed)
     start = time.process_time()
     result = recover_network(network_oracle(net), widths[0], max_seconds=max_seconds)
     took = time.process_time() - start
