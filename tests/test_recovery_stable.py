@@ -212,3 +212,77 @@ def test_a_neuron_read_only_by_stable_neurons_is_oriented_by_the_output():
     result = recover_network(network_oracle(net), 2, max_seconds=120)
     assert result.status == "recovered", result.reason
     assert same_function(result.network, net)
+
+
+def with_passed_difference(net):
+    """``net`` with two more neurons in hidden layer 2, ``relu(g)`` and ``relu(-g)`` for ``g = relu(y_0) - relu(y_1)``.
+
+    The next layer reads them with weights ``3/2`` and ``-3/2``: ``3/2 g`` itself, which never bends ``f`` and
+    is unbounded on both sides, so no single neuron positive on the whole plane can carry it.
+    """
+    Ws = [[list(row) for row in W] for W in net.weights]
+    bs = [list(b) for b in net.biases]
+    g = [Fraction(1), Fraction(-1)] + [Fraction(0)] * (len(Ws[0]) - 2)
+    Ws[1] += [g, [-v for v in g]]
+    bs[1] += [Fraction(0), Fraction(0)]
+    for row in Ws[2]:
+        row += [Fraction(3, 2), Fraction(-3, 2)]
+    return ReLUNetwork(Ws, bs)
+
+
+def skip_fits(net, partial):
+    """The fits of ``net``'s output over ``partial``'s skip features on every region (exact)."""
+    regions = partial.complex.regions()
+    fits = []
+    for j in range(net.architecture.output_dim):
+        blocks = []
+        for R in regions:
+            A, c = net.affine_map(net.signs(R.relative_interior_point()))
+            blocks.append((partial.reduced(R), (c[j], *A[j])))
+        fits.append(ExactNumerics().fit(blocks, regions, locate=False))
+    return fits
+
+
+def rebuilt_network(layers):
+    return ReLUNetwork([[list(w) for w, _ in layer] for layer in layers], [[b for _, b in layer] for layer in layers])
+
+
+def test_a_skip_unbounded_on_both_sides_is_carried_by_a_pair_of_neurons():
+    """``relu(g) - relu(-g) = g``: the orientation adds the pair when neither ``g`` nor ``-g`` is bounded below.
+
+    Before the pair, every orientation failed here ("no fit"). The rows read the pair with opposite weights,
+    and the network computes ``f`` exactly.
+    """
+    net = with_passed_difference(generic_network((2, 3, 3, 2), seed=1))
+    rows = [[(tuple(w), b) for w, b in zip(W, bias)] for W, bias in zip(net.weights, net.biases)]
+    partial = PartialNetwork(2, None, ExactNumerics())
+    partial.layers.extend([rows[0], rows[1][:-2]])
+    partial.rebuild()
+    partial.use_features(skip=True)
+    regions = partial.complex.regions()
+    relus = {R.id: partial.previous_relu(R) for R in regions}
+    g = (Fraction(1), Fraction(-1), Fraction(0))
+    for sign in (1, -1):
+        assert orientation._minimum(partial, regions, relus, tuple(sign * v for v in g)) is None
+    flips, neurons, out = orientation.stable_orientation(partial, skip_fits(net, partial), StageFailed("no fit"))
+    assert len(neurons) == 2 and neurons[0] == (tuple(-v for v in neurons[1][0]), 0) == (neurons[0][0], neurons[1][1])
+    assert all(w[-2] == -w[-1] != 0 for w, _ in out)
+    orientation.apply_flips(partial, flips)
+    assert same_function(rebuilt_network([partial.layers[0], partial.layers[1] + neurons, out]), net).equal
+
+
+
+@pytest.mark.parametrize(
+    "architecture, seed",
+    [((2, 3, 3, 1), 0), ((2, 3, 3, 1), 1), ((2, 3, 3, 2), 0), ((2, 3, 2, 1), 0), ((3, 3, 3, 1), 0)],
+)
+def test_a_network_reading_a_difference_past_a_layer_is_recovered(architecture, seed):
+    """The next layer reads ``relu(y_0) - relu(y_1)`` through layer 2 (two neurons that never bend ``f``).
+
+    Each case was undecided before the pair ("no 0/1 orientation of layer 2 fits the next layer's formulas",
+    "no orientation of layer 2 explains ...", or a stalled output fit); now the same function, checked exactly.
+    """
+    net = with_passed_difference(generic_network(architecture, seed=seed))
+    result = recover_network(network_oracle(net), architecture[0], max_seconds=60)
+    assert result.status == "recovered", result.reason
+    assert same_function(result.network, net).equal

@@ -157,8 +157,12 @@ def stable_orientation(partial, vectors, failure, fixed=None):
     orientation is tried: the skip parts, modulo constants, span ``r``
     functions; each of ``r`` of them that is bounded below (or above) on the
     domain becomes a neuron ``±S + B``, ``B`` making it at least 1 on every
-    region (decided exactly at the vertices and rays of each region). The
-    orientation needing the fewest such neurons is kept.
+    region (decided exactly at the vertices and rays of each region). One
+    unbounded on both sides becomes a pair ``relu(S)`` and ``relu(-S)``, read
+    with opposite weights: ``relu(S) - relu(-S) = S`` on the whole domain,
+    whatever neurons of the true network carried it (active only where the
+    next layer is, say). The orientation needing the fewest pairs, then the
+    fewest neurons, is kept.
 
     The weights read on the ``relu(y_k)`` are the true ones only up to what
     the domain cannot tell; the final check against the oracle decides.
@@ -213,7 +217,7 @@ def stable_orientation(partial, vectors, failure, fixed=None):
 
     constant = function((0,) * p, 1)
     layer = partial.layers[-1]
-    best = None
+    best = None  # ((pairs, single neurons), singles, pairs, flips, skips): fewest pairs first
     for flips in itertools.product((0, 1), repeat=n):
         if any(flips[i] != flip for i, flip in fixed.items()):
             continue
@@ -224,32 +228,35 @@ def stable_orientation(partial, vectors, failure, fixed=None):
             u = tuple(full[n + k] + sum(w[i] * layer[i][0][k] for i in range(n) if flips[i]) for k in range(p))
             skips.append((u, full[-1] + sum(w[i] * layer[i][1] for i in range(n) if flips[i])))
         chosen = span_complement([constant], [function(*skip) for skip in skips])
-        if best is not None and len(chosen) >= len(best[0]):
+        if best is not None and (0, len(chosen)) >= best[0]:
             continue
-        neurons = []
+        singles, pairs = [], []
         for q in chosen:
             for sign in (1, -1):
                 g = tuple(sign * v for v in skips[q][0])
                 low = _minimum(partial, regions, relus, g)
                 if low is not None:
-                    neurons.append((g, 1 - low))
+                    singles.append((g, 1 - low))
                     break
             else:
-                break
-        else:
-            best = (neurons, flips, skips)
-            if not neurons:
+                pairs.append(skips[q][0])
+        cost = (len(pairs), len(singles))
+        if best is None or cost < best[0]:
+            best = (cost, singles, pairs, flips, skips)
+            if not chosen:
                 break
     if best is None:
         raise failure
-    neurons, flips, skips = best
-    columns = [function(g, b) for g, b in neurons] + [constant]
+    _, singles, pairs, flips, skips = best
+    columns = [function(g, b) for g, b in singles] + [function(g, 0) for g in pairs] + [constant]
     out = []
     for full, skip in zip(fits, skips):
         x = solve([tuple(col[r] for col in columns) for r in range(len(constant))], function(*skip))
         if x is None:
             raise failure
-        out.append((tuple(full[:n]) + tuple(x[:-1]), x[-1]))
+        pair_weights = [v for a in x[len(singles) : -1] for v in (a, -a)]
+        out.append((tuple(full[:n]) + tuple(x[: len(singles)]) + tuple(pair_weights), x[-1]))
+    neurons = singles + [(tuple(sign * v for v in g), Fraction(0)) for g in pairs for sign in (1, -1)]
     return [bool(t) for t in flips], neurons, out
 
 
