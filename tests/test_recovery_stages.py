@@ -1480,3 +1480,30 @@ def test_random_lines_meet_a_bounded_hypersurface_however_wide_the_window():
     # a line through a point far out finds the breakpoints it crosses (its tails start past |p| / |d|)
     far = (Fraction(2**40), Fraction(1, 3))
     assert line_breakpoints(network_oracle(net), far, (-1, 0)) == [2**40 - Fraction(2, 3), 2**40 + Fraction(2, 3)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.fractions(min_value=-(10**40), max_value=10**40, max_denominator=10**30), min_size=3, max_size=3),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_an_appended_layer_has_each_row_scaled_positively_to_max_norm_1(rows):
+    """``PartialNetwork.append_layer``: a neuron's scale is free, so rows are kept at max-norm 1 (small numbers).
+
+    Each row stays a positive multiple of the row given (so ``relu`` of it is the same neuron, scaled), its
+    largest entry in absolute value is 1, and a zero row stays zero.
+    """
+    partial = PartialNetwork(2, None, ExactNumerics())
+    partial.append_layer([(tuple(r[:2]), r[2]) for r in rows])
+    for r, (w, b) in zip(rows, partial.layers[-1]):
+        scaled = (*w, b)
+        if not any(r):
+            assert scaled == tuple(r)
+            continue
+        assert max(abs(v) for v in scaled) == 1 and all(isinstance(v, Fraction) for v in scaled)
+        ratios = {v / u for u, v in zip(r, scaled) if u}
+        assert len(ratios) == 1 and ratios.pop() > 0
+        assert all(v == 0 for u, v in zip(r, scaled) if not u)

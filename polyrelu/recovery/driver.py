@@ -236,7 +236,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
             if not guessed and len(partial.layers) > 1:
                 guessed = _stable_neurons_by_skip_traces(queries, partial, pending, numerics, log)
             if guessed:
-                partial.layers.append(guessed)
+                partial.append_layer(guessed)
                 log["widths"] = tuple(len(layer) for layer in partial.layers)
                 log["families"] = sorted(partial.free)
                 continue
@@ -244,7 +244,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
             raise MissedBreakpoint(pending[0].point, pending[0].row)
         if partial.net is None:
             traced = [numerics.first_layer_row(c) for c in traced]
-            partial.layers.append([(tuple(c[1:]), c[0]) for c in traced])
+            partial.append_layer([(tuple(c[1:]), c[0]) for c in traced])
             explorer.first_layer = traced
         else:
             clock.stage = f"orienting layer {known}"
@@ -254,7 +254,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
             except StageFailed as failure:
                 rows = _with_stable_neurons(queries, partial, pending, numerics, failure)
             clock.stage = f"tracing layer-{known + 1} hypersurfaces with layer {known} oriented"
-            partial.layers.append(rows + _second_chance(queries, partial, rows, pending, numerics, log))
+            partial.append_layer(rows + _second_chance(queries, partial, rows, pending, numerics, log))
         log["widths"] = tuple(len(layer) for layer in partial.layers)
         log["families"] = sorted(partial.free)
     clock.stage = f"fitting the output layer on the complex of {_layers_text(len(partial.layers))}"
@@ -709,7 +709,9 @@ def recover_network(
                         )
                         Ws = [[list(w) for w, _ in layer] for layer in layers] + [[list(w) for w, _ in out_rows]]
                         bs = [[b for _, b in layer] for layer in layers] + [[b for _, b in out_rows]]
-                        net = ReLUNetwork(Ws, bs, name="recovered")
+                        # the rows' scales compound from layer to layer (integers of 20,000 bits on three hidden
+                        # layers); the canonical scaling keeps them small, and the many evaluations below fast
+                        net = canonical_form(ReLUNetwork(Ws, bs, name="recovered"))
                         clock.stage = "checking the candidate network on fresh points"
                         points = fresh_points(checker, n0, domain_rows, explorer.vertices, check_window(explorer.window), checks)
                         points += vertex_points(cells)

@@ -80,6 +80,24 @@ class PartialNetwork:
         self.products = []
         self.free = {}  # (layer, neuron) -> a family's free directions (w, b) over the previous layer (:func:`_second_chance`)
 
+    def append_layer(self, rows):
+        """Append a hidden layer, each row ``(w, b)`` scaled by a positive factor to max-norm 1.
+
+        A neuron's scale is free (``relu(c z) = c relu(z)`` for ``c > 0``), and
+        the next layer's rows absorb it. Exact solves return rows with a common
+        denominator, so scales compound from layer to layer: on three hidden
+        layers the third layer's weights had numerators of 16,000 bits where
+        the same neurons scaled to max-norm 1 need about 160, and every
+        evaluation, complex and solve after them paid for it. Scaling a row
+        leaves its free directions (:attr:`free`) valid: a family is an affine
+        set of rows, and the scale only moves its base point.
+        """
+        scaled = []
+        for w, b in rows:
+            top = max((abs(v) for v in (*w, b)), default=0)
+            scaled.append((w, b) if not top else (vscale(Fraction(1) / top, w), b * (Fraction(1) / top)))
+        self.layers.append(scaled)
+
     def rebuild(self, oriented=False):
         """Network, complex and feature basis of the layers so far.
 
