@@ -63,6 +63,23 @@ def stably_active(net):
     return found
 
 
+def skip_fits(net, partial):
+    """The fits of ``net``'s output over ``partial``'s skip features on every region (exact)."""
+    regions = partial.complex.regions()
+    fits = []
+    for j in range(net.architecture.output_dim):
+        blocks = []
+        for R in regions:
+            A, c = net.affine_map(net.signs(R.relative_interior_point()))
+            blocks.append((partial.reduced(R), (c[j], *A[j])))
+        fits.append(ExactNumerics().fit(blocks, regions, locate=False))
+    return fits
+
+
+def rebuilt_network(layers):
+    return ReLUNetwork([[list(w) for w, _ in layer] for layer in layers], [[b for _, b in layer] for layer in layers])
+
+
 def test_the_output_fit_adds_one_neuron_for_a_rank_one_skip():
     """The output layer on the true first layer and the last layer without its stable neuron, two flips planted.
 
@@ -78,9 +95,7 @@ def test_the_output_fit_adds_one_neuron_for_a_rank_one_skip():
     queries = Queries(network_oracle(net), 2, ExactNumerics(), 10**6)
     out, _ = fit_output(queries, partial, ExactNumerics())
     assert len(partial.layers[-1]) == 4 and len(out) == 2
-    layers = partial.layers + [out]
-    rebuilt = ReLUNetwork([[list(w) for w, _ in layer] for layer in layers], [[b for _, b in layer] for layer in layers])
-    assert same_function(rebuilt, net).equal
+    assert same_function(rebuilt_network(partial.layers + [out]), net).equal
     added = partial.layers[-1][-1]
     first = [(w, b) for w, b in rows[0]]
     for R in canonical_complex(ReLUNetwork([[list(w) for w, _ in first]], [[b for _, b in first]])).regions():
@@ -102,20 +117,10 @@ def test_the_stable_orientation_keeps_the_flips_fixed_elsewhere(fixed):
     partial.layers.extend([rows[0], rows[1][:-1]])
     partial.rebuild()
     partial.use_features(skip=True)
-    regions = partial.complex.regions()
-    fits = []
-    for j in range(2):
-        blocks = []
-        for R in regions:
-            A, c = net.affine_map(net.signs(R.relative_interior_point()))
-            blocks.append((partial.reduced(R), (c[j], *A[j])))
-        fits.append(ExactNumerics().fit(blocks, regions, locate=False))
-    flips, neurons, out = orientation.stable_orientation(partial, fits, StageFailed("no fit"), fixed=fixed)
+    flips, neurons, out = orientation.stable_orientation(partial, skip_fits(net, partial), StageFailed("no fit"), fixed=fixed)
     assert all(flips[i] == flip for i, flip in fixed.items())
     orientation.apply_flips(partial, flips)
-    layers = [partial.layers[0], partial.layers[1] + neurons, out]
-    rebuilt = ReLUNetwork([[list(w) for w, _ in layer] for layer in layers], [[b for _, b in layer] for layer in layers])
-    assert same_function(rebuilt, net).equal
+    assert same_function(rebuilt_network([partial.layers[0], partial.layers[1] + neurons, out]), net).equal
 
 
 @pytest.mark.parametrize(
@@ -230,23 +235,6 @@ def with_passed_difference(net):
     return ReLUNetwork(Ws, bs)
 
 
-def skip_fits(net, partial):
-    """The fits of ``net``'s output over ``partial``'s skip features on every region (exact)."""
-    regions = partial.complex.regions()
-    fits = []
-    for j in range(net.architecture.output_dim):
-        blocks = []
-        for R in regions:
-            A, c = net.affine_map(net.signs(R.relative_interior_point()))
-            blocks.append((partial.reduced(R), (c[j], *A[j])))
-        fits.append(ExactNumerics().fit(blocks, regions, locate=False))
-    return fits
-
-
-def rebuilt_network(layers):
-    return ReLUNetwork([[list(w) for w, _ in layer] for layer in layers], [[b for _, b in layer] for layer in layers])
-
-
 def test_a_skip_unbounded_on_both_sides_is_carried_by_a_pair_of_neurons():
     """``relu(g) - relu(-g) = g``: the orientation adds the pair when neither ``g`` nor ``-g`` is bounded below.
 
@@ -269,7 +257,6 @@ def test_a_skip_unbounded_on_both_sides_is_carried_by_a_pair_of_neurons():
     assert all(w[-2] == -w[-1] != 0 for w, _ in out)
     orientation.apply_flips(partial, flips)
     assert same_function(rebuilt_network([partial.layers[0], partial.layers[1] + neurons, out]), net).equal
-
 
 
 @pytest.mark.parametrize(
