@@ -709,9 +709,7 @@ def recover_network(
                         )
                         Ws = [[list(w) for w, _ in layer] for layer in layers] + [[list(w) for w, _ in out_rows]]
                         bs = [[b for _, b in layer] for layer in layers] + [[b for _, b in out_rows]]
-                        # the rows' scales compound from layer to layer (integers of 20,000 bits on three hidden
-                        # layers); the canonical scaling keeps them small, and the many evaluations below fast
-                        net = canonical_form(ReLUNetwork(Ws, bs, name="recovered"))
+                        net = ReLUNetwork(Ws, bs, name="recovered")
                         clock.stage = "checking the candidate network on fresh points"
                         points = fresh_points(checker, n0, domain_rows, explorer.vertices, check_window(explorer.window), checks)
                         points += vertex_points(cells)

@@ -95,7 +95,8 @@ class PartialNetwork:
         scaled = []
         for w, b in rows:
             top = max((abs(v) for v in (*w, b)), default=0)
-            scaled.append((w, b) if not top else (vscale(Fraction(1) / top, w), b * (Fraction(1) / top)))
+            factor = Fraction(1) / top if top else 1
+            scaled.append((vscale(factor, w), factor * b))
         self.layers.append(scaled)
 
     def rebuild(self, oriented=False):
