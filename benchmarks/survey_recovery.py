@@ -2,10 +2,11 @@
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/survey_recovery.py            # about 10 minutes on 2 cores
+    .venv/bin/python benchmarks/survey_recovery.py --jobs 2   # at most max_seconds per network
 
 Forty architectures drawn as in the recovery tests (``n0 ∈ {2, 3}``, 1-3 hidden layers, widths 2-6,
-``m ∈ {1, 2}``; ``default_rng(2026)``), each with weights and biases ``N(0, 1)`` from its own seed. Every
+``m ∈ {1, 2}``; ``default_rng(2026)``), each with weights and biases ``N(0, 1)`` from its own seed, recovered
+with ``max_seconds`` (``--max-seconds``, default 60) in ``--jobs`` processes. Every
 recovered network is compared with the original exactly, as ``polyrelu survey --recovery`` does
 (:func:`polyrelu.cli.survey.recovery_outcome`): trivially equivalent, else the same function (checked by
 ``same_function`` on a common refinement). A different function would be a bug and is counted apart.
@@ -54,25 +55,26 @@ def cases(count=40, seed=2026):
     return out
 
 
-def main():
-    print(f"# survey_recovery, {datetime.date.today()}, Python {platform.python_version()}")
+def main(max_seconds, jobs):
+    print(f"# survey_recovery, {datetime.date.today()}, Python {platform.python_version()}, "
+          f"max_seconds={max_seconds}, {jobs} process(es)")
+    survey = cases()
+    start = time.perf_counter()
+    rows = parallel_map(functools.partial(recover_case, max_seconds=max_seconds), survey, n_jobs=jobs)
+    wall = time.perf_counter() - start
     tally = collections.Counter()
-    print("| widths | seed | result | queries | time |")
+    print("| widths | seed | result | queries | CPU s |")
     print("|---|---|---|---|---|")
-    for widths, seed in cases():
-        net = gaussian_network(widths, seed)
-        start = time.perf_counter()
-        result = recover_network(network_oracle(net), widths[0])
-        took = time.perf_counter() - start
-        verdict = recovery_outcome(net, result)
+    for (widths, seed), (verdict, queries, took, _, _) in zip(survey, rows):
         tally[len(widths) - 2, verdict] += 1
-        print(f"| {'→'.join(map(str, widths))} | {seed} | {verdict} | {result.queries} | {took:.1f} s |")
+        print(f"| {'→'.join(map(str, widths))} | {seed} | {verdict} | {queries} | {took:.1f} |")
     print()
     print("| hidden layers | trivially equivalent | same function | undecided | different function |")
     print("|---|---|---|---|---|")
     for depth in (1, 2, 3):
         row = [tally[depth, v] for v in RECOVERY_OUTCOMES]
         print(f"| {depth} | " + " | ".join(map(str, row)) + " |")
+    print(f"wall {wall:.0f} s")
 
 
 def three_hidden_cases(count=60, seed=2026):
@@ -164,4 +166,4 @@ if __name__ == "__main__":
     elif args.three_hidden is not None:
         three_hidden(args.three_hidden, args.max_seconds, args.jobs)
     else:
-        main()
+        main(args.max_seconds, args.jobs)
