@@ -219,6 +219,23 @@ def test_a_neuron_read_only_by_stable_neurons_is_oriented_by_the_output():
     assert same_function(result.network, net)
 
 
+def test_a_family_over_the_skip_features_is_completed_through_carriers():
+    """A random N(0, 1) 2→3→3→3→1 network (the deep sample's seed 657541): layer-2 neuron 2 and layer-3 neurons 0, 2 positive everywhere.
+
+    The one visible layer-3 neuron lives where layer-2 neuron 0 is on, which recovery holds flipped: over the skip
+    features its pieces leave the coefficient on that neuron free (a family), and the output reads the neuron in
+    its true orientation and the stable layer-2 neuron through the stable layer-3 ones. Undecided before ("no
+    orientation of layer 2 fits", then "f bends ... where none of them does"); with the family kept and the
+    carriers of layer 1 in layer 2, the same function.
+    """
+    net = gaussian_network((2, 3, 3, 3, 1), 657541)
+    assert {(2, 2), (3, 0), (3, 2)} <= set(stably_active(net))
+    result = recover_network(network_oracle(net), 2, max_seconds=120)
+    assert result.status == "recovered", result.reason
+    assert same_function(result.network, net)
+    assert any(layer == 2 for layer, _ in stably_active(result.network))  # a carrier or a stable neuron passes layer 1 on
+
+
 def with_passed_difference(net):
     """``net`` with two more neurons in hidden layer 2, ``relu(g)`` and ``relu(-g)`` for ``g = relu(y_0) - relu(y_1)``.
 

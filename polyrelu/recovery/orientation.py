@@ -130,13 +130,13 @@ def apply_flips(partial, flips, layer=-1):
     partial.layers[layer] = [(tuple(-v for v in w), -b) if flip else (w, b) for (w, b), flip in zip(partial.layers[layer], flips)]
 
 
-def orient_with_stable_neurons(partial, vectors, failure):
+def orient_with_stable_neurons(partial, vectors, failure, fixed=None):
     """Orient the last layer and add the neurons it needs that are positive on the whole domain; the rows read over it.
 
-    :func:`stable_orientation`, applied: the last layer is flipped and the
-    neurons are appended to it.
+    :func:`stable_orientation`, applied (``fixed`` as there): the last layer
+    is flipped and the neurons are appended to it.
     """
-    flips, neurons, out = stable_orientation(partial, vectors, failure)
+    flips, neurons, out = stable_orientation(partial, vectors, failure, fixed)
     apply_flips(partial, flips)
     partial.layers[-1] = partial.layers[-1] + neurons
     return out

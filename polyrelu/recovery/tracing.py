@@ -128,7 +128,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
     hyperplane found there, all oriented alike (the neuron is a positive
     multiple of each on its region, or a negative one of all).
 
-    With the previous layer oriented (exact mode), the pieces of a hypersurface
+    With the previous layer oriented, or over the skip features (exact mode), the pieces of a hypersurface
     that stays where some neurons of the previous layer are off, or crosses few
     regions, cannot show all of its weights (TPIC fails). Then the whole
     connected piece is traced and ``span`` is a basis of the formulas that fit
@@ -153,7 +153,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
     pieces = {start.id: bp.row}
     agreeing = 0
     cap = 3 * len(partial.basis) + 2 * extra + 4
-    whole = partial.oriented and numerics.max_families > 0
+    whole = (partial.oriented or partial.skip) and numerics.max_families > 0
     while True:
         while queue and (whole or len(seen) < cap):
             region, h = queue.pop(0)
