@@ -25,7 +25,7 @@ One module per stage, each importing only the earlier ones (docs/design.md
 (exact or float arithmetic behind one interface), ``oracle`` (queries),
 ``breakpoints``, ``sampling`` (random points and the acceptance sample),
 ``partial`` (the layers so far), ``first_layer``, ``families``,
-``tracing``, ``orientation``, ``output`` and ``driver``
+``tracing``, ``orientation``, ``output``, ``completion``, ``skip_features`` and ``driver``
 (:func:`recover_network`). docs/recovery.md explains the algorithm.
 """
 

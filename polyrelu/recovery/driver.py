@@ -21,9 +21,6 @@ fresh points
     agree with the oracle (exactly, or within the float threshold).
 second chance
     Tracing again with the previous layer's orientation known: fewer unknowns.
-carrier
-    A neuron ``relu(y_k) + 1`` that passes an output of the layer before on,
-    positive on the whole domain (:func:`_previous_layer_carriers`).
 
 What it leaves to others: every stage above.
 """
@@ -61,7 +58,7 @@ from .first_layer import (
 )
 from .numerics import numerics_for
 from .oracle import Queries
-from .orientation import apply_flips, orient_layer, orient_with_stable_neurons
+from .orientation import apply_flips, orient_layer
 from .output import MissedBreakpoint, fit_output
 from .partial import PartialNetwork
 from .sampling import (
@@ -71,6 +68,7 @@ from .sampling import (
     vertex_points,
 )
 from .search_lines import Explorer
+from .skip_features import trace_over_skip_features
 from .tracing import RANKED_WIDTH, drop_deeper, orientations_by_pieces, trace_neuron
 
 __all__ = ["RecoveryResult", "recover_network"]
@@ -255,7 +253,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
                 flips, rows, _ = orient_layer(partial, traced)
                 apply_flips(partial, flips)
             except StageFailed as failure:
-                rows = _with_stable_neurons(queries, partial, pending, numerics, failure)
+                rows = trace_over_skip_features(queries, partial, pending, numerics, failure)
             clock.stage = f"tracing layer-{known + 1} hypersurfaces with layer {known} oriented"
             partial.append_layer(rows + _second_chance(queries, partial, rows, pending, numerics, log))
         log["widths"] = tuple(len(layer) for layer in partial.layers)
@@ -386,91 +384,6 @@ def _second_chance(queries, partial, rows, pending, numerics, log):
     return more
 
 
-def _with_stable_neurons(queries, partial, pending, numerics, failure):
-    """The next layer's rows when no orientation of the last layer fits: traced again over the skip features.
-
-    A last-layer neuron positive on the whole domain is never traced, but the
-    next layer reads the previous layer's outputs through it
-    (:func:`~polyrelu.recovery.orientation.orient_with_stable_neurons`, which
-    also adds it); ``failure`` is raised again when that does not help.
-
-    A hypersurface along which ``relu(ẑ_i)`` of a last-layer neuron ``i``
-    vanishes everywhere leaves the next neuron's weight on it free (a family
-    over that column, :func:`_unread_neurons`): the member without it is
-    kept, ``i`` keeps its provisional orientation (what the next neuron reads
-    of ``ẑ_i`` along its pieces is then in its skip part), and the free weight
-    is recorded in ``partial.free`` for the output (or the layer after) to
-    complete. Whether that orientation is the one the output reads is not
-    known here, so the last layer then also gets the carriers of the layer
-    before it (:func:`_previous_layer_carriers`), through which every
-    orientation can be read.
-    """
-    if len(partial.layers) < 2 or not partial.numerics.max_families:  # float mode completes no neuron from a fit
-        raise failure
-    known = len(partial.layers)
-    partial.clock.stage = f"tracing layer-{known + 1} hypersurfaces over layers {known - 1}-{known}"
-    partial.use_features(skip=True)
-    traced = []
-    for bp in pending:
-        if explained_by(partial, [c for c, *_ in traced], bp) or on_pieces(partial, traced, bp):
-            continue
-        found = trace_neuron(queries, partial, bp, numerics)
-        if found is not None and found[0] is not None:
-            traced.append(found)
-    formulas, unread = [], []
-    for c, _, span, _ in drop_deeper(queries, partial, traced, numerics):
-        neurons = _unread_neurons(partial, c, span)
-        if neurons is not None and not any(numerics.parallel(c, d) for d in formulas):
-            formulas.append(tuple(Fraction(v) for v in c))
-            unread.append(neurons)
-    if not formulas:
-        raise failure
-    free = sorted({i for neurons in unread for i in neurons})
-    rows = orient_with_stable_neurons(partial, formulas, failure, fixed={i: False for i in free})
-    if free:
-        carriers = _previous_layer_carriers(partial)
-        partial.layers[-1] = partial.layers[-1] + carriers
-        rows = [(tuple(w) + (Fraction(0),) * len(carriers), b) for w, b in rows]
-    width = len(partial.layers[-1])
-    for j, neurons in enumerate(unread):
-        if neurons:
-            partial.free[known, j] = tuple((tuple(Fraction(int(k == i)) for k in range(width)), Fraction(0)) for i in neurons)
-    return rows
-
-
-def _previous_layer_carriers(partial):
-    """One neuron ``relu(y_k) + 1`` per neuron ``y_k`` of the layer before the last, to join the last layer.
-
-    Each is at least 1 on the whole domain, so it bends nothing and passes
-    ``relu(y_k)`` on: with them the next layer and the output read any
-    affine function of those outputs, ``relu(-ẑ_i) = relu(ẑ_i) - ẑ_i`` for
-    every last-layer neuron included, whichever orientation the neurons
-    that read ``ẑ_i`` only where it is off were given. The final pruning
-    (:func:`without_needless_neurons`) deletes those nothing needs.
-    """
-    width = len(partial.layers[-2])
-    return [(tuple(Fraction(int(k == i)) for k in range(width)), Fraction(1)) for i in range(width)]
-
-
-def _unread_neurons(partial, c, span):
-    """The last-layer neurons whose ``relu(ẑ_i)`` weight the family ``span`` leaves free around ``c``; None if more is free.
-
-    A trace over the skip features is kept when its formula is unique, or
-    unique but for the weights on last-layer outputs that vanish on every
-    piece (``relu(ẑ_i)`` zero along the whole hypersurface). A family free in
-    other directions (the previous layer's outputs, the constant) is not a
-    neuron of the next layer over the last one.
-    """
-    if not span:
-        return ()
-    n = len(partial.layers[-1])
-    directions = [span[k] for k in span_complement([c], span)]
-    positions = sorted({p for d in directions for p, v in enumerate(d) if v})
-    if len(positions) != len(directions) or any(partial.basis[p] >= n for p in positions):
-        return None
-    return tuple(partial.basis[p] for p in positions)
-
-
 def _stable_neurons_by_skip_traces(queries, partial, pending, numerics, log):
     """The next layer when no orientation of the last one lets its traces fit: a last-layer neuron may be positive everywhere.
 
@@ -478,7 +391,7 @@ def _stable_neurons_by_skip_traces(queries, partial, pending, numerics, log):
     reads the previous layer's outputs through it: its formulas lie outside
     the span of the last layer's features in every orientation, and
     :func:`_orientation_by_search` finds none. Traced over the skip features
-    instead (orientation-free, :func:`_with_stable_neurons`), the formulas
+    instead (orientation-free, :func:`~polyrelu.recovery.skip_features.trace_over_skip_features`), the formulas
     show the orientation and the missing neurons. Returns the next layer's
     rows with its second chance (:func:`_second_chance`), or None, after
     which the round ends (``partial`` is left with the skip features).
@@ -486,7 +399,7 @@ def _stable_neurons_by_skip_traces(queries, partial, pending, numerics, log):
     partial.rebuild()
     layer = len(partial.layers)
     try:
-        rows = _with_stable_neurons(
+        rows = trace_over_skip_features(
             queries, partial, pending, numerics, StageFailed(f"no orientation of layer {layer} fits the next layer's traces")
         )
     except StageFailed:

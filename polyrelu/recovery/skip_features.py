@@ -1,0 +1,113 @@
+"""Tracing the next layer over the skip features, when no orientation of the last layer fits.
+
+A last-layer neuron positive on the whole domain is never traced, yet the
+next layer reads the layer before through it; over the skip features
+(``relu(ẑ_i)`` of the last layer, ``relu(y_k)`` of the layer before, ``1``)
+the next layer's formulas need no orientation, and the orientation and the
+neurons positive everywhere are read from them
+(:func:`~polyrelu.recovery.orientation.orient_with_stable_neurons`).
+
+Glossary
+--------
+carrier
+    A neuron ``relu(y_k) + 1`` that passes an output of the layer before on,
+    positive on the whole domain (:func:`_previous_layer_carriers`).
+
+What it leaves to others: the tracing itself (``tracing``), the orientation
+(``orientation``), completing the families it records (``output``, ``completion``).
+"""
+
+from fractions import Fraction
+
+from ..geometry.linalg import span_complement
+from .families import on_pieces
+from .first_layer import explained_by
+from .orientation import orient_with_stable_neurons
+from .tracing import drop_deeper, trace_neuron
+
+__all__ = ["trace_over_skip_features"]
+
+
+def trace_over_skip_features(queries, partial, pending, numerics, failure):
+    """The next layer's rows when no orientation of the last layer fits: traced again over the skip features.
+
+    A last-layer neuron positive on the whole domain is never traced, but the
+    next layer reads the previous layer's outputs through it
+    (:func:`~polyrelu.recovery.orientation.orient_with_stable_neurons`, which
+    also adds it); ``failure`` is raised again when that does not help.
+
+    A hypersurface along which ``relu(ẑ_i)`` of a last-layer neuron ``i``
+    vanishes everywhere leaves the next neuron's weight on it free (a family
+    over that column, :func:`_unread_neurons`): the member without it is
+    kept, ``i`` keeps its provisional orientation (what the next neuron reads
+    of ``ẑ_i`` along its pieces is then in its skip part), and the free weight
+    is recorded in ``partial.free`` for the output (or the layer after) to
+    complete. Whether that orientation is the one the output reads is not
+    known here, so the last layer then also gets the carriers of the layer
+    before it (:func:`_previous_layer_carriers`), through which every
+    orientation can be read.
+    """
+    if len(partial.layers) < 2 or not partial.numerics.max_families:  # float mode completes no neuron from a fit
+        raise failure
+    known = len(partial.layers)
+    partial.clock.stage = f"tracing layer-{known + 1} hypersurfaces over layers {known - 1}-{known}"
+    partial.use_features(skip=True)
+    traced = []
+    for bp in pending:
+        if explained_by(partial, [c for c, *_ in traced], bp) or on_pieces(partial, traced, bp):
+            continue
+        found = trace_neuron(queries, partial, bp, numerics)
+        if found is not None and found[0] is not None:
+            traced.append(found)
+    formulas, unread = [], []
+    for c, _, span, _ in drop_deeper(queries, partial, traced, numerics):
+        neurons = _unread_neurons(partial, c, span)
+        if neurons is not None and not any(numerics.parallel(c, d) for d in formulas):
+            formulas.append(tuple(Fraction(v) for v in c))
+            unread.append(neurons)
+    if not formulas:
+        raise failure
+    free = sorted({i for neurons in unread for i in neurons})
+    rows = orient_with_stable_neurons(partial, formulas, failure, fixed={i: False for i in free})
+    if free:
+        carriers = _previous_layer_carriers(partial)
+        partial.layers[-1] = partial.layers[-1] + carriers
+        rows = [(tuple(w) + (Fraction(0),) * len(carriers), b) for w, b in rows]
+    width = len(partial.layers[-1])
+    for j, neurons in enumerate(unread):
+        if neurons:
+            partial.free[known, j] = tuple((tuple(Fraction(int(k == i)) for k in range(width)), Fraction(0)) for i in neurons)
+    return rows
+
+
+def _previous_layer_carriers(partial):
+    """One neuron ``relu(y_k) + 1`` per neuron ``y_k`` of the layer before the last, to join the last layer.
+
+    Each is at least 1 on the whole domain, so it bends nothing and passes
+    ``relu(y_k)`` on: with them the next layer and the output read any
+    affine function of those outputs, ``relu(-ẑ_i) = relu(ẑ_i) - ẑ_i`` for
+    every last-layer neuron included, whichever orientation the neurons
+    that read ``ẑ_i`` only where it is off were given. The final pruning
+    (:func:`~polyrelu.recovery.driver.without_needless_neurons`) deletes those nothing needs.
+    """
+    width = len(partial.layers[-2])
+    return [(tuple(Fraction(int(k == i)) for k in range(width)), Fraction(1)) for i in range(width)]
+
+
+def _unread_neurons(partial, c, span):
+    """The last-layer neurons whose ``relu(ẑ_i)`` weight the family ``span`` leaves free around ``c``; None if more is free.
+
+    A trace over the skip features is kept when its formula is unique, or
+    unique but for the weights on last-layer outputs that vanish on every
+    piece (``relu(ẑ_i)`` zero along the whole hypersurface). A family free in
+    other directions (the previous layer's outputs, the constant) is not a
+    neuron of the next layer over the last one.
+    """
+    if not span:
+        return ()
+    n = len(partial.layers[-1])
+    directions = [span[k] for k in span_complement([c], span)]
+    positions = sorted({p for d in directions for p, v in enumerate(d) if v})
+    if len(positions) != len(directions) or any(partial.basis[p] >= n for p in positions):
+        return None
+    return tuple(partial.basis[p] for p in positions)
