@@ -54,6 +54,7 @@ from .geometry.linalg import (
     in_span,
     nullspace,
     pivot_columns,
+    unit_columns,
 )
 from .geometry.rational import row_value
 from .tropical import BreakpointComplex
@@ -117,12 +118,15 @@ def shared_formula(
     """
     ncols = len(sa[0])
     null = solve([[v[r] for v in sa] + [-v[r] for v in sb] for r in range(ncols)], len(sa) + len(sb))
-    common = [tuple(sum(x * v[r] for x, v in zip(z, sa)) for r in range(ncols)) for z in null]
-    unit = lambda k: tuple(int(j == k) for j in range(ncols))  # noqa: E731
-    units = [k for k in range(ncols) if in_span(unit(k), sa) and in_span(unit(k), sb)]
-    if len(common) != 1 + len(units) or len(sa) + len(sb) - len(units) > ncols:
+    if not null:  # most pairs of different neurons' families: nothing common, not even a unit column
         return None
-    w = next(v for v in common if not in_span(v, [unit(k) for k in units]))
+    units = sorted(set(unit_columns(sa)) & set(unit_columns(sb)))
+    # bases: one common direction per null vector
+    if len(null) != 1 + len(units) or len(sa) + len(sb) - len(units) > ncols:
+        return None
+    common = [tuple(sum(x * v[r] for x, v in zip(z, sa)) for r in range(ncols)) for z in null]
+    # the common direction beyond the units: a member non-zero off them
+    w = next(v for v in common if any(v[k] for k in range(ncols) if k not in units))
     return tuple(Fraction(0) if k in units else v for k, v in enumerate(w)), common, units
 
 

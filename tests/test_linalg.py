@@ -132,6 +132,13 @@ def test_in_span_and_span_complement_match_greedy_rank_counts(case, data):
     assert linalg.span_complement(vectors, candidates) == chosen
 
 
+@given(matrices())
+def test_unit_columns_are_the_unit_vectors_whose_rank_count_stays(case):
+    vectors, n = case
+    units = [k for k in range(n) if rank([*vectors, [int(j == k) for j in range(n)]]) == rank(vectors)]
+    assert linalg.unit_columns(vectors) == units
+
+
 @SETTINGS
 @given(matrices(integer=True), st.data())
 def test_span_complement_modulo_a_prime_matches_greedy_rank_counts(case, data):

@@ -41,6 +41,7 @@ __all__ = [
     "echelon_basis",
     "pivot_columns",
     "in_span",
+    "unit_columns",
     "span_complement",
     "project_orthogonal_to",
 ]
@@ -378,6 +379,21 @@ def in_span(vector: Sequence, vectors: Rows) -> bool:
     (True, False, True)
     """
     return rank([*vectors, vector]) == rank(vectors)
+
+
+def unit_columns(vectors: Rows) -> list:
+    """Indices ``k`` whose unit vector ``e_k`` lies in the span of ``vectors`` (over Q), from one echelon form.
+
+    A combination of the reduced echelon rows equal to ``e_k`` has the
+    coefficients of ``e_k`` on the pivot columns, so it is the row with pivot
+    ``k`` alone: ``e_k`` is in the span exactly when that row is ``e_k``.
+
+    Examples
+    --------
+    >>> unit_columns([(1, 1, 0), (0, 0, 1)]), unit_columns([(1, 0, 0), (1, 1, 0)]), unit_columns([])
+    ([2], [0, 1], [])
+    """
+    return sorted(next(k for k, v in enumerate(row) if v) for row in echelon_basis(vectors) if sum(1 for v in row if v) == 1)
 
 
 def span_complement(vectors: Rows, candidates: Rows, *, modulus: Optional[int] = None) -> list:
