@@ -137,7 +137,6 @@ def fix_family(partial, span, traced, pieces):
     """
     cells = partial.complex
     n0 = partial.n0
-    maps = {R.id: [tuple(vdot(F_row, v) for F_row in partial.reduced(R)) for v in span] for R in cells.regions()}
     sign, neighbours = {}, {}
     for facet in cells.cells(n0 - 1):
         pair = [r for r in cells.lattice.cofacets(facet.id) if cells[r].dimension == n0]
@@ -162,16 +161,19 @@ def fix_family(partial, span, traced, pieces):
                 queue.append(q)
             elif sign[q] != sign[r]:
                 return None
+    regions = cells.regions()
+    if any(R.id not in pieces and R.id not in sign for R in regions):
+        return None
     ieqs, eqns, strict = set(), set(), set()
-    for R in cells.regions():
+    for R in regions:
+        # each member's affine map on the region, written only now: most families fail the sign checks above
+        maps = [tuple(vdot(F_row, v) for F_row in partial.reduced(R)) for v in span]
         if R.id in pieces:
             h = pieces[R.id]
             p = max(range(len(h)), key=lambda i: abs(h[i]))
-            strict.add((0, *(m[p] * (1 if h[p] > 0 else -1) for m in maps[R.id])))
-        elif R.id in sign:
-            sign_rows(R, sign[R.id], [(0,) * (n0 + 1), *maps[R.id]], ieqs, eqns, strict)
+            strict.add((0, *(m[p] * (1 if h[p] > 0 else -1) for m in maps)))
         else:
-            return None
+            sign_rows(R, sign[R.id], [(0,) * (n0 + 1), *maps], ieqs, eqns, strict)
     alpha = solve_rows(ieqs, eqns, strict, len(span), homogeneous=True)
     if alpha is None:
         return None

@@ -32,6 +32,7 @@ What it leaves to others: finding the formulas (``tracing``, ``families``),
 orienting the layer (``orientation``).
 """
 
+import math
 from fractions import Fraction
 
 from ..complex import canonical_complex
@@ -147,7 +148,7 @@ class PartialNetwork:
             if layer == last and last > 0
             for k, d in enumerate(directions)
         ] if products and oriented and not skip else []
-        self._features = {}
+        self._features, self._equation_features = {}, {}
         regions = self.complex.regions()
         self.basis = pivot_columns([row for R in regions for row in self.features(R)])
         self.precondition = self.numerics.precondition([row for R in regions for row in self.reduced(R)])
@@ -212,6 +213,22 @@ class PartialNetwork:
     def reduced(self, region):
         F = self.features(region)
         return [tuple(row[j] for j in self.basis) for row in F]
+
+    def equation_features(self, region):
+        """:meth:`reduced` times a positive integer that clears its denominators: for uses blind to a region's scale.
+
+        That a formula's affine map is parallel to a hyperplane on the region
+        (:func:`~polyrelu.formulas.parallel_equations`) says the same of any
+        positive multiple of the features, and in integers the equations and
+        their null spaces cost a fraction of what Fractions do.
+        """
+        hit = self._equation_features.get(region.id)
+        if hit is None:
+            F = self.reduced(region)
+            scale = math.lcm(*(Fraction(v).denominator for row in F for v in row))
+            hit = [tuple(int(v * scale) for v in row) for row in F]
+            self._equation_features[region.id] = hit
+        return hit
 
     def locate(self, x):
         """The region whose interior holds ``x``, or None (on a known hypersurface or outside the domain)."""

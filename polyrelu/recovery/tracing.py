@@ -147,7 +147,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
         return None
     lattice = partial.complex.lattice
     cells = partial.complex
-    equations = parallel_equations(partial.reduced(start), bp.row)
+    equations = parallel_equations(partial.equation_features(start), bp.row)
     queue = [(start, bp.row)]
     seen = {start.id}
     pieces = {start.id: bp.row}
@@ -167,7 +167,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
                     continue
                 seen.add(beyond[0].id)
                 pieces[beyond[0].id] = h2
-                equations += parallel_equations(partial.reduced(beyond[0]), h2)
+                equations += parallel_equations(partial.equation_features(beyond[0]), h2)
                 null = numerics.nullspace(equations, len(partial.basis), partial.precondition)
                 if not null:
                     return None
@@ -180,7 +180,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
                         crossed, measured = checked
                         if measured:  # float mode: refit on every region crossed, the noise averages out
                             for region_, row in measured:
-                                equations += parallel_equations(partial.reduced(region_), row)
+                                equations += parallel_equations(partial.equation_features(region_), row)
                             refit = numerics.nullspace(equations, len(partial.basis), partial.precondition)
                             if len(refit) == 1:
                                 return refit[0], crossed, (), pieces
@@ -203,7 +203,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
             row = tuple(orientation * vdot(F_row, c) for F_row in partial.reduced(cells[rid]))
             seen.add(rid)
             pieces[rid] = row
-            equations += parallel_equations(partial.reduced(cells[rid]), row)
+            equations += parallel_equations(partial.equation_features(cells[rid]), row)
             queue.append((cells[rid], row))
     if log is not None and equations and len(numerics.nullspace(equations, len(partial.basis), partial.precondition)) > 1:
         log["undetermined"] = log.get("undetermined", 0) + 1
