@@ -234,6 +234,10 @@ class FakeRegion:
     def relative_interior_point(self):
         return (Fraction(self.k), Fraction(-self.k))
 
+    @property
+    def polyhedron(self):
+        return Polyhedron(vertices=[self.relative_interior_point()])
+
 
 def _blocks(seed, nregions=8, ncols=3, n0=2):
     rng = np.random.default_rng(seed)
@@ -1480,6 +1484,51 @@ def test_random_lines_meet_a_bounded_hypersurface_however_wide_the_window():
     # a line through a point far out finds the breakpoints it crosses (its tails start past |p| / |d|)
     far = (Fraction(2**40), Fraction(1, 3))
     assert line_breakpoints(network_oracle(net), far, (-1, 0)) == [2**40 - Fraction(2, 3), 2**40 + Fraction(2, 3)]
+
+
+def test_a_segment_far_out_separates_breakpoints_relative_to_their_distance_from_its_start():
+    """``f = relu(x - 10^5) + relu(x - 10^5 - 1)`` on the segment from the origin to ``(10^33, 3)``.
+
+    The two breakpoints lie 1 apart at distance ``10^5``: a search of the whole line through the far end
+    resolves ``2^-80`` of its length (about ``10^9`` here) and cannot separate them;
+    :meth:`Explorer.search_segment`'s pieces, doubling in length from the start, find both, with their exact
+    hyperplanes, and leave the window alone.
+    """
+    net = ReLUNetwork([[[1, 0], [1, 0]], [[1, 1]]], [[-(10**5), -(10**5) - 1], [0]])
+    start, end = (Fraction(0), Fraction(0)), (Fraction(10**33), Fraction(3))
+    with pytest.raises(StageFailed):
+        breakpoints_on_line(exact_queries(net), end, end, None, ExactNumerics())
+    explorer = Explorer(exact_queries(net), 2, None, ExactNumerics(), np.random.default_rng(0))
+    explorer.search_segment(start, end)
+    rows = sorted(primitive_integer_row(bp.row) for bp in explorer.breakpoints)
+    assert rows == [(-(10**5) - 1, 1, 0), (-(10**5), 1, 0)]
+    assert explorer.window == 1 and explorer.lines == 0
+
+
+class FarRegion:
+    """A region of a complex as :meth:`MissedBreakpoint.in_region` reads it: its polyhedron and interior point."""
+
+    def __init__(self, polyhedron, point):
+        self.polyhedron, self.point = polyhedron, point
+
+    def relative_interior_point(self):
+        return self.point
+
+
+def test_a_missed_region_far_out_is_explored_from_a_point_near_its_vertex():
+    """A thin wedge from the vertex ``(1, 1000)`` between the directions ``(1, 1000)`` and ``(1, 1001)``, its
+    interior point at ``10^33``: the anchor lies inside the wedge, at max-distance 1 from the vertex on the
+    segment to the interior point. A bounded region's interior point is close enough: no anchor."""
+    wedge = Polyhedron(ieqs=[(0, -1000, 1), (-1, 1001, -1)], ambient_dim=2)
+    assert wedge.vertices() == ((1, 1000),)
+    point = (Fraction(10**30) * 2, Fraction(10**30) * 2001)
+    assert wedge.relative_interior_contains(point)
+    missed = MissedBreakpoint.in_region(FarRegion(wedge, point))
+    assert missed.point == point and wedge.relative_interior_contains(missed.anchor)
+    step = tuple(a - v for a, v in zip(missed.anchor, (1, 1000)))
+    assert max(abs(v) for v in step) == 1 and step[0] * (point[1] - 1000) == step[1] * (point[0] - 1)
+    square = Polyhedron(vertices=[(0, 0), (0, 1), (1, 0), (1, 1)])
+    assert MissedBreakpoint.in_region(FarRegion(square, (Fraction(1, 2), Fraction(1, 2)))).anchor is None
 
 
 @settings(max_examples=60, deadline=None)

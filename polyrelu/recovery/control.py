@@ -38,9 +38,30 @@ class TimeSpent(Exception):
 class MissedBreakpoint(Exception):
     """``f`` disagrees with the network so far near ``point``: explore there; ``row``: the hyperplane ``f`` bends along there, when known."""
 
-    def __init__(self, point, row=None):
+    def __init__(self, point, row=None, anchor=None):
         self.point = point
         self.row = row
+        self.anchor = anchor
+
+    @classmethod
+    def in_region(cls, region):
+        """``f``'s map on a region of a complex contradicts the other regions': explore from the region's interior point.
+
+        An unbounded region's interior point can lie very far out (a thin
+        wedge's at 10^33), where lines through it cannot separate the
+        breakpoints they meet. ``anchor`` is then a point of the region at
+        unit distance from its vertex nearest the origin: ``f`` bends on the
+        segment from it to ``point`` only where a neuron the complex lacks
+        does (:meth:`~polyrelu.recovery.search_lines.Explorer.search_segment`).
+        """
+        point = region.relative_interior_point()
+        vertices = region.polyhedron.vertices()
+        if not vertices:
+            return cls(point)
+        vertex = min(vertices, key=lambda v: max(abs(c) for c in v))
+        gap = max(abs(a - b) for a, b in zip(point, vertex))
+        # the open segment from a vertex to a relative interior point lies in the relative interior
+        return cls(point, anchor=tuple(b + (a - b) / gap for a, b in zip(point, vertex)) if gap > 1 else None)
 
 
 class Clock:

@@ -189,7 +189,11 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
     (:func:`~polyrelu.recovery.first_layer.straight_hyperplane`); costly, so not
     in the first round, which most networks need no more than.
     """
+    # continuations are facts about f and the geometry (tracing._cached_continuation): the next round's complex
+    # repeats most of this one's polyhedra
+    continuations = log.get("continuations", {})
     log.clear()
+    log["continuations"] = continuations
     clock = queries.clock
     partial = PartialNetwork(explorer.n0, domain, numerics, clock, max_cells)
     pending = list(explorer.breakpoints)
@@ -718,6 +722,8 @@ def recover_network(
                         clock.stage = "searching breakpoints on search lines through a point where f differs"
                         for _ in range(n0 + 1):
                             explorer.search(missed.point)
+                        if missed.anchor is not None:
+                            explorer.search_segment(missed.anchor, missed.point)
                         for _ in range(n0 + 1):
                             explorer.search()
                 reason = stalled or f"f still bends where no recovered neuron does after {attempt} rounds"

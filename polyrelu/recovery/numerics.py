@@ -311,7 +311,7 @@ class ExactNumerics(Numerics):
                     hi = mid
                 else:
                     lo = mid + 1
-            raise MissedBreakpoint(regions[lo - 1].relative_interior_point())
+            raise MissedBreakpoint.in_region(regions[lo - 1])
         pivots, table = solved
         x = [Fraction(0)] * len(blocks[0][0][0])
         for r, p in enumerate(pivots):
@@ -466,7 +466,7 @@ class FloatNumerics(Numerics):
         if per_region[worst] > self.tolerances.fit_residual * self.tolerance * scale:
             if not locate:
                 return None
-            raise MissedBreakpoint(regions[worst].relative_interior_point())
+            raise MissedBreakpoint.in_region(regions[worst])
         return tuple(Fraction(float(v)) for v in x)
 
     def orientation(self, rows, rhs, K, M, n, max_free, clock, layer):

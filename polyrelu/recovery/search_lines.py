@@ -17,9 +17,9 @@ from fractions import Fraction
 from ..geometry import Polyhedron
 from ..geometry.linalg import solution_space
 from ..geometry.rational import row_value
-from .breakpoints import breakpoint_at, breakpoints_on_line, is_breakpoint_along
+from .breakpoints import breakpoint_at, breakpoints_on_line, is_breakpoint_along, segment_breakpoints
 from .control import StageFailed
-from .numerics import vadd, vscale
+from .numerics import vadd, vscale, vsub
 from .sampling import random_direction, random_point
 
 __all__ = ["Explorer"]
@@ -66,6 +66,35 @@ class Explorer:
             # breakpoints closer than 2^-80 |t| (hypersurfaces meeting the line far out), or f bending past 2^60 times
             # the tails' start: this line tells nothing, other lines will do
             return
+        self._keep(p, d, found, widens)
+
+    def search_segment(self, start, end):
+        """The breakpoints on the segment from ``start`` to ``end``, searched in pieces doubling in length out from ``start``.
+
+        For a segment from near a region's vertex to its interior point far
+        out (:meth:`MissedBreakpoint.in_region
+        <polyrelu.recovery.control.MissedBreakpoint.in_region>`): the
+        breakpoints there sit at every distance from ``start``, and each
+        piece separates those in it relative to its own length, where one
+        search of the whole segment (as along a line) could not (its
+        resolution is ``2^-80`` of the segment's length, say ``10^9`` of a
+        segment ``10^33`` long). It does not widen the window.
+        """
+        u = vsub(end, start)
+        length = max(abs(v) for v in u)
+        u = vscale(1 / length, u)
+        g = lambda s: self.queries(vadd(start, vscale(s, u)))  # noqa: E731
+        a, b = Fraction(0), Fraction(1)
+        while a < length:
+            b = min(b, length)
+            try:
+                self._keep(start, u, segment_breakpoints(g, a, b, self.numerics), widens=False)
+            except StageFailed:
+                pass  # breakpoints too close to separate in this piece: the others may still tell
+            a, b = b, 2 * b
+
+    def _keep(self, p, d, found, widens):
+        """Keep the breakpoints ``found`` on the line ``p + t d`` (:func:`segment_breakpoints`'s tuples) that :func:`breakpoint_at` measures."""
         for t, _, _, a, b in found:
             step = vscale(min(t - a, b - t) / 2, d)
             point = vadd(p, vscale(t, d))
