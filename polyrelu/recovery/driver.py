@@ -189,11 +189,11 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
     (:func:`~polyrelu.recovery.first_layer.straight_hyperplane`); costly, so not
     in the first round, which most networks need no more than.
     """
-    # continuations are facts about f and the geometry (tracing._cached_continuation): the next round's complex
-    # repeats most of this one's polyhedra
-    continuations = log.get("continuations", {})
+    # continuations and cuts are facts about f and the geometry (tracing._cached_continuation, _cached_cut): the
+    # next round's complex repeats most of this one's polyhedra
+    kept = {key: log[key] for key in ("continuations", "cuts") if key in log}
     log.clear()
-    log["continuations"] = continuations
+    log.update(kept)
     clock = queries.clock
     partial = PartialNetwork(explorer.n0, domain, numerics, clock, max_cells)
     pending = list(explorer.breakpoints)

@@ -206,6 +206,10 @@ class Numerics(abc.ABC):
     def nullspace(self, rows, ncols, precondition=None):
         """A basis of ``{c : rows · c = 0}`` (in ``c = P c'`` coordinates with a precondition ``P``)."""
 
+    def narrowed_nullspace(self, null, rows, new, ncols, precondition=None):
+        """:meth:`nullspace` of ``rows``, which end with the rows ``new``; ``null`` is that of the rows before (None: unknown)."""
+        return self.nullspace(rows, ncols, precondition)
+
     @abc.abstractmethod
     def vanishes(self, value, c, F):
         """Whether ``value = F · c`` is zero (``F`` a region's feature rows)."""
@@ -294,6 +298,14 @@ class ExactNumerics(Numerics):
     def nullspace(self, rows, ncols, precondition=None):
         # FLINT's fraction-free basis: small integers, which later sign and orientation systems keep small
         return [tuple(map(Fraction, v)) for v in integer_nullspace(rows, ncols)]
+
+    def narrowed_nullspace(self, null, rows, new, ncols, precondition=None):
+        # a traced piece that every member fits leaves the null space as it was: dot products, not a solve (most
+        # pieces of a trace whose formula is already determined)
+        # the basis vectors are integers (:meth:`nullspace`), so their numerators are the vectors, multiplied fast
+        if null is not None and all(not sum(a * x.numerator for a, x in zip(row, v)) for row in new for v in null):
+            return null
+        return self.nullspace(rows, ncols)
 
     def vanishes(self, value, c, F):
         return not any(value)

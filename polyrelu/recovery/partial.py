@@ -76,6 +76,7 @@ class PartialNetwork:
         self.layers = []
         self.net = None
         self.complex = None
+        self._cell_keys = {}  # cell id -> cell_key, for the complex built last
         self.oriented = False
         self.skip = False
         self.products = []
@@ -118,6 +119,7 @@ class PartialNetwork:
         self.net = ReLUNetwork(Ws, bs)
         self.clock.check()
         self.complex = canonical_complex(self.net, self.domain, max_cells=self.max_cells, progress=False)
+        self._cell_keys = {}
         self.offset = sum(len(layer) for layer in self.layers[:-1])
         self.use_features(oriented)
 
@@ -148,7 +150,7 @@ class PartialNetwork:
             if layer == last and last > 0
             for k, d in enumerate(directions)
         ] if products and oriented and not skip else []
-        self._features, self._equation_features = {}, {}
+        self._features, self._integer_features = {}, {}
         regions = self.complex.regions()
         self.basis = pivot_columns([row for R in regions for row in self.features(R)])
         self.precondition = self.numerics.precondition([row for R in regions for row in self.reduced(R)])
@@ -214,21 +216,40 @@ class PartialNetwork:
         F = self.features(region)
         return [tuple(row[j] for j in self.basis) for row in F]
 
-    def equation_features(self, region):
-        """:meth:`reduced` times a positive integer that clears its denominators: for uses blind to a region's scale.
+    def integer_features(self, region):
+        """:meth:`features` times a positive integer that clears their denominators: for uses blind to a region's scale.
 
         That a formula's affine map is parallel to a hyperplane on the region
         (:func:`~polyrelu.formulas.parallel_equations`) says the same of any
         positive multiple of the features, and in integers the equations and
         their null spaces cost a fraction of what Fractions do.
         """
-        hit = self._equation_features.get(region.id)
+        hit = self._integer_features.get(region.id)
         if hit is None:
-            F = self.reduced(region)
+            F = self.features(region)
             scale = math.lcm(*(Fraction(v).denominator for row in F for v in row))
             hit = [tuple(int(v * scale) for v in row) for row in F]
-            self._equation_features[region.id] = hit
+            self._integer_features[region.id] = hit
         return hit
+
+    def cell_key(self, cell):
+        """The rows of a cell of the complex as sets, equations up to sign: the same for the same set whatever signs and ids the complex gives it.
+
+        Remembered per cell of the complex (a trace asks for the same walls
+        and regions again and again).
+        """
+        hit = self._cell_keys.get(cell.id)
+        if hit is None:
+            poly = cell.polyhedron
+            equations = frozenset(
+                tuple(row) if next(v for v in row if v) > 0 else tuple(-v for v in row) for row in poly.equations if any(row)
+            )
+            hit = self._cell_keys[cell.id] = (frozenset(tuple(row) for row in poly.inequalities), equations)
+        return hit
+
+    def equation_features(self, region):
+        """:meth:`integer_features` on the basis columns: :meth:`reduced`, scaled."""
+        return [tuple(row[j] for j in self.basis) for row in self.integer_features(region)]
 
     def locate(self, x):
         """The region whose interior holds ``x``, or None (on a known hypersurface or outside the domain)."""

@@ -103,19 +103,11 @@ def _cached_continuation(queries, partial, facet, region, h, numerics, log):
     """
     if log is None:
         return _continue_across(queries, partial, facet, region, h, numerics)
-    key = (_polyhedron_key(facet.polyhedron), _polyhedron_key(region.polyhedron), tuple(h))
+    key = (partial.cell_key(facet), partial.cell_key(region), tuple(h))
     cache = log.setdefault("continuations", {})
     if key not in cache:
         cache[key] = _continue_across(queries, partial, facet, region, h, numerics)
     return cache[key]
-
-
-def _polyhedron_key(poly):
-    """The rows of a polyhedron as sets, equations up to sign: the same for the same set whatever the neurons' signs."""
-    equations = frozenset(
-        tuple(row) if next(v for v in row if v) > 0 else tuple(-v for v in row) for row in poly.equations if any(row)
-    )
-    return frozenset(tuple(row) for row in poly.inequalities), equations
 
 
 def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
@@ -151,7 +143,8 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
     queue = [(start, bp.row)]
     seen = {start.id}
     pieces = {start.id: bp.row}
-    agreeing = 0
+    agreeing, null = 0, None
+    verified = (None, set(), False)  # (null space, regions where its formula was checked, whether it vanished on one)
     cap = 3 * len(partial.basis) + 2 * extra + 4
     whole = (partial.oriented or partial.skip) and numerics.max_families > 0
     while True:
@@ -167,14 +160,21 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
                     continue
                 seen.add(beyond[0].id)
                 pieces[beyond[0].id] = h2
-                equations += parallel_equations(partial.equation_features(beyond[0]), h2)
-                null = numerics.nullspace(equations, len(partial.basis), partial.precondition)
+                new = parallel_equations(partial.equation_features(beyond[0]), h2)
+                equations += new
+                null = numerics.narrowed_nullspace(null, equations, new, len(partial.basis), partial.precondition)
                 if not null:
                     return None
-                if len(null) == 1 and not vanishes_somewhere(partial, null[0], seen, numerics):
+                if len(null) == 1 and null is not verified[0]:
+                    verified = (null, set(), False)  # a new formula: every region seen is checked again
+                if len(null) == 1 and not verified[2]:
+                    # the regions seen before were checked with this formula already, and once it vanishes it does
+                    fresh = seen - verified[1]
+                    verified = (null, verified[1] | fresh, vanishes_somewhere(partial, null[0], fresh, numerics))
+                if len(null) == 1 and not verified[2]:
                     agreeing += 1
                     if agreeing >= extra:
-                        checked = _bends_everywhere(queries, partial, null[0], seen, numerics)
+                        checked = _bends_everywhere(queries, partial, null[0], seen, numerics, log=log)
                         if checked is None:
                             return None
                         crossed, measured = checked
@@ -192,7 +192,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
         c, free, span = family
         if c is None:
             return None, set(seen), span, pieces
-        checked = _bends_everywhere(queries, partial, c, seen, numerics, free=free)
+        checked = _bends_everywhere(queries, partial, c, seen, numerics, free=free, log=log)
         if checked is None:
             return None
         crossed = checked[0]
@@ -205,6 +205,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
             pieces[rid] = row
             equations += parallel_equations(partial.equation_features(cells[rid]), row)
             queue.append((cells[rid], row))
+        null = None  # rows added past narrowed_nullspace: solved again
     if log is not None and equations and len(numerics.nullspace(equations, len(partial.basis), partial.precondition)) > 1:
         log["undetermined"] = log.get("undetermined", 0) + 1
         if not partial.oriented:  # the pieces still tell orientations apart (:func:`orientations_by_pieces`)
@@ -217,14 +218,15 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
     return None
 
 
-def _bends_everywhere(queries, partial, c, traced, numerics, free=()):
+def _bends_everywhere(queries, partial, c, traced, numerics, free=(), log=None):
     """The regions where ``f`` bends on the predicted zero set of ``c``: all it crosses, or None.
 
     Agreement on the traced regions is not enough: a deeper neuron is a
     next-layer-like formula wherever the neurons in between keep their signs.
     Its prediction fails where they change, so every crossing is checked.
     For a family (:func:`trace_neuron`) only the regions where its ``free`` columns
-    vanish have a prediction.
+    vanish have a prediction. Where the prediction cuts a region is
+    geometry only, remembered in ``log`` (:func:`_cached_cut`).
     """
     n0 = partial.n0
     crossed = set(traced)
@@ -240,10 +242,9 @@ def _bends_everywhere(queries, partial, c, traced, numerics, free=()):
         if not any(row[1:]):
             continue
         poly = region.polyhedron
-        cut = Polyhedron(ieqs=poly.inequalities, eqns=[*poly.equations, row], ambient_dim=n0)
-        if cut.is_empty() or cut.dimension() != n0 - 1:
+        y = _cached_cut(partial, region, row, log)
+        if y is None:
             continue
-        y = cut.relative_interior_point()
         found = is_breakpoint_along(queries, y, numerics.rationalize_row(row), numerics)
         if found is None:
             grazing = numerics.grazing_distance(y)
@@ -258,6 +259,28 @@ def _bends_everywhere(queries, partial, c, traced, numerics, free=()):
             if bp is not None:
                 measured.append((region, bp.row))
     return crossed, measured
+
+
+def _cached_cut(partial, region, row, log):
+    """A relative interior point of the region's part where ``row`` vanishes, if that part is a facet-sized cut (dimension ``n0 - 1``), else None.
+
+    Remembered in ``log["cuts"]`` by the set the region is and the
+    hyperplane (:meth:`~polyrelu.recovery.partial.PartialNetwork.cell_key`): the orientation
+    search checks the same predictions on the same polyhedra under every
+    orientation it tries, and the next round on most of them again.
+    """
+    def cut():
+        poly = region.polyhedron
+        part = Polyhedron(ieqs=poly.inequalities, eqns=[*poly.equations, row], ambient_dim=partial.n0)
+        return None if part.is_empty() or part.dimension() != partial.n0 - 1 else part.relative_interior_point()
+
+    if log is None:
+        return cut()
+    key = (partial.cell_key(region), primitive_integer_row(row))
+    cache = log.setdefault("cuts", {})
+    if key not in cache:
+        cache[key] = cut()
+    return cache[key]
 
 
 def _near_boundary(poly, y, distance):
@@ -349,7 +372,7 @@ def orientations_by_pieces(partial, traces, count):
         return []
     numerics = partial.numerics
     regions = partial.complex.regions()
-    full = {region.id: partial.features(region) for region in regions}
+    full = {region.id: partial.integer_features(region) for region in regions}  # pieces' equations: scale-blind
     ranked = []
     for flips in itertools.product((False, True), repeat=n):
         partial.clock.check()
