@@ -204,6 +204,25 @@ def test_exact_nullspace_is_the_kernel(case):
 
 
 @FAST
+@given(small_matrices, st.data())
+def test_narrowed_nullspace_is_the_kernel_of_all_rows(case, data):
+    """Rows added to a system whose null space is known: exact mode keeps the basis when every new row vanishes
+    on it (a trace's agreeing pieces), else solves again; either way the kernel of all the rows."""
+    ncols, rows = case
+    k = data.draw(st.integers(0, len(rows)))
+    old, new = rows[:k], rows[k:]
+    N = ExactNumerics()
+    before = N.nullspace(old, ncols)
+    basis = N.narrowed_nullspace(before, rows, new, ncols)
+    assert len(basis) == ncols - rank(rows) and rank(basis) == len(basis)
+    assert all(dot(r, c) == 0 for r in rows for c in basis)
+    if all(dot(r, c) == 0 for r in new for c in before):
+        assert basis is before
+    assert N.narrowed_nullspace(None, rows, new, ncols) == N.nullspace(rows, ncols)
+    assert FloatNumerics(1e-9).narrowed_nullspace(None, rows, new, ncols) == FloatNumerics(1e-9).nullspace(rows, ncols)
+
+
+@FAST
 @given(small_matrices)
 def test_float_nullspace_spans_the_exact_kernel(case):
     ncols, rows = case
@@ -624,6 +643,13 @@ def test_features_are_the_known_layers_affine_maps(depth, oriented):
                 direct += sum(ci * zi for ci, zi in zip(c[n:], z))
             affine = [dot(row, c) for row in F]
             assert affine[0] + dot(affine[1:], x) == direct
+    # in integers for scale-blind uses: a positive integer multiple of each region's features
+    for region in partial.complex.regions():
+        F, G = partial.features(region), partial.integer_features(region)
+        assert all(type(v) is int for row in G for v in row)
+        scale = {Fraction(g) / f for row_f, row_g in zip(F, G) for f, g in zip(row_f, row_g) if f}
+        assert len(scale) == 1 and scale.pop() > 0 and all(not g for row_f, row_g in zip(F, G) for f, g in zip(row_f, row_g) if not f)
+        assert partial.equation_features(region) == [tuple(row[j] for j in partial.basis) for row in G]
     # the basis columns are independent over all regions and span every feature column
     stacked = [row for R in partial.complex.regions() for row in partial.features(R)]
     basis_columns = [[row[j] for row in stacked] for j in partial.basis]
@@ -1144,7 +1170,7 @@ def test_continuations_are_remembered_by_geometry_across_flipped_rebuilds():
     net = _family_net(1)
     N = ExactNumerics()
     queries = exact_queries(net)
-    log, asked, found = {}, [], []
+    log, asked, found, cuts = {}, [], [], []
     for flips in [(False, False, False), (True, False, True)]:
         partial = partial_with([flipped(layer_rows(net, 0), flips)])
         bp = breakpoint_at(queries, (Fraction(-1), Fraction(1, 2)), (Fraction(0), Fraction(1, 4)), 2, N)
@@ -1152,8 +1178,14 @@ def test_continuations_are_remembered_by_geometry_across_flipped_rebuilds():
         c, crossed, span, pieces = trace_neuron(queries, partial, bp, N, log=log)
         asked.append(queries.count - before)
         found.append(sorted(tuple(R.relative_interior_point()) for R in map(partial.complex.__getitem__, crossed)))
+        cuts.append(len(log["cuts"]))
         assert span == () and c is not None
     assert found[0] == found[1] and asked[0] > 0 and asked[1] == 0
+    # the prediction's cuts of the regions too: none computed again
+    assert cuts[0] > 0 and cuts[1] == cuts[0]
+    # and what is remembered changes nothing: without a log, the same formula on the same regions
+    alone, crossed_alone, *_ = trace_neuron(queries, partial, bp, N)
+    assert proportional(alone, c) and crossed_alone == crossed
 
 
 def test_formula_family_leaves_no_member_when_more_than_free_columns_stay_open_and_none_when_determined():
