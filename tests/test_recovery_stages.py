@@ -80,7 +80,7 @@ from polyrelu.recovery.orientation import apply_flips, orient_layer
 from polyrelu.recovery.output import fit_output
 from polyrelu.recovery.partial import PartialNetwork
 from polyrelu.recovery.search_lines import Explorer
-from polyrelu.recovery.tracing import drop_deeper, orientations_by_pieces, trace_neuron
+from polyrelu.recovery.tracing import crossing_point, drop_deeper, orientations_by_pieces, trace_neuron
 
 FAST = settings(max_examples=30, deadline=None, derandomize=True, database=None)
 
@@ -1186,6 +1186,28 @@ def test_continuations_are_remembered_by_geometry_across_flipped_rebuilds():
     # and what is remembered changes nothing: without a log, the same formula on the same regions
     alone, crossed_alone, *_ = trace_neuron(queries, partial, bp, N)
     assert proportional(alone, c) and crossed_alone == crossed
+
+
+small_points = st.tuples(st.integers(-4, 4), st.integers(-4, 4))
+
+
+@FAST
+@given(small_points, small_points, st.sampled_from(["segment", "ray", "line"]), st.tuples(*[st.integers(-3, 3)] * 3))
+def test_crossing_point_on_an_edge_is_the_exact_cut(a, b, kind, h):
+    """In the plane a facet is a segment, a ray or a line: where ``h`` vanishes on it, read off its vertices and
+    directions, is what the exact feasibility problem of higher dimensions finds (the same point, or none
+    when ``h`` misses the facet or contains it)."""
+    assume(a != b)
+    d = (b[0] - a[0], b[1] - a[1])
+    if kind == "segment":
+        edge = Polyhedron(vertices=[a, b])
+    elif kind == "ray":
+        edge = Polyhedron(vertices=[a], rays=[d])
+    else:
+        edge = Polyhedron(vertices=[a], lines=[d])
+    cut = Polyhedron(ieqs=edge.inequalities, eqns=[*edge.equations, h], ambient_dim=2)
+    expected = None if cut.is_empty() or cut.dimension() != 0 else cut.relative_interior_point()
+    assert crossing_point(edge, h, 2) == expected
 
 
 def test_formula_family_leaves_no_member_when_more_than_free_columns_stay_open_and_none_when_determined():

@@ -52,10 +52,9 @@ def _continue_across(queries, partial, facet, region, h, numerics):
     n0 = partial.n0
     poly = facet.polyhedron
     wall = poly.equations[0]
-    cut = Polyhedron(ieqs=poly.inequalities, eqns=[*poly.equations, h], ambient_dim=n0)
-    if cut.is_empty() or cut.dimension() != n0 - 2:
+    q = crossing_point(poly, h, n0)
+    if q is None:
         return None
-    q = cut.relative_interior_point()
     normal = tuple(Fraction(v) for v in wall[1:])
     grad = tuple(Fraction(v) for v in h[1:])
     # search along the wall (the part of ∇h parallel to it), a little way into ``region``
@@ -91,6 +90,31 @@ def _continue_across(queries, partial, facet, region, h, numerics):
                 # the one breakpoint was another hypersurface's, the continuation crossing beyond the segment
         offset *= numerics.continuation_shrink
     return None
+
+
+def crossing_point(poly, h, n0):
+    """A relative interior point of the part of a facet (dimension ``n0 - 1``) where ``h`` vanishes, when that part has dimension ``n0 - 2``; else None.
+
+    For ``n0 = 2`` the facet is a segment, a ray or a line and the part one
+    point, read off its vertices and directions; otherwise an exact
+    feasibility problem decides (:class:`~polyrelu.geometry.Polyhedron`).
+    """
+    if n0 != 2:
+        cut = Polyhedron(ieqs=poly.inequalities, eqns=[*poly.equations, h], ambient_dim=n0)
+        return None if cut.is_empty() or cut.dimension() != n0 - 2 else cut.relative_interior_point()
+    value, slope = (lambda x: row_value(h, x)), (lambda d: vdot(h[1:], d))
+    vertices, rays, lines = poly.vertices(), poly.rays(), poly.lines()
+    if lines or rays:
+        (start,), (d,) = vertices, lines or rays
+        if not slope(d):
+            return None  # h constant along the facet: zero on all of it, or on none
+        t = -value(start) / slope(d)
+        return vadd(start, vscale(t, d)) if lines or t >= 0 else None
+    a, b = vertices
+    ha, hb = value(a), value(b)
+    if ha == hb or (ha and hb and (ha > 0) == (hb > 0)):
+        return None  # h zero on the whole segment, or on no point of it
+    return vadd(a, vscale(ha / (ha - hb), vsub(b, a)))
 
 
 def _cached_continuation(queries, partial, facet, region, h, numerics, log):
