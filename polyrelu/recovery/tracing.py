@@ -100,8 +100,7 @@ def crossing_point(poly, h, n0):
     feasibility problem decides (:class:`~polyrelu.geometry.Polyhedron`).
     """
     if n0 != 2:
-        cut = Polyhedron(ieqs=poly.inequalities, eqns=[*poly.equations, h], ambient_dim=n0)
-        return None if cut.is_empty() or cut.dimension() != n0 - 2 else cut.relative_interior_point()
+        return _cut_point(poly, [h], n0 - 2)
     value, slope = (lambda x: row_value(h, x)), (lambda d: vdot(h[1:], d))
     vertices, rays, lines = poly.vertices(), poly.rays(), poly.lines()
     if lines or rays:
@@ -293,18 +292,19 @@ def _cached_cut(partial, region, row, log):
     search checks the same predictions on the same polyhedra under every
     orientation it tries, and the next round on most of them again.
     """
-    def cut():
-        poly = region.polyhedron
-        part = Polyhedron(ieqs=poly.inequalities, eqns=[*poly.equations, row], ambient_dim=partial.n0)
-        return None if part.is_empty() or part.dimension() != partial.n0 - 1 else part.relative_interior_point()
-
     if log is None:
-        return cut()
+        return _cut_point(region.polyhedron, [row], partial.n0 - 1)
     key = (partial.cell_key(region), primitive_integer_row(row))
     cache = log.setdefault("cuts", {})
     if key not in cache:
-        cache[key] = cut()
+        cache[key] = _cut_point(region.polyhedron, [row], partial.n0 - 1)
     return cache[key]
+
+
+def _cut_point(poly, rows, dimension):
+    """A relative interior point of ``poly`` where the affine ``rows`` vanish, when that part has ``dimension``; else None (exact)."""
+    cut = Polyhedron(ieqs=poly.inequalities, eqns=[*poly.equations, *rows], ambient_dim=poly.ambient_dim)
+    return None if cut.is_empty() or cut.dimension() != dimension else cut.relative_interior_point()
 
 
 def _near_boundary(poly, y, distance):
@@ -333,11 +333,9 @@ def _bends_at(queries, partial, a, b, numerics):
         F = partial.reduced(region)
         ra = tuple(vdot(row, ca) for row in F)
         rb = tuple(vdot(row, cb) for row in F)
-        poly = region.polyhedron
-        cut = Polyhedron(ieqs=poly.inequalities, eqns=[*poly.equations, ra, rb], ambient_dim=n0)
-        if cut.is_empty() or cut.dimension() != n0 - 2:
+        q = _cut_point(region.polyhedron, [ra, rb], n0 - 2)
+        if q is None:
             continue
-        q = cut.relative_interior_point()
         ga, gb = ra[1:], rb[1:]
         u = vsub(gb, vscale(vdot(gb, ga) / vdot(ga, ga), ga))
         u = vscale(1 / max(abs(v) for v in u), u)
