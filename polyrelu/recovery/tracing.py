@@ -188,12 +188,13 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
                 null = numerics.narrowed_nullspace(null, equations, new, len(partial.basis), partial.precondition)
                 if not null:
                     return None
-                if len(null) == 1 and null is not verified[0]:
-                    verified = (null, set(), False)  # a new formula: every region seen is checked again
-                if len(null) == 1 and not verified[2]:
-                    # the regions seen before were checked with this formula already, and once it vanishes it does
-                    fresh = seen - verified[1]
-                    verified = (null, verified[1] | fresh, vanishes_somewhere(partial, null[0], fresh, numerics))
+                if len(null) == 1:
+                    # the regions seen before were checked with this formula already, and once it vanishes it does;
+                    # a new formula is checked on every region seen
+                    done, vanished = (verified[1], verified[2]) if null is verified[0] else (set(), False)
+                    if not vanished:
+                        vanished = vanishes_somewhere(partial, null[0], seen - done, numerics)
+                    verified = (null, set(seen), vanished)
                 if len(null) == 1 and not verified[2]:
                     agreeing += 1
                     if agreeing >= extra:
