@@ -865,6 +865,38 @@ def test_drop_deeper_drops_a_formula_that_bends_at_another():
     assert drop_deeper(queries, partial, [neuron, right], ExactNumerics()) == [neuron]
 
 
+def test_drop_deeper_drops_a_formula_that_bends_at_an_accepted_one():
+    # the network of the test above: the layer-2 neuron x1 - 1 accepted by an earlier pass, the layer-3 one traced now
+    net = ReLUNetwork([[[1, 0], [0, 1]], [[1, 0], [0, 1]], [[1, 1], [1, 0]], [[1, 1]]], [[0, 0], [-1, 0], [-2, 5], [0]])
+    partial = partial_with([[((1, 0), 0), ((0, 1), 0)]])
+    quadrant = partial.locate((Fraction(1), Fraction(2)))
+    deeper = ((0, 1, 0, 0, -2), {quadrant.id})
+    neuron = (1, 0, 0, 0, -1)
+    queries = exact_queries(net)
+    assert drop_deeper(queries, partial, [deeper], ExactNumerics(), accepted=[neuron]) == []
+    assert drop_deeper(queries, partial, [deeper], ExactNumerics()) == [deeper]  # alone, nothing shows it bends
+    # the accepted formula is never dropped, and a candidate of its layer that crosses it straight stays
+    other = ((0, 1, 0, 0, -2), {quadrant.id})
+    straight = ReLUNetwork([[[1, 0], [0, 1]], [[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [-1, -2], [0]])
+    assert drop_deeper(exact_queries(straight), partial, [other], ExactNumerics(), accepted=[neuron]) == [other]
+
+
+def test_drop_deeper_keeps_two_neurons_crossing_at_a_small_angle_far_out():
+    # layer 2: x2 - 1000 and x2 - 1000 + (x1 - 1000)/4096, crossing at (1000, 1000) at an angle below 2·shrink;
+    # f = relu(a) + 2 relu(b) bends along both everywhere. Probes as far from the crossing as the sides of it
+    # crossed the other hypersurface, and both neurons were dropped as deeper
+    eps = Fraction(1, 4096)
+    net = ReLUNetwork(
+        [[[1, 0], [0, 1]], [[0, 1], [eps, 1]], [[1, 2]]], [[0, 0], [-1000, -1000 - 1000 * eps], [0]]
+    )
+    partial = partial_with([[((1, 0), 0), ((0, 1), 0)]])
+    assert ExactNumerics().shrink > eps / 2
+    quadrant = partial.locate((Fraction(1), Fraction(2)))
+    a = ((0, 1, 0, 0, -1000), {quadrant.id})
+    b = ((eps, 1, 0, 0, -1000 - 1000 * eps), {quadrant.id})
+    assert drop_deeper(exact_queries(net), partial, [a, b], ExactNumerics()) == [a, b]
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # orientation
 

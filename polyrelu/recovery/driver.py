@@ -370,7 +370,7 @@ def _second_chance(queries, partial, rows, pending, numerics, log):
         result = trace_neuron(queries, partial, bp, numerics, log=log)
         if result is not None:
             traced.append(result)
-    traced = merge_families(partial, drop_deeper(queries, partial, traced, numerics))
+    traced = merge_families(partial, drop_deeper(queries, partial, traced, numerics, accepted=found))
     layer = len(partial.layers)
     more = []
     for c, regions, span, pieces in traced:

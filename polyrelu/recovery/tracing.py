@@ -322,7 +322,12 @@ def _bends_at(queries, partial, a, b, numerics):
 
     Neurons of one layer cross straight; a deeper one bends at the neurons it
     reads. On each region both cross, ``f`` must bend along ``a``'s hyperplane
-    on both sides of ``b``'s, close to the crossing.
+    on both sides of ``b``'s, close to the crossing. The probes there stay
+    closer to their point than ``b``'s hyperplane is: two hypersurfaces that
+    cross at a small angle far out are only ``offset · sin(angle)`` apart at
+    the two sides (2→3→5→6→1, seed 548483: two true layer-2 neurons crossing
+    at ``(4043, 1292)`` at an angle near ``2·shrink``, whose probes crossed each
+    other, so both were dropped as deeper).
     """
     (ca, regions_a), (cb, regions_b) = a[:2], b[:2]
     if ca is None or cb is None:
@@ -345,16 +350,25 @@ def _bends_at(queries, partial, a, b, numerics):
             sides = (vadd(q, vscale(offset, u)), vsub(q, vscale(offset, u)))
             if all(partial.locate(y) is region for y in sides):
                 row = numerics.rationalize_row(ra)
-                return not all(is_breakpoint_along(queries, y, row, numerics, offset * numerics.shrink) for y in sides)
+                # probes within 2·radius (max-norm) of y change b's value by at most 2·radius·|gb|_1
+                radius = min(offset * numerics.shrink, abs(row_value(rb, sides[0])) / (4 * sum(abs(v) for v in gb)))
+                return not all(is_breakpoint_along(queries, y, row, numerics, radius) for y in sides)
             offset *= numerics.shrink
     return False
 
 
-def drop_deeper(queries, partial, candidates, numerics):
-    """The candidates that bend at no other candidate (a deeper neuron taken for one of this layer)."""
+def drop_deeper(queries, partial, candidates, numerics, accepted=()):
+    """The candidates that bend at no other candidate and at no ``accepted`` formula (a deeper neuron taken for one of this layer).
+
+    ``accepted``: formulas of the same layer found before (by an earlier pass);
+    they are checked wherever they cross a candidate, and never dropped.
+    """
+    everywhere = {region.id for region in partial.complex.regions()} if accepted else set()
+    others = [(c, everywhere) for c in accepted]
     return [
         a for i, a in enumerate(candidates)
         if not any(j != i and _bends_at(queries, partial, a, b, numerics) for j, b in enumerate(candidates))
+        and not any(_bends_at(queries, partial, a, b, numerics) for b in others)
     ]
 
 
