@@ -35,6 +35,7 @@ from polyrelu.geometry import Polyhedron
 from polyrelu.geometry.rational import primitive_integer_row, row_value
 from polyrelu.recovery.breakpoints import (
     breakpoint_at,
+    breakpoint_data,
     breakpoints_on_line,
     domain_inequalities,
     is_breakpoint_along,
@@ -80,7 +81,14 @@ from polyrelu.recovery.orientation import apply_flips, orient_layer
 from polyrelu.recovery.output import fit_output
 from polyrelu.recovery.partial import PartialNetwork
 from polyrelu.recovery.search_lines import Explorer
-from polyrelu.recovery.tracing import crossing_point, drop_deeper, orientations_by_pieces, trace_neuron
+from polyrelu.recovery.tracing import (
+    UNSEEN,
+    _continue_across,
+    crossing_point,
+    drop_deeper,
+    orientations_by_pieces,
+    trace_neuron,
+)
 
 FAST = settings(max_examples=30, deadline=None, derandomize=True, database=None)
 
@@ -863,6 +871,37 @@ def test_drop_deeper_drops_a_formula_that_bends_at_another():
     # the true continuation of the layer-3 hypersurface right of x1 = 1 (x1 + x2 - 3) bends at x1 = 1 too
     right = ((1, 1, 0, 0, -3), {quadrant.id})
     assert drop_deeper(queries, partial, [neuron, right], ExactNumerics()) == [neuron]
+
+
+def _kinked_oracle(x):
+    # relu(min(x1 - 1, x1 - x2 - 6)): zero on x1 = 1 below x2 = -5, then on x1 = x2 + 6, which meets x2 = 0 at
+    # x1 = 6; a deeper neuron's hypersurface, bending at x2 = -5, a zero set the layer-1 complex lacks
+    x1, x2 = (Fraction(v) for v in x)
+    return (max(Fraction(0), min(x1 - 1, x1 - x2 - 6)),)
+
+
+def test_trace_neuron_refuses_a_family_whose_hypersurface_leaves_a_region_unseen():
+    # oriented layer 1 (x1, x2): in the quadrant x1 > 0 > x2 the piece x1 = 1 fits every formula
+    # a relu(x1) + b relu(x2) + c with a = -c, so alone it would be a family; where x1 = 1 meets x2 = 0,
+    # f does not bend beyond, because the hypersurface bent inside the quadrant, which no neuron of layer 2 does
+    partial = partial_with([[((1, 0), 0), ((0, 1), 0)]], oriented=True)
+    queries = Queries(_kinked_oracle, 2, ExactNumerics(), math.inf)
+    bp = breakpoint_data(_kinked_oracle, (1, -10), (Fraction(1, 2), 0))
+    assert bp.row == (-1, 1, 0)
+    region = partial.locate(bp.point)
+    facet = next(
+        partial.complex[f] for f in partial.complex.lattice.facets(region.id)
+        if crossing_point(partial.complex[f].polyhedron, bp.row, 2) is not None
+    )
+    beyond = next(partial.complex[r] for r in partial.complex.lattice.cofacets(facet.id) if r != region.id)
+    assert _continue_across(queries, partial, facet, beyond, bp.row, ExactNumerics()) == UNSEEN
+    assert trace_neuron(queries, partial, bp, ExactNumerics()) is None
+    # where the hypersurface crosses the wall straight (x1 = 1 all the way up), the piece beyond pins the formula
+    straight = lambda x: (max(Fraction(0), Fraction(x[0]) - 1),)  # noqa: E731
+    c, crossed, span, pieces = trace_neuron(Queries(straight, 2, ExactNumerics(), math.inf), partial, bp, ExactNumerics())
+    assert span == () and len(pieces) == 2
+    assert proportional([dot(row, c) for R in partial.complex.regions() for row in partial.reduced(R)],
+                        [dot(row, (1, 0, -1)) for R in partial.complex.regions() for row in partial.features(R)]) is not None
 
 
 def test_drop_deeper_drops_a_formula_that_bends_at_an_accepted_one():

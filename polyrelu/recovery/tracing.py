@@ -42,6 +42,10 @@ __all__ = []
 RANKED_WIDTH = 5
 
 
+# what :func:`_continue_across` returns when ``h`` meets the facet but ``f`` does not bend beyond it near there
+UNSEEN = "unseen"
+
+
 def _continue_across(queries, partial, facet, region, h, numerics):
     """The hyperplane of a hypersurface beyond ``facet`` in ``region``, given its hyperplane ``h`` on the near side.
 
@@ -62,6 +66,7 @@ def _continue_across(queries, partial, facet, region, h, numerics):
     normal = vscale(1 / max(abs(v) for v in normal), normal)
     along = vscale(1 / max(abs(v) for v in along), along)
     offset = (1 + max(abs(v) for v in q)) * numerics.shrink
+    searched = False  # a segment beyond the wall was searched, and f did not bend on it
     for _ in range(numerics.continuation_attempts):
         centre = next((c for c in (vadd(q, vscale(offset, normal)), vsub(q, vscale(offset, normal))) if partial.locate(c) is region), None)
         if centre is not None:
@@ -74,6 +79,7 @@ def _continue_across(queries, partial, facet, region, h, numerics):
                 if len(found) > 1:
                     continue  # another hypersurface crosses the segment too: a shorter one
                 if not found:
+                    searched = True
                     break
                 t, _, _, t0, t1 = found[0]
                 y = vadd(centre, vscale(t, step))
@@ -89,7 +95,7 @@ def _continue_across(queries, partial, facet, region, h, numerics):
                     return h2
                 # the one breakpoint was another hypersurface's, the continuation crossing beyond the segment
         offset *= numerics.continuation_shrink
-    return None
+    return UNSEEN if searched else None
 
 
 def crossing_point(poly, h, n0):
@@ -167,6 +173,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
     seen = {start.id}
     pieces = {start.id: bp.row}
     agreeing, null = 0, None
+    unseen = set()  # regions beyond a wall the hypersurface meets, where f does not bend near the meeting point
     verified = (None, set(), False)  # (null space, regions where its formula was checked, whether it vanished on one)
     cap = 3 * len(partial.basis) + 2 * extra + 4
     whole = (partial.oriented or partial.skip) and numerics.max_families > 0
@@ -179,7 +186,9 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
                 if len(beyond) != 1 or beyond[0].id in seen or beyond[0].dimension != partial.n0:
                     continue
                 h2 = _cached_continuation(queries, partial, facet, beyond[0], h, numerics, log)
-                if h2 is None:
+                if h2 is UNSEEN:
+                    unseen.add(beyond[0].id)
+                if h2 is None or h2 is UNSEEN:
                     continue
                 seen.add(beyond[0].id)
                 pieces[beyond[0].id] = h2
@@ -214,6 +223,10 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
         if family is None:
             break
         c, free, span = family
+        if unseen - seen:
+            # a layer-l neuron is flat in every region, so its trace ends only where f stops showing it; a deeper
+            # neuron's ends where it bends at a neuron the complex lacks, and its pieces leave room for a family
+            return None
         if c is None:
             return None, set(seen), span, pieces
         checked = _bends_everywhere(queries, partial, c, seen, numerics, free=free, log=log)
