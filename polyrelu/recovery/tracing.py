@@ -52,6 +52,8 @@ def _continue_across(queries, partial, facet, region, h, numerics):
     Both hyperplanes contain ``h ∩ aff(facet)``, so the far one is ``h + μ·wall``:
     one breakpoint on a short segment parallel to ``∇h`` just inside ``region``
     fixes ``μ``, and the normal is then checked at that breakpoint.
+    :data:`UNSEEN` when ``h`` meets the facet but ``f`` does not bend on such a
+    segment; None when ``h`` misses the facet or no segment fit in ``region``.
     """
     n0 = partial.n0
     poly = facet.polyhedron
