@@ -904,6 +904,27 @@ def test_trace_neuron_refuses_a_family_whose_hypersurface_leaves_a_region_unseen
                         [dot(row, (1, 0, -1)) for R in partial.complex.regions() for row in partial.features(R)]) is not None
 
 
+def test_continue_across_does_not_call_a_shallow_crossing_unseen():
+    # f bends on x1 - 32 x2 = 5 below x2 = 0 and on x1 - 128 x2 = 5 above: the hypersurface meets the wall x2 = 0
+    # at (5, 0) at an angle atan(1/32), and beyond it crosses the segment searched (offset above the wall) 128
+    # offsets from its centre, past its ends. Not finding it there says nothing: None, not UNSEEN
+    def shallow(x):
+        x1, x2 = (Fraction(v) for v in x)
+        return (max(Fraction(0), x1 - 5 - (32 if x2 < 0 else 128) * x2),)
+
+    partial = partial_with([[((1, 0), 0), ((0, 1), 0)]], oriented=True)
+    queries = Queries(shallow, 2, ExactNumerics(), math.inf)
+    bp = breakpoint_data(shallow, (3, Fraction(-1, 16)), (Fraction(1, 8), 0))
+    assert bp.row == (-5, 1, -32)
+    region = partial.locate(bp.point)
+    facet = next(
+        partial.complex[f] for f in partial.complex.lattice.facets(region.id)
+        if tuple(partial.complex[f].polyhedron.equations[0][1:]) in ((0, 1), (0, -1))
+    )
+    beyond = next(partial.complex[r] for r in partial.complex.lattice.cofacets(facet.id) if r != region.id)
+    assert _continue_across(queries, partial, facet, beyond, bp.row, ExactNumerics()) is None
+
+
 def test_drop_deeper_drops_a_formula_that_bends_at_an_accepted_one():
     # the network of the test above: the layer-2 neuron x1 - 1 accepted by an earlier pass, the layer-3 one traced now
     net = ReLUNetwork([[[1, 0], [0, 1]], [[1, 0], [0, 1]], [[1, 1], [1, 0]], [[1, 1]]], [[0, 0], [-1, 0], [-2, 5], [0]])

@@ -52,8 +52,11 @@ def _continue_across(queries, partial, facet, region, h, numerics):
     Both hyperplanes contain ``h ∩ aff(facet)``, so the far one is ``h + μ·wall``:
     one breakpoint on a short segment parallel to ``∇h`` just inside ``region``
     fixes ``μ``, and the normal is then checked at that breakpoint.
-    :data:`UNSEEN` when ``h`` meets the facet but ``f`` does not bend on such a
-    segment; None when ``h`` misses the facet or no segment fit in ``region``.
+    :data:`UNSEEN` when ``h`` meets the facet at an angle above ``atan(1/16)``
+    but ``f`` does not bend on such a segment; None when ``h`` misses the
+    facet, no segment fit in ``region``, or ``h`` is nearly parallel to the
+    wall (a continuation at such an angle meets the segment, ``offset`` from
+    the wall, up to ``offset · cot(angle)`` from its centre, beyond its ends).
     """
     n0 = partial.n0
     poly = facet.polyhedron
@@ -65,6 +68,7 @@ def _continue_across(queries, partial, facet, region, h, numerics):
     grad = tuple(Fraction(v) for v in h[1:])
     # search along the wall (the part of ∇h parallel to it), a little way into ``region``
     along = vsub(grad, vscale(vdot(grad, normal) / vdot(normal, normal), normal))
+    steep = vdot(grad, normal) ** 2 <= 256 * vdot(normal, normal) * vdot(along, along)  # cot(angle) <= 16
     normal = vscale(1 / max(abs(v) for v in normal), normal)
     along = vscale(1 / max(abs(v) for v in along), along)
     offset = (1 + max(abs(v) for v in q)) * numerics.shrink
@@ -97,7 +101,7 @@ def _continue_across(queries, partial, facet, region, h, numerics):
                     return h2
                 # the one breakpoint was another hypersurface's, the continuation crossing beyond the segment
         offset *= numerics.continuation_shrink
-    return UNSEEN if searched else None
+    return UNSEEN if searched and steep else None
 
 
 def crossing_point(poly, h, n0):
