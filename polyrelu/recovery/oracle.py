@@ -100,7 +100,7 @@ class Queries:
         return value
 
     def _check(self, value, x):
-        where = f"the oracle's answer at x = ({', '.join(map(str, x))})"
+        where = f"the oracle's answer at x ≈ ({_point_text(x)})"
         if self.precision is None:
             self.precision = answer_precision(value)
             self.numerics.adopt_precision(self.precision)
@@ -126,6 +126,18 @@ class Queries:
             except PolyReluError as exc:
                 raise RecoveryError(str(exc)) from None
         return tuple(out)
+
+
+def _point_text(x):
+    """A query point for messages, 6 digits a coordinate: exact ones can have more digits than ``str`` shows (4,300)."""
+
+    def coordinate(v):
+        try:
+            return f"{float(v):.6g}"
+        except OverflowError:  # beyond the float range
+            return "-inf" if v < 0 else "inf"
+
+    return ", ".join(coordinate(v) for v in x)
 
 
 def network_oracle(net: ReLUNetwork, float_output: bool = False) -> Callable[[Sequence[Any]], tuple]:
