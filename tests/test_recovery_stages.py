@@ -478,6 +478,18 @@ def test_queries_refuse_what_is_not_a_function_value(answers, numerics, message)
             queries((k,))
 
 
+def test_queries_take_points_with_more_digits_than_str_shows():
+    # a trace's points gain digits region by region; str() of an integer stops at 4,300 digits, and the message
+    # naming the point was once built for every query, so such a point ended recovery with a bare ValueError
+    big = 10**5000
+    x = (Fraction(big + 1, big), Fraction(-big, 3))
+    queries = Queries(lambda y: (y[0] + y[1],), 2, ExactNumerics(), 10)
+    assert queries(x) == (x[0] + x[1],)
+    refusing = Queries(lambda y: (1.5,), 2, ExactNumerics(), 10)
+    with pytest.raises(RecoveryError, match=r"x ≈ \(1, -inf\).*exact recovery needs exact values"):
+        refusing(x)
+
+
 def test_queries_refuse_a_non_callable_oracle():
     with pytest.raises(RecoveryError, match="callable"):
         Queries([1, 2], 2, ExactNumerics(), 10)
@@ -902,6 +914,30 @@ def test_trace_neuron_refuses_a_family_whose_hypersurface_leaves_a_region_unseen
     assert span == () and len(pieces) == 2
     assert proportional([dot(row, c) for R in partial.complex.regions() for row in partial.reduced(R)],
                         [dot(row, (1, 0, -1)) for R in partial.complex.regions() for row in partial.features(R)]) is not None
+
+
+def test_continue_across_takes_breakpoints_too_close_to_separate_for_no_continuation():
+    # beyond the wall x2 = 0 f bends on x1 = 1 and on x1 = 1 + 10^-40: no segment separates them, which once
+    # ended the whole recovery (a StageFailed out of the search); now it is one more segment that does not tell
+    eps = Fraction(1, 10**40)
+
+    def close(x):
+        x1, x2 = (Fraction(v) for v in x)
+        return (max(Fraction(0), x1 - 1) + min(max(Fraction(0), x1 - 1 - eps), max(Fraction(0), x2)),)
+
+    partial = partial_with([[((1, 0), 0), ((0, 1), 0)]], oriented=True)
+    queries = Queries(close, 2, ExactNumerics(), math.inf)
+    bp = breakpoint_data(close, (1, -10), (Fraction(1, 2), 0))
+    assert bp.row == (-1, 1, 0)
+    region = partial.locate(bp.point)
+    facet = next(
+        partial.complex[f] for f in partial.complex.lattice.facets(region.id)
+        if crossing_point(partial.complex[f].polyhedron, bp.row, 2) is not None
+    )
+    beyond = next(partial.complex[r] for r in partial.complex.lattice.cofacets(facet.id) if r != region.id)
+    with pytest.raises(StageFailed):  # what the search meets there
+        segment_breakpoints(lambda t: queries((1 + t, Fraction(1, 1000))), Fraction(-1, 4), Fraction(1, 4), ExactNumerics())
+    assert _continue_across(queries, partial, facet, beyond, bp.row, ExactNumerics()) is None
 
 
 def test_continue_across_does_not_call_a_shallow_crossing_unseen():

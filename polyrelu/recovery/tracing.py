@@ -33,6 +33,7 @@ from ..geometry import Polyhedron
 from ..geometry.linalg import pivot_columns
 from ..geometry.rational import primitive_integer_row, row_value
 from .breakpoints import breakpoint_at, is_breakpoint_along, segment_breakpoints
+from .control import StageFailed
 from .families import formula_family, scale_on_region, vanishes_somewhere
 from .numerics import vadd, vdot, vscale, vsub
 
@@ -81,7 +82,10 @@ def _continue_across(queries, partial, facet, region, h, numerics):
                 if not all(partial.locate(e) is region for e in (vsub(centre, step), vadd(centre, step))):
                     continue
                 g = lambda s: queries(vadd(centre, vscale(s, step)))  # noqa: E731
-                found = segment_breakpoints(g, Fraction(-1), Fraction(1), numerics)
+                try:
+                    found = segment_breakpoints(g, Fraction(-1), Fraction(1), numerics)
+                except StageFailed:  # breakpoints too close together to separate: a shorter segment
+                    continue
                 if len(found) > 1:
                     continue  # another hypersurface crosses the segment too: a shorter one
                 if not found:
