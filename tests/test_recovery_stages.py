@@ -892,6 +892,16 @@ def _kinked_oracle(x):
     return (max(Fraction(0), min(x1 - 1, x1 - x2 - 6)),)
 
 
+def _wall_beyond(partial, bp):
+    """The wall that the hyperplane of ``bp``'s piece meets, and the region beyond it."""
+    region = partial.locate(bp.point)
+    facet = next(
+        partial.complex[f] for f in partial.complex.lattice.facets(region.id)
+        if crossing_point(partial.complex[f].polyhedron, bp.row, 2) is not None
+    )
+    return facet, next(partial.complex[r] for r in partial.complex.lattice.cofacets(facet.id) if r != region.id)
+
+
 def test_trace_neuron_refuses_a_family_whose_hypersurface_leaves_a_region_unseen():
     # oriented layer 1 (x1, x2): in the quadrant x1 > 0 > x2 the piece x1 = 1 fits every formula
     # a relu(x1) + b relu(x2) + c with a = -c, so alone it would be a family; where x1 = 1 meets x2 = 0,
@@ -900,12 +910,7 @@ def test_trace_neuron_refuses_a_family_whose_hypersurface_leaves_a_region_unseen
     queries = Queries(_kinked_oracle, 2, ExactNumerics(), math.inf)
     bp = breakpoint_data(_kinked_oracle, (1, -10), (Fraction(1, 2), 0))
     assert bp.row == (-1, 1, 0)
-    region = partial.locate(bp.point)
-    facet = next(
-        partial.complex[f] for f in partial.complex.lattice.facets(region.id)
-        if crossing_point(partial.complex[f].polyhedron, bp.row, 2) is not None
-    )
-    beyond = next(partial.complex[r] for r in partial.complex.lattice.cofacets(facet.id) if r != region.id)
+    facet, beyond = _wall_beyond(partial, bp)
     assert _continue_across(queries, partial, facet, beyond, bp.row, ExactNumerics()) == UNSEEN
     assert trace_neuron(queries, partial, bp, ExactNumerics()) is None
     # where the hypersurface crosses the wall straight (x1 = 1 all the way up), the piece beyond pins the formula
@@ -929,12 +934,7 @@ def test_continue_across_takes_breakpoints_too_close_to_separate_for_no_continua
     queries = Queries(close, 2, ExactNumerics(), math.inf)
     bp = breakpoint_data(close, (1, -10), (Fraction(1, 2), 0))
     assert bp.row == (-1, 1, 0)
-    region = partial.locate(bp.point)
-    facet = next(
-        partial.complex[f] for f in partial.complex.lattice.facets(region.id)
-        if crossing_point(partial.complex[f].polyhedron, bp.row, 2) is not None
-    )
-    beyond = next(partial.complex[r] for r in partial.complex.lattice.cofacets(facet.id) if r != region.id)
+    facet, beyond = _wall_beyond(partial, bp)
     with pytest.raises(StageFailed):  # what the search meets there
         segment_breakpoints(lambda t: queries((1 + t, Fraction(1, 1000))), Fraction(-1, 4), Fraction(1, 4), ExactNumerics())
     assert _continue_across(queries, partial, facet, beyond, bp.row, ExactNumerics()) is None
