@@ -1246,9 +1246,9 @@ def test_a_trace_where_tpic_fails_leaves_a_family_containing_the_neuron(w):
     assert crossed == set(pieces) and crossed < inside
     for rid, h in pieces.items():
         assert proportional(h, _affine_on(partial, partial.complex[rid], true[0])) is not None
-    # formula_family on the same pieces: the same span, the free column named
-    c2, free, span2 = formula_family(partial, _piece_equations(partial, pieces), pieces)
-    assert free == (2,) and proportional(c2, c) is not None and rank([*span2, *span]) == 2
+    # formula_family on the same pieces: the same span, the free column the one member vanishing on every piece
+    c2, vanishing, span2 = formula_family(partial, _piece_equations(partial, pieces), pieces)
+    assert vanishing == ((0, 0, 1, 0),) and proportional(c2, c) is not None and rank([*span2, *span]) == 2
 
 
 @pytest.mark.parametrize("w", [1, -2])
@@ -1338,14 +1338,20 @@ def test_crossing_point_on_an_edge_is_the_exact_cut(a, b, kind, h):
     assert crossing_point(edge, h, 2) == expected
 
 
-def test_formula_family_leaves_no_member_when_more_than_free_columns_stay_open_and_none_when_determined():
+def test_formula_family_names_the_member_when_features_coincide_on_every_piece_and_none_when_determined():
     net, partial, trace_from, true = _family_case(-2)
-    # the component x1 = 3 + relu(x2)/2 lies where x1 and x1 - 2 are both on: relu(z_1) - relu(z_3) = 2 there
+    # the component x1 = 3 + relu(x2)/2 lies where x1 and x1 - 2 are both on: relu(z_1) - relu(z_3) = 2 there,
+    # so that combination vanishes on every piece (no single column does) and the neuron is known up to it
     c, crossed, span, pieces = trace_from((3, -1))
-    assert c is None and len(span) == 2 and rank([*span, true[0]]) == 2
+    assert len(span) == 2 and rank([*span, true[0]]) == 2
     assert all(partial.complex[rid].relative_interior_point()[0] > 2 for rid in pieces)
+    vanishing = (1, 0, -1, -2)
+    assert rank([*span, vanishing]) == 2
+    # the member reduced by it: zero where it has its pivot, the true neuron minus it
+    assert c[0] == 0 and proportional(c, [a - b for a, b in zip(true[0], vanishing)]) is not None
+    assert crossed == set(pieces)  # it vanishes nowhere else, so there is nothing more to predict
     family = formula_family(partial, _piece_equations(partial, pieces), pieces)
-    assert family[0] is None and family[1] == () and rank([*family[2], *span]) == 2
+    assert family[1] == ((1, 0, -1, -2),) and proportional(family[0], c) is not None and rank([*family[2], *span]) == 2
     # y2 crosses enough regions to be determined: one formula, no family
     c2, crossed2, span2, pieces2 = trace_from((-1, Fraction(1, 2)), (Fraction(0), Fraction(1, 4)))
     assert span2 == () and proportional(c2, true[1]) is not None

@@ -35,29 +35,46 @@ __all__ = []
 
 
 def formula_family(partial, equations, pieces):
-    """``(formula, free, span)``: the formulas fitting every traced piece, when more than one does.
+    """``(formula, vanishing, span)``: the formulas fitting every traced piece, when more than one does.
 
-    ``span`` is a basis of them; ``free`` the columns that vanish on every
-    piece. When the family is one formula plus those columns, ``formula`` is
-    its member with zero ``free`` coefficients, else None. None when a member
-    vanishes identically on a piece, or the equations leave only one formula.
+    ``span`` is a basis of them (reduced echelon form); ``vanishing`` one of
+    its members that are zero on every traced region (a column of a neuron
+    off on all of them, or features that coincide there), also in echelon
+    form. Those change nothing the pieces show. When the family is one
+    formula plus them, ``formula`` is its member reduced by them (zero at
+    their pivot columns), else None. None when that member vanishes
+    identically on a piece, or the equations leave only one formula.
     """
-    cells = partial.complex
-    blocks = [partial.reduced(cells[rid]) for rid in pieces]
-    free = tuple(k for k in range(len(partial.basis)) if not any(F_row[k] for F in blocks for F_row in F))
     span = partial.numerics.nullspace(equations, len(partial.basis))
     if len(span) < 2:
         return None
     span = echelon_basis(span)
+    vanishing = vanishing_members(partial, span, pieces)
     c = None
-    if len(span) == 1 + len(free):
-        combination = partial.numerics.nullspace([[v[k] for v in span] for k in free], len(span))
-        if len(combination) != 1:
-            return None
-        c = tuple(sum(a * v[k] for a, v in zip(combination[0], span)) for k in range(len(partial.basis)))
+    if len(span) == 1 + len(vanishing):
+        c = next(r for r in (reduced_by(v, vanishing) for v in span) if any(r))
         if vanishes_somewhere(partial, c, pieces, partial.numerics):
             return None
-    return c, free, span
+    return c, vanishing, span
+
+
+def vanishing_members(partial, span, regions):
+    """An echelon basis of the members of ``span`` that are zero on every one of ``regions``."""
+    values = [[vdot(F_row, v) for v in span] for rid in regions for F_row in partial.reduced(partial.complex[rid])]
+    combinations = partial.numerics.nullspace(values, len(span))
+    members = [tuple(sum(a * v[k] for a, v in zip(alpha, span)) for k in range(len(span[0]))) for alpha in combinations]
+    return echelon_basis(members) if members else ()
+
+
+def reduced_by(c, echelon):
+    """``c`` minus the combination of the ``echelon`` basis that zeroes it at their pivot columns."""
+    c = list(c)
+    for v in echelon:
+        pivot = next(k for k, x in enumerate(v) if x)
+        if c[pivot]:
+            factor = c[pivot] / v[pivot]
+            c = [a - factor * b for a, b in zip(c, v)]
+    return tuple(c)
 
 
 def scale_on_region(partial, c, region_id, h):

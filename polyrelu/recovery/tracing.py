@@ -165,10 +165,10 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
     connected piece is traced and ``span`` is a basis of the formulas that fit
     every piece: a *family*, fixed later by the signs it must have
     (:func:`~polyrelu.recovery.families.fix_family`) and by the output (:func:`~polyrelu.recovery.output._fit_with_families`). When
-    only columns that vanish on every piece stay free, ``formula`` is the
-    member without them; it predicts the hypersurface exactly where those
-    columns vanish, so another connected component is reached there and
-    traced too. Otherwise ``formula`` is None.
+    only members that vanish on every piece stay free, ``formula`` is the
+    member reduced by them (:func:`~polyrelu.recovery.families.formula_family`); it predicts the
+    hypersurface exactly where they vanish, so another connected component
+    is reached there and traced too. Otherwise ``formula`` is None.
     ``log["undetermined"]`` counts traces whose pieces leave a family of formulas;
     ``log["uncrossed"][l][i]`` how many of them never cross neuron ``i`` of
     layer ``l`` (the last known), whose weight they therefore leave free.
@@ -232,14 +232,14 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
         family = formula_family(partial, equations, pieces) if whole and not queue else None
         if family is None:
             break
-        c, free, span = family
+        c, vanishing, span = family
         if unseen - seen:
             # a layer-l neuron is flat in every region, so its trace ends only where f stops showing it; a deeper
             # neuron's ends where it bends at a neuron the complex lacks, and its pieces leave room for a family
             return None
         if c is None:
             return None, set(seen), span, pieces
-        checked = _bends_everywhere(queries, partial, c, seen, numerics, free=free, log=log)
+        checked = _bends_everywhere(queries, partial, c, seen, numerics, vanishing=vanishing, log=log)
         if checked is None:
             return None
         crossed = checked[0]
@@ -265,14 +265,14 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
     return None
 
 
-def _bends_everywhere(queries, partial, c, traced, numerics, free=(), log=None):
+def _bends_everywhere(queries, partial, c, traced, numerics, vanishing=(), log=None):
     """The regions where ``f`` bends on the predicted zero set of ``c``: all it crosses, or None.
 
     Agreement on the traced regions is not enough: a deeper neuron is a
     next-layer-like formula wherever the neurons in between keep their signs.
     Its prediction fails where they change, so every crossing is checked.
-    For a family (:func:`trace_neuron`) only the regions where its ``free`` columns
-    vanish have a prediction. Where the prediction cuts a region is
+    For a family (:func:`trace_neuron`) only the regions where its members
+    ``vanishing`` on the traced ones vanish too have a prediction. Where the prediction cuts a region is
     geometry only, remembered in ``log`` (:func:`_cached_cut`).
     """
     n0 = partial.n0
@@ -283,7 +283,7 @@ def _bends_everywhere(queries, partial, c, traced, numerics, free=(), log=None):
         if region.id in traced:
             continue
         F = partial.reduced(region)
-        if any(F_row[k] for F_row in F for k in free):
+        if any(vdot(F_row, v) for F_row in F for v in vanishing):
             continue
         row = tuple(vdot(F_row, c) for F_row in F)
         if not any(row[1:]):
