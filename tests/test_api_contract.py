@@ -1011,6 +1011,7 @@ API = {
             max_seconds=(None, (object(), "1", [], True, NAN, -1.0, 0)),
             max_cells=(10**6, COUNT),
             progress=(False, (object(), "no", 1, [])),
+            known_layers=(None, (object(), "net.json", [], 1)),
         ),
     ),
 }

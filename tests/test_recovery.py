@@ -22,6 +22,7 @@ from polyrelu import (
     InvalidArgumentError,
     RecoveryError,
     ReLUNetwork,
+    ShapeError,
     UsageError,
     breakpoint_data,
     canonical_complex,
@@ -704,3 +705,55 @@ def test_cli_recover_options_have_help(capsys):
         ("--seed SEED", "seed of the random search lines"),
     ):
         assert f"{option} {phrase}" in text
+
+
+def _proportional_rows(given, found):
+    """Whether every row of ``found`` is a positive multiple of a distinct row of ``given`` (rows ``(b, w)``)."""
+    unused = list(given)
+    for row in found:
+        match = next((g for g in unused if any(g) and all(a * max(map(abs, g)) == b * max(map(abs, row)) for a, b in zip(row, g))), None)
+        if match is None:
+            return False
+        unused.remove(match)
+    return True
+
+
+@pytest.mark.parametrize(
+    "widths, seed, second",
+    [
+        # three-hidden-layer networks the full recovery leaves undecided; in the first, layer-2 neuron 0 is off
+        # everywhere (without leaving it out, recovery stays undecided); in the second, f needs only 4 of layer 2
+        ((3, 3, 3, 5, 1), 365477, 2),
+        ((2, 5, 5, 4, 1), 562785, 4),
+    ],
+)
+def test_known_first_layers_are_kept_and_the_rest_recovered_over_them(widths, seed, second):
+    """Given the first two hidden layers, the third and the output are recovered over them: the same function,
+    the given neurons kept up to positive scaling (no sign changed), those f does not need left out."""
+    net = _gaussian(widths, seed)
+    known = ReLUNetwork(net.weights[:2], net.biases[:2])
+    result = recover_network(network_oracle(net), widths[0], known_layers=known, max_seconds=120)
+    assert result.status == "recovered", result.reason
+    assert same_function(result.network, net).equal
+    assert result.layer_widths[0] == widths[1]
+    assert result.layer_widths[1] == second
+    rows = lambda W, b: [(beta, *w) for w, beta in zip(W, b)]  # noqa: E731
+    assert _proportional_rows(rows(net.weights[0], net.biases[0]), rows(result.network.weights[0], result.network.biases[0]))
+    # layer 2 over the given layer 1: its pre-activations are positive multiples of the given ones
+    x = [(Fraction(k, 3), Fraction(-k, 5), Fraction(1, k + 1))[: widths[0]] for k in range(1, 40)]
+    given_z = [known(p) for p in x]  # its last layer is hidden layer 2
+    found_z = [result.network.pre_activations(p)[1] for p in x]
+    for j in range(result.layer_widths[1]):
+        column = [z[j] for z in found_z]
+        assert any(
+            all(c * g[i] >= 0 for c, g in zip(column, given_z)) and len({c / g[i] for c, g in zip(column, given_z) if g[i]}) == 1
+            for i in range(widths[2])
+        )
+
+
+def test_known_layers_must_be_a_network_on_the_input_space():
+    net = generic_network((2, 3, 2, 1), seed=1)
+    with pytest.raises(InvalidArgumentError, match="known_layers must be a ReLUNetwork"):
+        recover_network(network_oracle(net), 2, known_layers=[net.weights[0], net.biases[0]])
+    with pytest.raises(ShapeError, match="known_layers takes 3 inputs but input_dim is 2"):
+        recover_network(network_oracle(net), 2, known_layers=ReLUNetwork([[[1, 0, 0]]], [[0]]))

@@ -1744,3 +1744,28 @@ def test_an_appended_layer_has_each_row_scaled_positively_to_max_norm_1(rows):
         ratios = {v / u for u, v in zip(r, scaled) if u}
         assert len(ratios) == 1 and ratios.pop() > 0
         assert all(v == 0 for u, v in zip(r, scaled) if not u)
+
+
+def test_known_layers_keep_the_pre_activations_up_to_a_positive_factor_and_leave_dead_neurons_out():
+    """append_known_layers scales rows to max-norm 1 and compensates in the next layer; a neuron off on the whole
+    domain goes, with its column in the next layer; the layers' orientation is final (orient_layer fixes it)."""
+    # layer 1: two neurons and one off everywhere (z = -1); layer 2 reads all three, with large weights
+    known = ReLUNetwork([[[3, -1], [1, 4], [0, 0]], [[5, 7, 9], [-2, 3, 11]]], [[1, -2, -1], [1, -6]])
+    partial = PartialNetwork(2, None, ExactNumerics())
+    partial.append_known_layers(known)
+    assert partial.known == 2 and [len(layer) for layer in partial.layers] == [2, 2]
+    assert all(max(abs(v) for v in (*w, b)) == 1 for layer in partial.layers for w, b in layer)
+    points = [(Fraction(k, 3), Fraction(5 - 2 * k, 7)) for k in range(-6, 7)]
+    mine = [hidden_values(partial.layers, x) for x in points]
+    theirs = [(known.pre_activations(x)[0][:2], known(x)) for x in points]
+    # layer 1 shrinks by its rows' largest entries 3 and 4; layer 2 reads (15, 28 | 1) and (-6, 12 | -6), so 28 and 12
+    for layer, factors in enumerate(([3, 4], [28, 12])):
+        for j, factor in enumerate(factors):
+            assert all(t[layer][j] == factor * m[layer][j] for m, t in zip(mine, theirs))
+    # a next-layer formula reading relu(-z_1) = relu(z_1) - z_1: only flipping neuron 1 explains it
+    assert {1, 3} <= set(partial.basis)  # relu(z_1) and z_1 (columns n + i are the z_i)
+    reads_flipped = tuple(Fraction({1: 1, 3: -1}.get(col, 0)) for col in partial.basis)
+    with pytest.raises(StageFailed, match="no orientation of layer 2"):
+        orient_layer(partial, [reads_flipped])
+    partial.known = 1
+    assert orient_layer(partial, [reads_flipped])[0] == [False, True]

@@ -37,9 +37,9 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import require_bool, require_callable, require_int, require_real
+from ..checks import require_bool, require_callable, require_instance, require_int, require_real
 from ..domain import Box, DomainLike
-from ..errors import ComplexTooLargeError, RecoveryError
+from ..errors import ComplexTooLargeError, RecoveryError, ShapeError
 from ..geometry import Polyhedron
 from ..geometry.linalg import span_complement
 from ..geometry.rational import to_fraction
@@ -182,12 +182,13 @@ def _describe_domain(domain, whole_space=False):
     return text
 
 
-def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False, max_cells=1_000_000, walk=False):
+def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False, max_cells=1_000_000, walk=False, known=None):
     """One pass: layers from the breakpoints found so far, then the output layer. Returns (layers, output rows, regions, complex).
 
     ``walk``: first-layer hyperplanes may also be found by walking them
     (:func:`~polyrelu.recovery.first_layer.straight_hyperplane`); costly, so not
-    in the first round, which most networks need no more than.
+    in the first round, which most networks need no more than. ``known``:
+    the caller's first hidden layers (a network), in place from the start.
     """
     # continuations and cuts are facts about f and the geometry (tracing._cached_continuation, _cached_cut): the
     # next round's complex repeats most of this one's polyhedra
@@ -196,6 +197,9 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
     log.update(kept)
     clock = queries.clock
     partial = PartialNetwork(explorer.n0, domain, numerics, clock, max_cells)
+    if known is not None:
+        partial.append_known_layers(known)
+        log["widths"] = tuple(len(layer) for layer in partial.layers)
     pending = list(explorer.breakpoints)
     while True:
         known = len(partial.layers)
@@ -418,14 +422,16 @@ def _orientation_by_search(queries, partial, pending, numerics, log):
     ``numerics.orientation_search_width`` neurons) gets the oriented tracing of :func:`_second_chance`; a wrong
     one makes the pieces' equations inconsistent. A layer of up to ``RANKED_WIDTH`` neurons gets every
     orientation too, ranked first without queries by the pieces its unoriented traces left undetermined
-    (:func:`orientations_by_pieces`); a wider one none. The orientation that
+    (:func:`orientations_by_pieces`); a wider one none; a layer the caller gave only its own. The orientation that
     explains the most neurons is kept (the output fit checks it); None if
     none explains any.
     """
     n, width = len(partial.layers[-1]), numerics.orientation_search_width
     original, layer = list(partial.layers[-1]), len(partial.layers)
     stage = f"searching the orientations of layer {layer}"
-    if n <= width:
+    if layer <= partial.known:  # the caller's orientation
+        candidates = [(False,) * n]
+    elif n <= width:
         candidates = list(itertools.product((False, True), repeat=n))
     elif width and n <= RANKED_WIDTH:  # every orientation, those that fit the pieces traced unoriented first
         partial.clock.stage = f"ranking the orientations of layer {layer} by the pieces traced"
@@ -484,6 +490,7 @@ def recover_network(
     max_seconds: float | None = None,
     max_cells: int = 1_000_000,
     progress: bool | None = None,
+    known_layers: ReLUNetwork | None = None,
 ) -> RecoveryResult:
     """Rebuild a ReLU network from function values alone.
 
@@ -571,6 +578,14 @@ def recover_network(
     progress : bool, optional
         A progress bar over neurons found; by default only on a terminal and
         after a second.
+    known_layers : ReLUNetwork, optional
+        The first hidden layers of ``f``'s network, when the caller knows them
+        (a fixed feature extractor, or to find which stage of a recovery
+        fails): a network on ``R^n0`` whose every layer, its last included,
+        is taken as a hidden layer of ``f`` in this orientation. Recovery
+        starts from them, never changes their neurons' signs and never adds
+        neurons to them; the answer's hidden layers begin with them (up to
+        positive scaling, and without the neurons ``f`` does not need).
 
     Returns
     -------
@@ -588,6 +603,10 @@ def recover_network(
     UsageError
         ``tolerance``, ``max_seconds``, ``max_cells`` or ``checks`` is not a
         usable value, or a tolerance is given in exact mode.
+    InvalidArgumentError
+        ``known_layers`` is not a ReLUNetwork.
+    ShapeError
+        ``known_layers`` does not take ``n0`` inputs.
 
     Examples
     --------
@@ -609,6 +628,15 @@ def recover_network(
     >>> result.status == "undecided" or result.max_deviation <= result.threshold
     True
 
+    Given its first layer (as the network ``x ↦ W1 x + b1``), the rest is
+    recovered over it:
+
+    >>> net = generic_network((2, 3, 2, 1), seed=1)
+    >>> first = ReLUNetwork(net.weights[:1], net.biases[:1])
+    >>> result = recover_network(network_oracle(net), 2, known_layers=first)
+    >>> result.status, result.layer_widths, equivalent(result.network, net)
+    ('recovered', (3, 2), True)
+
     Notes
     -----
     The query count is ``O(n0 · regions + breakpoints)``: see ``docs/recovery.md``
@@ -620,6 +648,12 @@ def recover_network(
     """
     numerics = _check_arguments(oracle, input_dim, max_queries, lines, seed, float_oracle, tolerance, max_rounds, checks, max_seconds, max_cells, progress)
     n0 = int(input_dim)
+    require_instance(known_layers, ReLUNetwork, "known_layers", "recover_network", optional=True)
+    if known_layers is not None and known_layers.architecture.input_dim != n0:
+        raise ShapeError(
+            f"recover_network: known_layers takes {known_layers.architecture.input_dim} inputs but input_dim is {n0}; "
+            "give the first hidden layers of a network on R^input_dim"
+        )
     domain_rows = domain_inequalities(domain, n0)
     if float_oracle and domain_rows is None:
         raise RecoveryError(
@@ -672,7 +706,12 @@ def recover_network(
         for _ in range(2 * n0 + 2 if lines is None else lines):
             explorer.search()
         reasons = []
-        # a first-layer hyperplane must bend far out on both sides; only if that fails, on one side suffices
+        if known_layers is not None:  # the search near crossings of first-layer hyperplanes needs them
+            explorer.first_layer = [
+                numerics.first_layer_row((b, *w)) for w, b in zip(known_layers.weights[0], known_layers.biases[0])
+            ]
+        # a first-layer hyperplane must bend far out on both sides; only if that fails, on one side suffices (with
+        # known layers, the second attempt is only more rounds from the breakpoints found so far)
         for one_sided in (False, True):
             attempt, neurons, stalled, near_crossings = 0, 0, None, False
             try:
@@ -681,7 +720,8 @@ def recover_network(
                     rounds += 1
                     try:
                         layers, out_rows, regions, cells = _rebuild(
-                            queries, explorer, domain, numerics, rng, bar, log, one_sided, max_cells, one_sided or attempt > 1
+                            queries, explorer, domain, numerics, rng, bar, log, one_sided, max_cells, one_sided or attempt > 1,
+                            known_layers,
                         )
                         Ws = [[list(w) for w, _ in layer] for layer in layers] + [[list(w) for w, _ in out_rows]]
                         bs = [[b for _, b in layer] for layer in layers] + [[b for _, b in out_rows]]
@@ -730,7 +770,10 @@ def recover_network(
                 reasons.append(reason + (f"; {off_by()}" if last.get("round") == rounds else ""))
             except StageFailed as failure:
                 reasons.append(str(failure))
-        return result("undecided", reason=reasons[0] if reasons[0] == reasons[1] else f"{reasons[0]} (with one-sided first-layer hyperplanes: {reasons[1]})")
+        if len(set(reasons)) == 1:
+            return result("undecided", reason=reasons[0])
+        second = "in a second attempt" if known_layers is not None else "with one-sided first-layer hyperplanes"
+        return result("undecided", reason=f"{reasons[0]} ({second}: {reasons[1]})")
     except BudgetExhausted:
         return result("undecided", reason=f"the query budget ({max_queries}) is spent while {stage()}")
     except TimeSpent:

@@ -60,7 +60,8 @@ def orient_layer(partial, vectors, max_free=16, fixed=None, null=()):
     where ``t_i = 1`` exactly for the neurons to flip. So ``t`` and the biases
     ``β`` solve a linear system over every region; ``t`` must be 0/1.
 
-    ``fixed`` maps neurons to flips decided elsewhere; ``null`` are directions
+    ``fixed`` maps neurons to flips decided elsewhere (every neuron of a
+    layer the caller gave keeps its sign); ``null`` are directions
     the vectors may move along (the output fit's null space, columns beyond
     the basis included), with coefficients ``λ`` solved for too: linear as
     long as they move ``w_i`` only of fixed neurons (:func:`~polyrelu.recovery.output._fit_with_families`).
@@ -75,7 +76,8 @@ def orient_layer(partial, vectors, max_free=16, fixed=None, null=()):
     """
     n = len(partial.layers[-1])
     K, M = len(vectors), len(null)
-    fixed = fixed or {}
+    # a layer the caller gave is oriented as given (PartialNetwork.append_known_layers)
+    fixed = {i: False for i in range(n)} if len(partial.layers) <= partial.known else fixed or {}
     if any(v[j] for v in null for j, col in enumerate(partial.basis) if col < n and col not in fixed):
         raise StageFailed(f"the output's formula is undetermined in a neuron of layer {len(partial.layers)}")
     parts = [split_coefficients(partial, c) for c in vectors]
@@ -165,7 +167,8 @@ def stable_orientation(partial, vectors, failure, fixed=None):
     fewest neurons, is kept.
 
     The weights read on the ``relu(y_k)`` are the true ones only up to what
-    the domain cannot tell; the final check against the oracle decides.
+    the domain cannot tell; the final check against the oracle decides. A
+    layer the caller gave is complete: ``failure`` is raised again.
 
     Parameters
     ----------
@@ -190,8 +193,8 @@ def stable_orientation(partial, vectors, failure, fixed=None):
     """
     n = len(partial.layers[-1])
     fixed = fixed or {}
-    # float mode completes no neuron from a fit (a least-squares fit explains anything)
-    if not partial.skip or not partial.numerics.max_families or n - len(fixed) > MAX_STABLE_FLIPS:
+    # float mode completes no neuron from a fit (a least-squares fit explains anything); a known layer is complete
+    if len(partial.layers) <= partial.known or not partial.skip or not partial.numerics.max_families or n - len(fixed) > MAX_STABLE_FLIPS:
         raise failure
     if any(i not in partial.basis for i in range(n)):
         raise failure

@@ -81,6 +81,7 @@ class PartialNetwork:
         self.skip = False
         self.products = []
         self.free = {}  # (layer, neuron) -> a family's free directions (w, b) over the previous layer (:func:`_second_chance`)
+        self.known = 0  # leading layers the caller gave (append_known_layers): complete, their orientation final
 
     def append_layer(self, rows):
         """Append a hidden layer, each row ``(w, b)`` scaled by a positive factor to max-norm 1.
@@ -100,6 +101,36 @@ class PartialNetwork:
             factor = Fraction(1) / top if top else 1
             scaled.append((vscale(factor, w), factor * b))
         self.layers.append(scaled)
+
+    def append_known_layers(self, net):
+        """Append every layer of ``net`` as a hidden layer the caller knows: complete, oriented, never changed.
+
+        :meth:`append_layer` scales each row to max-norm 1, so a neuron's
+        output shrinks by its row's largest entry; the next layer's weights on
+        it grow by that factor and the layers compute the same pre-activations
+        as ``net``, up to a positive factor per neuron.
+
+        A neuron off on every region of the domain (dead) outputs 0 there, so
+        it is left out with its column in the next layer: nothing after it
+        could show a weight on it, and a recovered network has no such neuron
+        either. A layer all of whose neurons are dead is kept whole.
+        """
+        grow = None
+        for W, b in zip(net.weights, net.biases):
+            rows = [(tuple(v * g for v, g in zip(w, grow)) if grow else tuple(w), beta) for w, beta in zip(W, b)]
+            self.append_layer(rows)
+            grow = [max(abs(v) for v in (*w, beta)) or 1 for w, beta in rows]
+        self.rebuild()
+        regions = self.complex.regions()
+        start, kept = 0, None
+        for l, layer in enumerate(self.layers):
+            if kept is not None:
+                self.layers[l] = [(tuple(w[i] for i in kept), b) for w, b in layer]
+            alive = [i for i in range(len(layer)) if any(R.signs[start + i] > 0 for R in regions)]
+            start += len(layer)
+            kept = alive or range(len(layer))
+            self.layers[l] = [self.layers[l][i] for i in kept]
+        self.known = len(self.layers)
 
     def rebuild(self, oriented=False):
         """Network, complex and feature basis of the layers so far.
