@@ -15,7 +15,9 @@ recovered network is compared with the original exactly, as ``polyrelu survey --
 ``--three-hidden [COUNT]`` instead surveys COUNT (default 60) networks with three hidden layers, ``n0 ∈ {2, 3}``,
 widths 3-6, one output (``default_rng(2026)``), each recovered with ``max_seconds`` (``--max-seconds``, default
 60) in ``--jobs`` processes: the recovered fraction (the same function, checked exactly) against the 80 % asked of
-deep recovery, the undecided reasons by stage, and any different function.
+deep recovery, the undecided reasons by stage, and any different function. With ``--known-layers K`` each network's
+first K hidden layers are given to recovery (``recover_network(..., known_layers=...)``), oriented: which stage the
+undecided networks fail in.
 
 ``--small [COUNT]`` recovers COUNT (default 120) networks ``ReLUNetwork.random(arch, seed=k, kind="gaussian")``,
 ``k = 0..COUNT-1``, the architectures cycling through eight small ones (2-3 inputs, 2-3 hidden layers, widths 2-4),
@@ -87,11 +89,12 @@ def three_hidden_cases(count=60, seed=2026):
     return out
 
 
-def recover_case(case, max_seconds):
+def recover_case(case, max_seconds, known_layers=0):
     widths, seed = case
     net = gaussian_network(widths, seed)
+    known = ReLUNetwork(net.weights[:known_layers], net.biases[:known_layers]) if known_layers else None
     start = time.process_time()
-    result = recover_network(network_oracle(net), widths[0], max_seconds=max_seconds)
+    result = recover_network(network_oracle(net), widths[0], max_seconds=max_seconds, known_layers=known)
     took = time.process_time() - start
     return recovery_outcome(net, result), result.queries, took, result.layer_widths, result.reason or ""
 
@@ -110,12 +113,12 @@ def stage_of(reason):
     return "other"
 
 
-def three_hidden(count, max_seconds, jobs):
+def three_hidden(count, max_seconds, jobs, known_layers=0):
     cases = three_hidden_cases(count)
     print(f"# survey_recovery --three-hidden {count}, {datetime.date.today()}, Python {platform.python_version()}, "
-          f"max_seconds={max_seconds}, {jobs} process(es)")
+          f"max_seconds={max_seconds}, {jobs} process(es), the first {known_layers} hidden layer(s) given")
     start = time.perf_counter()
-    rows = parallel_map(functools.partial(recover_case, max_seconds=max_seconds), cases, n_jobs=jobs)
+    rows = parallel_map(functools.partial(recover_case, max_seconds=max_seconds, known_layers=known_layers), cases, n_jobs=jobs)
     wall = time.perf_counter() - start
     print("| # | widths | seed | outcome | widths found | queries | CPU s | undecided at |")
     print("|---|---|---|---|---|---|---|---|")
@@ -160,10 +163,11 @@ if __name__ == "__main__":
     parser.add_argument("--small", type=int, nargs="?", const=120, default=None, metavar="COUNT")
     parser.add_argument("--max-seconds", type=float, default=60)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--known-layers", type=int, default=0, metavar="K", help="--three-hidden: give the first K hidden layers")
     args = parser.parse_args()
     if args.small is not None:
         small(args.small, args.max_seconds, args.jobs)
     elif args.three_hidden is not None:
-        three_hidden(args.three_hidden, args.max_seconds, args.jobs)
+        three_hidden(args.three_hidden, args.max_seconds, args.jobs, args.known_layers)
     else:
         main(args.max_seconds, args.jobs)

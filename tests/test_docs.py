@@ -43,14 +43,18 @@ def test_quickstart_example_runs_and_prints_what_it_promises(tmp_path):
     assert lines[3:] == ["identifiable (theorem conditions hold)", "True", "not identifiable"]
 
 
-def test_recovery_page_example_runs_and_prints_what_it_promises():
-    (block,) = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "recovery.md").read_text(), flags=re.S)
-    out = io.StringIO()
+def test_recovery_page_examples_run_and_print_what_they_promise():
+    """The page's blocks run in order, in one namespace (the known-layers example uses the first's network)."""
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "recovery.md").read_text(), flags=re.S)
+    assert len(blocks) == 2
+    out, namespace = io.StringIO(), {}
     with contextlib.redirect_stdout(out):
-        exec(compile(block, "recovery.md", "exec"), {})
-    status, queries, widths = out.getvalue().splitlines()[0].split(" ", 2)
+        for block in blocks:
+            exec(compile(block, "recovery.md", "exec"), namespace)
+    lines = out.getvalue().splitlines()
+    status, queries, widths = lines[0].split(" ", 2)
     assert (status, widths) == ("recovered", "(3, 2)") and int(queries) > 0
-    assert out.getvalue().splitlines()[1] == "True"
+    assert lines[1:] == ["True", "recovered (3, 2)"]
 
 
 def test_documentation_site_builds_without_warnings(tmp_path):
