@@ -757,3 +757,14 @@ def test_known_layers_must_be_a_network_on_the_input_space():
         recover_network(network_oracle(net), 2, known_layers=[net.weights[0], net.biases[0]])
     with pytest.raises(ShapeError, match="known_layers takes 3 inputs but input_dim is 2"):
         recover_network(network_oracle(net), 2, known_layers=ReLUNetwork([[[1, 0, 0]]], [[0]]))
+
+
+def test_cli_recover_with_the_network_s_first_layers_given(capsys):
+    assert main(["recover", "--from", "builtin:generic-2-3-2-1", "--known-layers", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "given              its first 1 hidden layer(s)" in text
+    assert "recovery: recovered" in text and "trivially equivalent to the original: yes" in text
+    assert main(["recover", "--from", "builtin:generic-2-3-2-1", "--known-layers", "3"]) == 2
+    assert "--known-layers 3: the network has 2 hidden layer(s); give at most 2" in capsys.readouterr().err
+    assert main(["recover", "--from", "builtin:generic-2-3-2-1", "--known-layers", "-1"]) == 2
+    assert "--known-layers -1: must be an integer >= 0" in capsys.readouterr().err

@@ -64,6 +64,7 @@ from ..errors import (
 from ..examples import bent_line_network
 from ..genericity import genericity
 from ..io import save_network
+from ..network import ReLUNetwork
 from ..plot import (
     check_figure_path,
     check_html_path,
@@ -376,6 +377,9 @@ def _add_recover_parser(sub):
                    help="answer undecided when a complex recovery builds would have more than N cells (default 1,000,000)")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the random search lines and check points: the same seed, the same run (default 0)")
+    p.add_argument("--known-layers", type=int, default=0, metavar="K",
+                   help="give recovery NET's first K hidden layers, as recover_network(known_layers=...) does: which "
+                        "stage of an undecided recovery fails (default 0: none)")
     add_trust_pickle(p)
 
 
@@ -595,14 +599,21 @@ def _analyze_command(args):
 def _recover_command(args):
     net = load(args.network, trust_pickle=args.trust_pickle)
     domain = domain_of(args, net)
-    # the network is only wrapped in a black box: recovery sees function values, nothing else
+    depth = len(net.architecture.hidden_widths)
+    if args.known_layers > depth:
+        raise UsageError(f"--known-layers {args.known_layers}: the network has {depth} hidden layer(s); give at most {depth}")
+    known = ReLUNetwork(net.weights[: args.known_layers], net.biases[: args.known_layers]) if args.known_layers else None
+    # the network is only wrapped in a black box: recovery sees function values, nothing else (but the known layers)
     oracle = network_oracle(net, float_output=args.float)
     result = recover_network(
         oracle, net.architecture.input_dim, domain=domain, max_queries=args.max_queries, seed=args.seed,
         float_oracle=args.float, tolerance=args.tolerance, max_seconds=args.max_seconds, max_cells=args.max_cells,
+        known_layers=known,
     )
     print(result)
     print(f"  original           {net.architecture}")
+    if known is not None:
+        print(f"  given              its first {args.known_layers} hidden layer(s)")
     if result.network is not None:
         if args.float:
             print(f"  same function      within {result.max_deviation:.3g} on the fresh points (float oracle)")
@@ -624,7 +635,7 @@ def _check_arguments(args):
     Output paths are checked before the network is loaded, so that a typo in
     ``-o`` costs milliseconds, not the computation.
     """
-    for dest, lowest in (("max_cells", 1), ("max_queries", 1), ("samples", 1), ("input", 1), ("seed", 0)):
+    for dest, lowest in (("max_cells", 1), ("max_queries", 1), ("samples", 1), ("input", 1), ("seed", 0), ("known_layers", 0)):
         value = getattr(args, dest, None)
         if value is not None and value < lowest:
             wanted = "a positive integer" if lowest else "an integer >= 0"
