@@ -182,13 +182,14 @@ def _describe_domain(domain, whole_space=False):
     return text
 
 
-def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False, max_cells=1_000_000, walk=False, known=None):
+def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False, max_cells=1_000_000, walk=False, known_layers=None):
     """One pass: layers from the breakpoints found so far, then the output layer. Returns (layers, output rows, regions, complex).
 
     ``walk``: first-layer hyperplanes may also be found by walking them
     (:func:`~polyrelu.recovery.first_layer.straight_hyperplane`); costly, so not
-    in the first round, which most networks need no more than. ``known``:
-    the caller's first hidden layers (a network), in place from the start.
+    in the first round, which most networks need no more than.
+    ``known_layers``: the caller's first hidden layers (a network), in place
+    from the start.
     """
     # continuations and cuts are facts about f and the geometry (tracing._cached_continuation, _cached_cut): the
     # next round's complex repeats most of this one's polyhedra
@@ -197,8 +198,8 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
     log.update(kept)
     clock = queries.clock
     partial = PartialNetwork(explorer.n0, domain, numerics, clock, max_cells)
-    if known is not None:
-        partial.append_known_layers(known)
+    if known_layers is not None:
+        partial.append_known_layers(known_layers)
         log["widths"] = tuple(len(layer) for layer in partial.layers)
     pending = list(explorer.breakpoints)
     while True:
