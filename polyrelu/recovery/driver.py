@@ -430,7 +430,7 @@ def _orientation_by_search(queries, partial, pending, numerics, log):
     n, width = len(partial.layers[-1]), numerics.orientation_search_width
     original, layer = list(partial.layers[-1]), len(partial.layers)
     stage = f"searching the orientations of layer {layer}"
-    if layer <= partial.known:  # the caller's orientation
+    if partial.is_known():  # the caller's orientation
         candidates = [(False,) * n]
     elif n <= width:
         candidates = list(itertools.product((False, True), repeat=n))

@@ -77,7 +77,7 @@ def orient_layer(partial, vectors, max_free=16, fixed=None, null=()):
     n = len(partial.layers[-1])
     K, M = len(vectors), len(null)
     # a layer the caller gave is oriented as given (PartialNetwork.append_known_layers)
-    fixed = {i: False for i in range(n)} if len(partial.layers) <= partial.known else fixed or {}
+    fixed = {i: False for i in range(n)} if partial.is_known() else fixed or {}
     if any(v[j] for v in null for j, col in enumerate(partial.basis) if col < n and col not in fixed):
         raise StageFailed(f"the output's formula is undetermined in a neuron of layer {len(partial.layers)}")
     parts = [split_coefficients(partial, c) for c in vectors]
@@ -194,7 +194,7 @@ def stable_orientation(partial, vectors, failure, fixed=None):
     n = len(partial.layers[-1])
     fixed = fixed or {}
     # float mode completes no neuron from a fit (a least-squares fit explains anything); a known layer is complete
-    if len(partial.layers) <= partial.known or not partial.skip or not partial.numerics.max_families or n - len(fixed) > MAX_STABLE_FLIPS:
+    if partial.is_known() or not partial.skip or not partial.numerics.max_families or n - len(fixed) > MAX_STABLE_FLIPS:
         raise failure
     if any(i not in partial.basis for i in range(n)):
         raise failure

@@ -117,7 +117,7 @@ def _unread_orientations(partial):
     stay valid under either (their weight on ``z_j`` is zero). At most
     :data:`MAX_UNREAD_FLIPS` neurons are searched; none of a layer the caller gave.
     """
-    if len(partial.layers) < 2 or len(partial.layers) - 1 <= partial.known or not partial.numerics.max_families:
+    if len(partial.layers) < 2 or partial.is_known(-2) or not partial.numerics.max_families:
         return []
     width = len(partial.layers[-2])
     unread = [j for j in range(width) if not any(w[j] for w, _ in partial.layers[-1])]

@@ -132,6 +132,10 @@ class PartialNetwork:
             self.layers[l] = [self.layers[l][i] for i in kept]
         self.known = len(self.layers)
 
+    def is_known(self, layer=-1):
+        """Whether hidden layer ``layer`` (an index into :attr:`layers`) is one the caller gave (:meth:`append_known_layers`)."""
+        return layer % len(self.layers) < self.known
+
     def rebuild(self, oriented=False):
         """Network, complex and feature basis of the layers so far.
 
