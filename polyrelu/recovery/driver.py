@@ -188,8 +188,9 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
     ``walk``: first-layer hyperplanes may also be found by walking them
     (:func:`~polyrelu.recovery.first_layer.straight_hyperplane`); costly, so not
     in the first round, which most networks need no more than.
-    ``known_layers``: the caller's first hidden layers (a network), in place
-    from the start.
+    ``known_layers``: the caller's first hidden layers as
+    :meth:`~polyrelu.recovery.partial.PartialNetwork.append_known_layers`
+    leaves them (scaled, dead neurons out), in place from the start.
     """
     # continuations and cuts are facts about f and the geometry (tracing._cached_continuation, _cached_cut): the
     # next round's complex repeats most of this one's polyhedra
@@ -198,8 +199,9 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
     log.update(kept)
     clock = queries.clock
     partial = PartialNetwork(explorer.n0, domain, numerics, clock, max_cells)
-    if known_layers is not None:
-        partial.append_known_layers(known_layers)
+    if known_layers:
+        partial.layers = [list(layer) for layer in known_layers]
+        partial.known = len(known_layers)
         log["widths"] = tuple(len(layer) for layer in partial.layers)
     pending = list(explorer.breakpoints)
     while True:
@@ -707,10 +709,15 @@ def recover_network(
         for _ in range(2 * n0 + 2 if lines is None else lines):
             explorer.search()
         reasons = []
-        if known_layers is not None:  # the search near crossings of first-layer hyperplanes needs them
-            explorer.first_layer = [
-                numerics.first_layer_row((b, *w)) for w, b in zip(known_layers.weights[0], known_layers.biases[0])
-            ]
+        known = None
+        if known_layers is not None:
+            # scaled and without dead neurons once: every round starts from the same layers
+            clock.stage = "building the complex of the known layers"
+            start = PartialNetwork(n0, domain, numerics, clock, max_cells)
+            start.append_known_layers(known_layers)
+            known = start.layers
+            # the search near crossings of first-layer hyperplanes needs them
+            explorer.first_layer = [numerics.first_layer_row((b, *w)) for w, b in known[0]]
         # a first-layer hyperplane must bend far out on both sides; only if that fails, on one side suffices (with
         # known layers, the second attempt is only more rounds from the breakpoints found so far)
         for one_sided in (False, True):
@@ -722,7 +729,7 @@ def recover_network(
                     try:
                         layers, out_rows, regions, cells = _rebuild(
                             queries, explorer, domain, numerics, rng, bar, log, one_sided, max_cells, one_sided or attempt > 1,
-                            known_layers,
+                            known,
                         )
                         Ws = [[list(w) for w, _ in layer] for layer in layers] + [[list(w) for w, _ in out_rows]]
                         bs = [[b for _, b in layer] for layer in layers] + [[b for _, b in out_rows]]
