@@ -141,13 +141,49 @@ def test_a_thin_sliver_at_a_crossing_is_not_accepted_as_the_same_function():
 def test_vertex_points_lie_inside_their_regions_near_each_vertex():
     net = generic_network((2, 3, 2, 1), seed=1)
     cells = canonical_complex(net, Box(-8, 8))
-    points = vertex_points(cells)
+    points = vertex_points(cells, Fraction(1024))
     expected = [(R, v) for R in cells.regions() for v in R.polyhedron.vertices()]
-    assert len(points) == len(expected)
+    assert len(points) == len(expected)  # bounded regions: no ray points
     for p, (R, v) in zip(points, expected):
         assert cells.locate(p).id == R.id  # strictly inside: no other cell holds it
         assert max(abs(a - b) for a, b in zip(p, v)) <= max(abs(a - b) for a, b in zip(R.relative_interior_point(), v)) / 16
-    assert vertex_points(None) == []
+    assert vertex_points(None, Fraction(1024)) == []
+
+
+def test_ray_points_lie_inside_their_unbounded_regions_and_meet_a_thin_cone_hugging_a_ray():
+    # g = relu(x) + relu(y): four quadrant regions, each with two rays. f adds a neuron active only where x > 48 |y|, a
+    # cone of 2.4° around the ray (1, 0): 1.3 % of the directions, which fresh points far out can miss
+    g = ReLUNetwork([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]])
+    cells = canonical_complex(g)
+    reach = Fraction(1 << 20)
+    points = iter(vertex_points(cells, reach))
+    ray_points = []  # each region's points: near its vertices, then far out near its rays
+    for R in cells.regions():
+        assert len([next(points) for _ in R.polyhedron.vertices()]) == 1
+        for r in R.polyhedron.rays():
+            p = next(points)
+            ray_points.append(p)
+            assert cells.locate(p).id == R.id
+            assert max(abs(v) for v in p) >= reach / 2
+            # within 1/64 of the region's angle from the ray
+            assert sum(a * b for a, b in zip(p, r)) ** 2 >= Fraction(99, 100) * sum(a * a for a in p) * sum(b * b for b in r)
+    assert next(points, None) is None and len(ray_points) == 8
+    in_cone = [p for p in ray_points if p[0] > 48 * abs(p[1])]
+    assert len(in_cone) == 2 and all(p[1] != 0 for p in in_cone)  # the ray (1, 0) of the quadrants above and below it
+
+
+def test_a_cone_hugging_a_ray_at_infinity_is_not_accepted_as_the_same_function():
+    # the three-hidden-layer sample's 3→5→6→3→1 network (N(0, 1), seed 515153) given its layers 1 and 2: a layer-3
+    # neuron is active on 0.09 % of the directions at infinity, a thin cone along a ray of the candidate's complex. The
+    # fresh points missed it and the candidate without it (widths (5, 5, 2)) was accepted, a different function
+    rng = np.random.default_rng(515153)
+    widths = (3, 5, 6, 3, 1)
+    net = ReLUNetwork(
+        [rng.standard_normal((b, a)) for a, b in zip(widths, widths[1:])], [rng.standard_normal(b) for b in widths[1:]]
+    )
+    first = ReLUNetwork(net.weights[:2], net.biases[:2])
+    result = recover_network(network_oracle(net), 3, known_layers=first, max_seconds=120)
+    assert result.status == "undecided" or same_function(result.network, net).equal
 
 
 def test_recovery_never_receives_the_network():

@@ -525,7 +525,8 @@ def recover_network(
     boundary and up to ``checks // 4`` next to its vertices (on all of
     ``R^n0``: uniform in a box four times the breakpoints' reach, and out to
     ``2^20`` times as far), and one inside each region of ``g``'s complex
-    near each of its vertices (:func:`~polyrelu.recovery.sampling.vertex_points`). It is ``"recovered"`` only if the largest
+    near each of its vertices and, on ``R^n0``, far out near each of its
+    rays (:func:`~polyrelu.recovery.sampling.vertex_points`). It is ``"recovered"`` only if the largest
     deviation ``max |f(x) - g(x)|`` there is at most the threshold: ``0`` in
     exact mode (exact equality), ``tolerance · max(1, max |f(x)|)`` over the
     same points in float mode. The scale is ``max |f|``, not the spread
@@ -736,7 +737,7 @@ def recover_network(
                         net = ReLUNetwork(Ws, bs, name="recovered")
                         clock.stage = "checking the candidate network on fresh points"
                         points = fresh_points(checker, n0, domain_rows, explorer.vertices, check_window(explorer.window), checks)
-                        points += vertex_points(cells)
+                        points += vertex_points(cells, check_window(explorer.window) * 2**10)
                         deviation, threshold, off = check_candidate(queries, net, points, numerics)
                         last.update(deviation=deviation, threshold=threshold, round=rounds, points=len(points))
                         if off:

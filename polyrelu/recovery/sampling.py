@@ -119,8 +119,8 @@ def fresh_points(rng, n0, domain_rows, vertices, window, count):
     return points
 
 
-def vertex_points(cells):
-    """A point inside every region of a complex near each of its vertices: ``v + (x - v) / 16``.
+def vertex_points(cells, reach):
+    """A point inside every region of a complex near each of its vertices, ``v + (x - v) / 16``, and far out near each of its rays.
 
     ``x`` is the region's relative interior point, so each point lies inside
     the region, a sixteenth of the way from the vertex. Where the candidate's
@@ -128,15 +128,35 @@ def vertex_points(cells):
     is a thin sliver hugging the crossing (a 2→3→3→3→1 network's, area 7.4
     and 18 long, around the candidate's vertex (15.2, 2.8), the check window
     1024 wide) is missed by a sample spread over the window and by the
-    midpoints ``v + (x - v) / 2``, and met by these points. Empty without a
-    complex (an affine candidate).
+    midpoints ``v + (x - v) / 2``, and met by these points.
+
+    The same holds at infinity, where an unbounded region's rays play the
+    vertices' part: a deeper neuron can be active only in a thin cone
+    hugging a ray. An unbounded region gets the point
+    ``m + reach · (r + (c - r) / 64)`` for each ray ``r`` (a line counts as
+    two), with ``m`` the mean of its vertices and ``c`` the mean of its rays,
+    all scaled to max-norm 1; ``c`` is inside the recession cone, so the
+    point is inside the region. In a 3→5→6→3→1 network of the
+    three-hidden-layer sample, a layer-3 neuron is active on 0.09 % of the
+    directions at infinity, a cone about 3° by 1°: the fresh points missed
+    it and a candidate without it was accepted; 6 of these 290 points meet it
+    (4 at ``/ 16``). Empty without a complex (an affine candidate).
     """
     if cells is None:
         return []
     points = []
     for region in cells.regions():
-        x = region.relative_interior_point()
-        points += [vadd(v, vscale(Fraction(1, 16), vsub(x, v))) for v in region.polyhedron.vertices()]
+        polyhedron = region.polyhedron
+        x, vertices = region.relative_interior_point(), polyhedron.vertices()
+        points += [vadd(v, vscale(Fraction(1, 16), vsub(x, v))) for v in vertices]
+        rays = [tuple(Fraction(v) for v in r) for r in polyhedron.rays()]
+        rays += [tuple(sign * Fraction(v) for v in line) for line in polyhedron.lines() for sign in (1, -1)]
+        if not rays:
+            continue
+        rays = [vscale(1 / max(abs(v) for v in r), r) for r in rays]
+        centre = vscale(Fraction(1, len(rays)), tuple(map(sum, zip(*rays))))
+        mean = vscale(Fraction(1, len(vertices)), tuple(map(sum, zip(*vertices))))
+        points += [vadd(mean, vscale(reach, vadd(r, vscale(Fraction(1, 64), vsub(centre, r))))) for r in rays]
     return points
 
 
