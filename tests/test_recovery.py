@@ -787,6 +787,21 @@ def test_known_first_layers_are_kept_and_the_rest_recovered_over_them(widths, se
         )
 
 
+def test_a_fading_layer_2_neuron_is_kept_where_it_fades_at_a_deeper_piece():
+    # the three-hidden-layer sample's 3→6→4→3→1 (N(0, 1), seed 788729) given its layer 1: three of the four layer-2
+    # neurons fade (f is flat across their zero sets where every layer-3 neuron is off) and were refused by the check
+    # that f bends wherever a formula's zero set crosses a region (undecided, widths (6, 1)). Traced with fading, each
+    # seems to bend where it fades, at a layer-3 piece; those pieces bend at the accepted neuron, so they are deeper
+    rng = np.random.default_rng(788729)
+    widths = (3, 6, 4, 3, 1)
+    net = ReLUNetwork(
+        [rng.standard_normal((b, a)) for a, b in zip(widths, widths[1:])], [rng.standard_normal(b) for b in widths[1:]]
+    )
+    result = recover_network(network_oracle(net), 3, known_layers=ReLUNetwork(net.weights[:1], net.biases[:1]), max_seconds=120)
+    assert result.status == "recovered" and same_function(result.network, net).equal
+    assert result.layer_widths == (6, 4, 3)
+
+
 def test_known_layers_must_be_a_network_on_the_input_space():
     net = generic_network((2, 3, 2, 1), seed=1)
     with pytest.raises(InvalidArgumentError, match="known_layers must be a ReLUNetwork"):

@@ -374,10 +374,10 @@ def _second_chance(queries, partial, rows, pending, numerics, log):
     for bp in pending:
         if explained_by(partial, found + [c for c, *_ in traced], bp) or on_pieces(partial, traced, bp):
             continue
-        result = trace_neuron(queries, partial, bp, numerics, log=log)
+        result = trace_neuron(queries, partial, bp, numerics, log=log, fading=True)
         if result is not None:
             traced.append(result)
-    traced = merge_families(partial, drop_deeper(queries, partial, traced, numerics, accepted=found))
+    traced = merge_families(partial, drop_deeper(queries, partial, traced, numerics, accepted=found, fading=True))
     layer = len(partial.layers)
     more = []
     for c, regions, span, pieces in traced:

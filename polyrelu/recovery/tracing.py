@@ -149,7 +149,7 @@ def _cached_continuation(queries, partial, facet, region, h, numerics, log):
     return cache[key]
 
 
-def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
+def trace_neuron(queries, partial, bp, numerics, extra=1, log=None, fading=False):
     """A neuron of the next layer through ``breakpoint``: ``(formula, regions crossed, span, pieces)``, or None.
 
     Breadth-first over the regions of the known complex that the hypersurface
@@ -172,6 +172,9 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
     ``log["undetermined"]`` counts traces whose pieces leave a family of formulas;
     ``log["uncrossed"][l][i]`` how many of them never cross neuron ``i`` of
     layer ``l`` (the last known), whose weight they therefore leave free.
+    ``fading``: a region where ``f`` does not bend on the formula's zero set
+    is left out of the regions crossed instead of refusing the formula
+    (:func:`_bends_everywhere`); :func:`drop_deeper` with ``fading`` decides.
     """
     start = partial.locate(bp.point)
     if start is None:
@@ -217,7 +220,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
                 if len(null) == 1 and not verified[2]:
                     agreeing += 1
                     if agreeing >= extra:
-                        checked = _bends_everywhere(queries, partial, null[0], seen, numerics, log=log)
+                        checked = _bends_everywhere(queries, partial, null[0], seen, numerics, log=log, fading=fading)
                         if checked is None:
                             return None
                         crossed, measured = checked
@@ -239,7 +242,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
             return None
         if c is None:
             return None, set(seen), span, pieces
-        checked = _bends_everywhere(queries, partial, c, seen, numerics, vanishing=vanishing, log=log)
+        checked = _bends_everywhere(queries, partial, c, seen, numerics, vanishing=vanishing, log=log, fading=fading)
         if checked is None:
             return None
         crossed = checked[0]
@@ -265,7 +268,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None):
     return None
 
 
-def _bends_everywhere(queries, partial, c, traced, numerics, vanishing=(), log=None):
+def _bends_everywhere(queries, partial, c, traced, numerics, vanishing=(), log=None, fading=False):
     """The regions where ``f`` bends on the predicted zero set of ``c``: all it crosses, or None.
 
     Agreement on the traced regions is not enough: a deeper neuron is a
@@ -274,6 +277,12 @@ def _bends_everywhere(queries, partial, c, traced, numerics, vanishing=(), log=N
     For a family (:func:`trace_neuron`) only the regions where its members
     ``vanishing`` on the traced ones vanish too have a prediction. Where the prediction cuts a region is
     geometry only, remembered in ``log`` (:func:`_cached_cut`).
+
+    ``fading``: a region where ``f`` does not bend there is skipped, not a
+    refusal. A neuron of a middle layer *fades*: ``f`` is flat across its
+    zero set wherever every neuron after it is off, so the check refuses
+    true neurons (on five of the three-hidden-layer sample's networks every
+    missing layer-2 neuron was traced to its true formula and refused here).
     """
     n0 = partial.n0
     crossed = set(traced)
@@ -297,6 +306,8 @@ def _bends_everywhere(queries, partial, c, traced, numerics, vanishing=(), log=N
             grazing = numerics.grazing_distance(y)
             if grazing and _near_boundary(poly, y, grazing):
                 continue  # a rounded prediction grazing the region: a sliver the true hypersurface misses
+            if fading:
+                continue
             return None
         crossed.add(region.id)
         if numerics.measures_continuations and partial.locate(found) is region:
@@ -380,19 +391,42 @@ def _bends_at(queries, partial, a, b, numerics):
     return False
 
 
-def drop_deeper(queries, partial, candidates, numerics, accepted=()):
+def drop_deeper(queries, partial, candidates, numerics, accepted=(), fading=False):
     """The candidates that bend at no other candidate and at no ``accepted`` formula (a deeper neuron taken for one of this layer).
 
     ``accepted``: formulas of the same layer found before (by an earlier pass);
     they are checked wherever they cross a candidate, and never dropped.
+    ``fading``: the candidates may be neurons of this layer that ``f`` does
+    not bend on everywhere (traced with ``fading``); such a neuron seems to
+    bend where it fades, at a deeper neuron's zero set, and a deeper piece
+    bends at this layer's neurons. So a candidate that bends at an accepted
+    formula is deeper; one that bends only at deeper ones is kept; one that
+    bends at a kept one is deeper, and so on; what stays undecided is dropped.
     """
     everywhere = {region.id for region in partial.complex.regions()} if accepted else set()
     others = [(c, everywhere) for c in accepted]
-    return [
-        a for i, a in enumerate(candidates)
-        if not any(j != i and _bends_at(queries, partial, a, b, numerics) for j, b in enumerate(candidates))
-        and not any(_bends_at(queries, partial, a, b, numerics) for b in others)
-    ]
+    if not fading:
+        return [
+            a for i, a in enumerate(candidates)
+            if not any(j != i and _bends_at(queries, partial, a, b, numerics) for j, b in enumerate(candidates))
+            and not any(_bends_at(queries, partial, a, b, numerics) for b in others)
+        ]
+    deeper = {i for i, a in enumerate(candidates) if any(_bends_at(queries, partial, a, b, numerics) for b in others)}
+    bends_at = {
+        i: {j for j, b in enumerate(candidates) if j != i and _bends_at(queries, partial, a, b, numerics)}
+        for i, a in enumerate(candidates) if i not in deeper
+    }
+    # a candidate f does not bend on everywhere is kept only where it fades at a deeper one
+    faded = {
+        i for i in bends_at
+        if candidates[i][0] is not None and _bends_everywhere(queries, partial, candidates[i][0], candidates[i][1], numerics) is None
+    }
+    while True:
+        kept = {i for i, at in bends_at.items() if i not in deeper and at <= deeper and (i not in faded or at)}
+        more = {i for i, at in bends_at.items() if i not in deeper and i not in kept and at & kept}
+        if not more:
+            return [a for i, a in enumerate(candidates) if i in kept]
+        deeper |= more
 
 
 def orientations_by_pieces(partial, traces, count):
