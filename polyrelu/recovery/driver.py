@@ -377,7 +377,7 @@ def _second_chance(queries, partial, rows, pending, numerics, log):
         result = trace_neuron(queries, partial, bp, numerics, log=log, fading=True)
         if result is not None:
             traced.append(result)
-    traced = merge_families(partial, drop_deeper(queries, partial, traced, numerics, accepted=found, fading=True))
+    traced = merge_families(partial, drop_deeper(queries, partial, traced, numerics, accepted=found, fading=True, log=log))
     layer = len(partial.layers)
     more = []
     for c, regions, span, pieces in traced:

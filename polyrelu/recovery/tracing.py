@@ -391,7 +391,7 @@ def _bends_at(queries, partial, a, b, numerics):
     return False
 
 
-def drop_deeper(queries, partial, candidates, numerics, accepted=(), fading=False):
+def drop_deeper(queries, partial, candidates, numerics, accepted=(), fading=False, log=None):
     """The candidates that bend at no other candidate and at no ``accepted`` formula (a deeper neuron taken for one of this layer).
 
     ``accepted``: formulas of the same layer found before (by an earlier pass);
@@ -400,8 +400,11 @@ def drop_deeper(queries, partial, candidates, numerics, accepted=(), fading=Fals
     not bend on everywhere (traced with ``fading``); such a neuron seems to
     bend where it fades, at a deeper neuron's zero set, and a deeper piece
     bends at this layer's neurons. So a candidate that bends at an accepted
-    formula is deeper; one that bends only at deeper ones is kept; one that
-    bends at a kept one is deeper, and so on; what stays undecided is dropped.
+    formula is deeper; one that bends only at deeper ones is kept (if ``f``
+    does not bend on it everywhere, only when it bends at one at least: its
+    fading is explained there); one that bends at a kept one is deeper, and
+    so on; what stays undecided is dropped. ``log``: the cuts already found
+    (:func:`_cached_cut`).
     """
     everywhere = {region.id for region in partial.complex.regions()} if accepted else set()
     others = [(c, everywhere) for c in accepted]
@@ -419,7 +422,7 @@ def drop_deeper(queries, partial, candidates, numerics, accepted=(), fading=Fals
     # a candidate f does not bend on everywhere is kept only where it fades at a deeper one
     faded = {
         i for i in bends_at
-        if candidates[i][0] is not None and _bends_everywhere(queries, partial, candidates[i][0], candidates[i][1], numerics) is None
+        if candidates[i][0] is not None and _bends_everywhere(queries, partial, candidates[i][0], candidates[i][1], numerics, log=log) is None
     }
     while True:
         kept = {i for i, at in bends_at.items() if i not in deeper and at <= deeper and (i not in faded or at)}
