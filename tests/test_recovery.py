@@ -176,11 +176,7 @@ def test_a_cone_hugging_a_ray_at_infinity_is_not_accepted_as_the_same_function()
     # the three-hidden-layer sample's 3→5→6→3→1 network (N(0, 1), seed 515153) given its layers 1 and 2: a layer-3
     # neuron is active on 0.09 % of the directions at infinity, a thin cone along a ray of the candidate's complex. The
     # fresh points missed it and the candidate without it (widths (5, 5, 2)) was accepted, a different function
-    rng = np.random.default_rng(515153)
-    widths = (3, 5, 6, 3, 1)
-    net = ReLUNetwork(
-        [rng.standard_normal((b, a)) for a, b in zip(widths, widths[1:])], [rng.standard_normal(b) for b in widths[1:]]
-    )
+    net = _gaussian((3, 5, 6, 3, 1), 515153)
     first = ReLUNetwork(net.weights[:2], net.biases[:2])
     result = recover_network(network_oracle(net), 3, known_layers=first, max_seconds=120)
     assert result.status == "undecided" or same_function(result.network, net).equal
@@ -792,11 +788,7 @@ def test_a_fading_layer_2_neuron_is_kept_where_it_fades_at_a_deeper_piece():
     # neurons fade (f is flat across their zero sets where every layer-3 neuron is off) and were refused by the check
     # that f bends wherever a formula's zero set crosses a region (undecided, widths (6, 1)). Traced with fading, each
     # seems to bend where it fades, at a layer-3 piece; those pieces bend at the accepted neuron, so they are deeper
-    rng = np.random.default_rng(788729)
-    widths = (3, 6, 4, 3, 1)
-    net = ReLUNetwork(
-        [rng.standard_normal((b, a)) for a, b in zip(widths, widths[1:])], [rng.standard_normal(b) for b in widths[1:]]
-    )
+    net = _gaussian((3, 6, 4, 3, 1), 788729)
     result = recover_network(network_oracle(net), 3, known_layers=ReLUNetwork(net.weights[:1], net.biases[:1]), max_seconds=120)
     assert result.status == "recovered" and same_function(result.network, net).equal
     assert result.layer_widths == (6, 4, 3)
