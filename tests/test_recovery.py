@@ -811,3 +811,14 @@ def test_cli_recover_with_the_network_s_first_layers_given(capsys):
     assert "--known-layers 3: the network has 2 hidden layer(s); give at most 2" in capsys.readouterr().err
     assert main(["recover", "--from", "builtin:generic-2-3-2-1", "--known-layers", "-1"]) == 2
     assert "--known-layers -1: must be an integer >= 0" in capsys.readouterr().err
+
+
+def test_a_family_neuron_completed_onto_its_zero_set_is_also_tried_negated():
+    # the three-hidden-layer sample's 2→5→5→5→1 (N(0, 1), seed 314238): two layer-2 neurons are picked from families
+    # (their pieces never cross some layer-1 zero sets). In one orientation of the search the layer-3 traces complete
+    # both onto their exact zero sets, one of them negated; that orientation then explained no layer-3 neuron and the
+    # completion was thrown away with it (undecided after 99,249 queries). The completed neurons' signs are searched too
+    net = _gaussian((2, 5, 5, 5, 1), 314238)
+    result = recover_network(network_oracle(net), 2, max_seconds=120)
+    assert result.status == "recovered" and same_function(result.network, net).equal
+    assert result.layer_widths == (5, 4, 5)

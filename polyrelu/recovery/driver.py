@@ -447,15 +447,30 @@ def _orientation_by_search(queries, partial, pending, numerics, log):
     partial.clock.stage = stage
     best = (0, None, None, None)
     free = {key: v for key, v in partial.free.items() if key[0] != layer}
-    for flips in candidates:
+
+    def attempt(start, start_free, flips):
+        """Trace the next layer over ``start`` flipped; the neurons its completion moved."""
+        nonlocal best
         partial.clock.check()
-        partial.layers[-1] = list(original)
-        partial.free = dict(free)
+        partial.layers[-1], partial.free = list(start), dict(start_free)
         apply_flips(partial, flips)
+        tried = list(partial.layers[-1])
         rows = _second_chance(queries, partial, [], pending, numerics, log)
         if len(rows) > best[0]:
             # the flipped layer as the next layer's traces completed it (:func:`~polyrelu.recovery.completion.complete_families`)
             best = (len(rows), list(partial.layers[-1]), rows, dict(partial.free))
+        return [j for j, (before, after) in enumerate(zip(tried, partial.layers[-1])) if before != after]
+
+    for flips in candidates:
+        completed = attempt(original, free, flips)
+        if completed:
+            # a completed neuron is exact up to its sign: its member may have had the other orientation's signs
+            # on its traced regions (2→5→5→5→1, seed 314238: both family neurons completed, one negated)
+            done, done_free = list(partial.layers[-1]), dict(partial.free)
+            for more in itertools.product((False, True), repeat=len(completed)):
+                if any(more):
+                    negated = dict(zip(completed, more))
+                    attempt(done, done_free, [negated.get(j, False) for j in range(n)])
     partial.layers[-1], partial.free = list(original), free
     if best[1] is None:
         return None
