@@ -236,6 +236,69 @@ def test_a_family_over_the_skip_features_is_completed_through_carriers():
     assert any(layer == 2 for layer, _ in stably_active(result.network))  # a carrier or a stable neuron passes layer 1 on
 
 
+def test_a_family_free_where_a_last_layer_neuron_is_on_everywhere_is_kept():
+    """A random N(0, 1) 3→3→4→3→1 network (the deep sample's seed 766036): layer-2 neuron 3 positive everywhere.
+
+    Layer 3 is traced over the skip features. Along a layer-3 hypersurface where a layer-2 neuron is on
+    everywhere, the pieces leave the weight on ``relu(-ẑ) = relu(ẑ) - ẑ`` free, not the weight on ``relu(ẑ)``;
+    only families of the second kind were kept, so that layer-3 neuron was dropped (undecided, widths (3, 6, 2),
+    "f bends ... where none of them does" while tracing layer 4). Kept in the second attempt, with the free
+    direction written over the carriers of layer 1, the output completes it.
+    """
+    net = gaussian_network((3, 3, 4, 3, 1), 766036)
+    assert (2, 3) in stably_active(net)
+    result = recover_network(network_oracle(net), 3, max_seconds=120)
+    assert result.status == "recovered", result.reason
+    assert same_function(result.network, net)
+    assert result.layer_widths[-1] == 3
+
+
+def test_a_family_free_where_a_neuron_is_on_everywhere_waits_for_the_second_attempt():
+    """2→5→4→4→1 (the deep sample's seed 78354): such a family, kept at once, costs two layer-3 neurons.
+
+    Its member's skip part is not the neuron's, so orienting layer 2 added three neurons for it (4 → 6, then 11
+    with the carriers), and the oriented second pass over them pinned down none of the two layer-3 neurons it
+    finds without the family: undecided after 119,495 queries, widths (5, 11, 2). The first attempt leaves the
+    family out and recovers the network with its true widths.
+    """
+    net = gaussian_network((2, 5, 4, 4, 1), 78354)
+    assert stably_active(net)
+    result = recover_network(network_oracle(net), 2, max_seconds=120)
+    assert result.status == "recovered", result.reason
+    assert same_function(result.network, net)
+    assert result.layer_widths == (5, 4, 4)
+    assert result.queries < 20_000  # the first attempt's: the second starts after the first has stalled
+
+
+def test_a_formula_over_dependent_oriented_features_is_carried_by_the_basis():
+    """``basis_vector`` writes a row over ``relu(z_i)`` and ``1`` on the feature basis, even where ``1`` is not in it.
+
+    Layer 2 gets the carriers ``relu(y_k) + 1`` of layer 1 and a neuron positive everywhere,
+    ``Σ_k relu(y_k)/(k + 2) + 1``: with them the constant is a combination of other columns and the pivot
+    basis leaves it out (the oriented second pass gave up there and traced nothing). The coefficients on the
+    basis must give the row's function on every region of the complex.
+    """
+    net = generic_network((2, 3, 3, 2), seed=1)
+    first = [(tuple(w), b) for w, b in zip(net.weights[0], net.biases[0])]
+    carriers = [(tuple(Fraction(int(k == i)) for k in range(3)), Fraction(1)) for i in range(3)]
+    stable = (tuple(Fraction(1, k + 2) for k in range(3)), Fraction(1))
+    partial = PartialNetwork(2, None, ExactNumerics())
+    partial.layers.extend([first, [(tuple(w), b) for w, b in zip(net.weights[1], net.biases[1])] + [stable] + carriers])
+    partial.rebuild(oriented=True)
+    n = len(partial.layers[-1])
+    assert n not in partial.basis  # the constant is carried by the carriers and the stable neuron
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        w = tuple(Fraction(int(v)) for v in rng.integers(-3, 4, n))
+        b = Fraction(int(rng.integers(-3, 4)))
+        c = partial.basis_vector(w, b)
+        for R in partial.complex.regions():
+            rows = partial.features(R)
+            assert [sum(c[p] * row[col] for p, col in enumerate(partial.basis)) for row in rows] == [
+                sum(v * row[col] for col, v in enumerate((*w, b))) for row in rows
+            ]
+
+
 def with_passed_difference(net):
     """``net`` with two more neurons in hidden layer 2, ``relu(g)`` and ``relu(-g)`` for ``g = relu(y_0) - relu(y_1)``.
 

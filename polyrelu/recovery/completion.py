@@ -17,22 +17,11 @@ What it leaves to others: the families themselves (``families``), the
 tracing (``tracing``), when to complete (``driver``).
 """
 
-import functools
-from fractions import Fraction
 
 from .first_layer import explained_by
 from .tracing import drop_deeper, trace_neuron
 
 __all__ = []
-
-
-def basis_vector(position, size, n, w, b):
-    """The formula ``Σ w_i relu(z_i) + b`` as coefficients on the feature basis (``position``: column -> basis index)."""
-    c = [Fraction(0)] * size
-    for i, v in enumerate(w):
-        c[position[i]] = v
-    c[position[n]] = b
-    return tuple(c)
 
 
 def complete_families(queries, partial, rows, pending, numerics, log):
@@ -68,10 +57,7 @@ def _completing_steps(queries, partial, rows, pending, numerics, log):
     """``{(j, k): θ_k}`` read from the next layer's traces over the product columns (:func:`complete_families`)."""
     n = len(partial.layers[-1])
     position = {col: j for j, col in enumerate(partial.basis)}
-    if any(i not in position for i in range(n + 1)):
-        return {}
-    vector = functools.partial(basis_vector, position, len(partial.basis), n)
-    found = [vector(w, b) for w, b in rows]
+    found = [partial.basis_vector(w, b) for w, b in rows]
     traced = []
     for bp in pending:
         if explained_by(partial, found + [c for c, *_ in traced], bp):
@@ -82,7 +68,7 @@ def _completing_steps(queries, partial, rows, pending, numerics, log):
     formulas = [c for c, *_ in drop_deeper(queries, partial, traced, numerics)]
     steps = {}
     for column, (j, k, _) in enumerate(partial.products, start=n + 1):
-        if column not in position:
+        if column not in position or j not in position:
             continue
         if any(c[position[column]] for c in formulas if not c[position[j]]):
             continue  # a product with no weight on z_j: the column stands for something else

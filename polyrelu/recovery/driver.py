@@ -28,7 +28,6 @@ What it leaves to others: every stage above.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 import time
 from collections.abc import Callable, Sequence
@@ -47,7 +46,7 @@ from ..network import ReLUNetwork
 from ..progress import progress_bar
 from ..symmetry import canonical_form, same_function
 from .breakpoints import domain_inequalities
-from .completion import basis_vector, complete_families
+from .completion import complete_families
 from .control import BudgetExhausted, Clock, StageFailed, TimeSpent
 from .families import fix_family, merge_families, on_pieces
 from .first_layer import (
@@ -191,6 +190,9 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
     ``known_layers``: the caller's first hidden layers as
     :meth:`~polyrelu.recovery.partial.PartialNetwork.append_known_layers`
     leaves them (scaled, dead neurons out), in place from the start.
+    ``one_sided``: the second attempt, which also accepts first-layer
+    hyperplanes bent on one side only and keeps the skip traces' families along
+    which a last-layer neuron is on everywhere (``PartialNetwork.on_families``).
     """
     # continuations and cuts are facts about f and the geometry (tracing._cached_continuation, _cached_cut): the
     # next round's complex repeats most of this one's polyhedra
@@ -199,6 +201,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
     log.update(kept)
     clock = queries.clock
     partial = PartialNetwork(explorer.n0, domain, numerics, clock, max_cells)
+    partial.on_families = one_sided
     if known_layers:
         partial.layers = [list(layer) for layer in known_layers]
         partial.known = len(known_layers)
@@ -366,10 +369,7 @@ def _second_chance(queries, partial, rows, pending, numerics, log):
         partial.rebuild(oriented=True)
     n = len(partial.layers[-1])
     position = {col: j for j, col in enumerate(partial.basis)}
-    if any(i not in position for i in range(n)) or n not in position:
-        return []
-    vector = functools.partial(basis_vector, position, len(partial.basis), n)
-    found = [vector(w, b) for w, b in rows]
+    found = [partial.basis_vector(w, b) for w, b in rows]
     traced = []
     for bp in pending:
         if explained_by(partial, found + [c for c, *_ in traced], bp) or on_pieces(partial, traced, bp):
@@ -385,14 +385,20 @@ def _second_chance(queries, partial, rows, pending, numerics, log):
             c = fix_family(partial, span, regions, pieces)
             if c is None:
                 continue
-        if any(numerics.parallel(c, d) for d in found + [vector(w, b) for w, b in more]):
+        if any(numerics.parallel(c, d) for d in found + [partial.basis_vector(w, b) for w, b in more]):
             continue
         if span:
             partial.free[layer, len(rows) + len(more)] = tuple(
-                (tuple(d[position[i]] for i in range(n)), d[position[n]]) for d in (span[k] for k in span_complement([c], span))
+                _over_columns(d, position, n) for d in (span[k] for k in span_complement([c], span))
             )
-        more.append((tuple(c[position[i]] for i in range(n)), c[position[n]]))
+        more.append(_over_columns(c, position, n))
     return more
+
+
+def _over_columns(c, position, n):
+    """Coefficients ``c`` on the oriented feature basis as a row ``(w, b)`` over the last layer (0 on a column outside it)."""
+    zero = Fraction(0)
+    return tuple(c[position[i]] if i in position else zero for i in range(n)), (c[position[n]] if n in position else zero)
 
 
 def _stable_neurons_by_skip_traces(queries, partial, pending, numerics, log):

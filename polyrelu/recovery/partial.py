@@ -37,7 +37,7 @@ from fractions import Fraction
 
 from ..complex import canonical_complex
 from ..errors import GeometryError
-from ..geometry.linalg import pivot_columns
+from ..geometry.linalg import pivot_columns, solve
 from ..network import ReLUNetwork
 from .control import Clock
 from .numerics import vadd, vscale
@@ -82,6 +82,8 @@ class PartialNetwork:
         self.products = []
         self.free = {}  # (layer, neuron) -> a family's free directions (w, b) over the previous layer (:func:`_second_chance`)
         self.known = 0  # leading layers the caller gave (append_known_layers): complete, their orientation final
+        # skip traces free in relu(-ẑ_i) are kept as families too (skip_features._unread_neurons): second attempt only
+        self.on_families = False
 
     def append_layer(self, rows):
         """Append a hidden layer, each row ``(w, b)`` scaled by a positive factor to max-norm 1.
@@ -185,7 +187,7 @@ class PartialNetwork:
             if layer == last and last > 0
             for k, d in enumerate(directions)
         ] if products and oriented and not skip else []
-        self._features, self._integer_features = {}, {}
+        self._features, self._integer_features, self._columns = {}, {}, {}
         regions = self.complex.regions()
         self.basis = pivot_columns([row for R in regions for row in self.features(R)])
         self.precondition = self.numerics.precondition([row for R in regions for row in self.reduced(R)])
@@ -213,6 +215,34 @@ class PartialNetwork:
                 cols = cols + [direction_map(previous, d) if signs[j] > 0 else zero for j, _, d in self.products]
             hit = [tuple(Fraction(col[r]) for col in cols) for r in range(self.n0 + 1)]
             self._features[region.id] = hit
+        return hit
+
+    def basis_vector(self, w, b):
+        """The formula ``Σ w_i relu(z_i) + b`` over the oriented features as coefficients on :attr:`basis`.
+
+        A column the basis leaves out is the combination of basis columns it
+        equals on every region: with the carriers of
+        :func:`~polyrelu.recovery.skip_features.trace_over_skip_features`
+        (``relu(y_k) + 1``) and a neuron positive everywhere (affine in the
+        ``relu(y_k)``) in the last layer, the constant is one.
+        """
+        c = [Fraction(0)] * len(self.basis)
+        for column, v in enumerate((*w, b)):
+            if v:
+                for p, a in enumerate(self._column_in_basis(column)):
+                    c[p] += v * a
+        return tuple(c)
+
+    def _column_in_basis(self, column):
+        """Feature ``column`` as coefficients on :attr:`basis` (exact; it lies in their span on every region)."""
+        hit = self._columns.get(column)
+        if hit is None:
+            if column in self.basis:
+                hit = tuple(Fraction(int(p == column)) for p in self.basis)
+            else:
+                rows = [row for R in self.complex.regions() for row in self.features(R)]
+                hit = solve([[row[p] for p in self.basis] for row in rows], [row[column] for row in rows])
+            self._columns[column] = hit
         return hit
 
     def complete_families(self, layer, steps):

@@ -19,7 +19,7 @@ What it leaves to others: the tracing itself (``tracing``), the orientation
 
 from fractions import Fraction
 
-from ..geometry.linalg import span_complement
+from ..geometry.linalg import in_span, span_complement
 from .families import on_pieces
 from .first_layer import explained_by
 from .orientation import orient_with_stable_neurons
@@ -37,12 +37,13 @@ def trace_over_skip_features(queries, partial, pending, numerics, failure):
     also adds it); ``failure`` is raised again when that does not help.
 
     A hypersurface along which ``relu(ẑ_i)`` of a last-layer neuron ``i``
-    vanishes everywhere leaves the next neuron's weight on it free (a family
-    over that column, :func:`_unread_neurons`): the member without it is
-    kept, ``i`` keeps its provisional orientation (what the next neuron reads
-    of ``ẑ_i`` along its pieces is then in its skip part), and the free weight
-    is recorded in ``partial.free`` for the output (or the layer after) to
-    complete. Whether that orientation is the one the output reads is not
+    vanishes everywhere (or, in the second attempt, ``relu(-ẑ_i)``) leaves the
+    next neuron's weight on it free (a family, :func:`_unread_neurons`): the
+    member without it is kept, ``i`` is oriented so that its output is the
+    free function (what the next neuron reads of ``ẑ_i`` along its pieces is
+    then in its skip part), and the free weight is recorded in
+    ``partial.free`` for the output (or the layer after) to complete.
+    Whether that orientation is the one the output reads is not
     known here, so the last layer then also gets the carriers of the layer
     before it (:func:`_previous_layer_carriers`), through which every
     orientation can be read.
@@ -67,16 +68,21 @@ def trace_over_skip_features(queries, partial, pending, numerics, failure):
             unread.append(neurons)
     if not formulas:
         raise failure
-    free = sorted({i for neurons in unread for i in neurons})
-    rows = orient_with_stable_neurons(partial, formulas, failure, fixed={i: False for i in free})
-    if free:
+    # a free neuron is oriented so that its own output is the free function, relu(ẑ_i) or relu(-ẑ_i)
+    fixed = {}
+    for neurons in unread:
+        for i, on in neurons:
+            fixed.setdefault(i, on)
+    rows = orient_with_stable_neurons(partial, formulas, failure, fixed=fixed)
+    first = len(partial.layers[-1])  # where the carriers start
+    if fixed:
         carriers = _previous_layer_carriers(partial)
         partial.layers[-1] = partial.layers[-1] + carriers
         rows = [(tuple(w) + (Fraction(0),) * len(carriers), b) for w, b in rows]
     width = len(partial.layers[-1])
     for j, neurons in enumerate(unread):
         if neurons:
-            partial.free[known, j] = tuple((tuple(Fraction(int(k == i)) for k in range(width)), Fraction(0)) for i in neurons)
+            partial.free[known, j] = tuple(_free_direction(partial.layers[-1][i], i, fixed[i] != on, first, width) for i, on in neurons)
     return rows
 
 
@@ -95,19 +101,61 @@ def _previous_layer_carriers(partial):
 
 
 def _unread_neurons(partial, c, span):
-    """The last-layer neurons whose ``relu(ẑ_i)`` weight the family ``span`` leaves free around ``c``; None if more is free.
+    """The last-layer neurons whose weight the family ``span`` leaves free around ``c``, as ``(i, on)``; None if more is free.
 
     A trace over the skip features is kept when its formula is unique, or
-    unique but for the weights on last-layer outputs that vanish on every
-    piece (``relu(ẑ_i)`` zero along the whole hypersurface). A family free in
-    other directions (the previous layer's outputs, the constant) is not a
-    neuron of the next layer over the last one.
+    unique but for the weights on last-layer outputs it cannot see: ``on``
+    False when ``relu(ẑ_i)`` is zero along the whole hypersurface (the free
+    direction is the column ``relu(ẑ_i)``), True when ``ẑ_i`` is positive
+    along all of it (``relu(ẑ_i) = ẑ_i`` there, so the free direction is
+    ``relu(ẑ_i) - ẑ_i = relu(-ẑ_i)``: the column minus ``ẑ_i``'s row over the
+    ``relu(y_k)`` and ``1`` columns; 3→3→4→3→1, seed 766036, has a layer-3
+    neuron along which a layer-2 neuron is on everywhere). A family free in
+    other directions is not a neuron of the next layer over the last one.
+
+    The second kind is kept only in the second attempt
+    (``partial.on_families``): its member's skip part is not the neuron's
+    until the output completes it, so orienting the layer adds neurons for
+    it, and with them and the carriers the oriented second pass
+    (:func:`~polyrelu.recovery.driver._second_chance`) pins nothing down. On
+    2→5→4→4→1 (seed 78354) the layer grew from 4 to 11 and the two layer-3
+    neurons that pass finds were lost (undecided, where the first attempt
+    without the family recovers it in 7,406 queries).
     """
     if not span:
         return ()
     n = len(partial.layers[-1])
     directions = [span[k] for k in span_complement([c], span)]
-    positions = sorted({p for d in directions for p, v in enumerate(d) if v})
-    if len(positions) != len(directions) or any(partial.basis[p] >= n for p in positions):
-        return None
-    return tuple(partial.basis[p] for p in positions)
+    position = {col: p for p, col in enumerate(partial.basis)}
+    found = []
+    for i, (w, b) in enumerate(partial.layers[-1]):
+        off = {i: 1}
+        on = {i: 1, **{n + k: -v for k, v in enumerate(w)}, n + len(w): -b}
+        for flag, columns in ((False, off), (True, on)) if partial.on_families else ((False, off),):
+            if all(col in position for col, v in columns.items() if v):
+                vector = [Fraction(0)] * len(partial.basis)
+                for col, v in columns.items():
+                    if v:
+                        vector[position[col]] = Fraction(v)
+                if in_span(vector, directions):
+                    found.append((i, flag))
+                    break
+    # distinct neurons' vectors are independent (each alone has its relu(ẑ_i) column), so as many span the family
+    return tuple(found) if len(found) == len(directions) else None
+
+
+def _free_direction(row, i, negated, first, width):
+    """The free direction ``relu(±z_i)`` over the last layer with the carriers from ``first``: ``(weights, bias)``.
+
+    ``relu(z_i)`` (``negated`` False) is the unit weight on ``i``;
+    ``relu(-z_i) = relu(z_i) - Σ_k w_k relu(y_k) - b`` with ``relu(y_k)`` =
+    carrier ``k`` minus 1 (``row`` = ``(w, b)``, the oriented neuron ``z_i``
+    over the layer before).
+    """
+    weights = [Fraction(int(k == i)) for k in range(width)]
+    if not negated:
+        return tuple(weights), Fraction(0)
+    w, b = row
+    for k, v in enumerate(w):
+        weights[first + k] -= v
+    return tuple(weights), sum(w, Fraction(0)) - b
