@@ -50,7 +50,7 @@ from polyrelu.recovery.control import (
     StageFailed,
     TimeSpent,
 )
-from polyrelu.recovery.driver import _along_text, _families_text, _orientation_by_search
+from polyrelu.recovery.driver import _along_text, _families_text
 from polyrelu.recovery.families import (
     fix_family,
     formula_family,
@@ -68,6 +68,7 @@ from polyrelu.recovery.first_layer import (
     straight_hyperplane,
     walk_hyperplane,
 )
+from polyrelu.recovery.next_layer import orientation_by_search
 from polyrelu.recovery.numerics import (
     ExactNumerics,
     FloatNumerics,
@@ -1515,7 +1516,7 @@ def test_the_orientation_search_keeps_the_layer_its_traces_completed(flips):
     partial = partial_with([layer_rows(member, 0), flipped(layer_rows(member, 1), flips)])
     partial.free[1, 0] = (((0, 0, 1), 0),)
     log = {}
-    rows = _orientation_by_search(queries, partial, _zero_set_breakpoints(net, queries), ExactNumerics(), log)
+    rows = orientation_by_search(queries, partial, _zero_set_breakpoints(net, queries), ExactNumerics(), log)
     assert partial.layers[-1] == layer_rows(net, 1) and partial.free == {}
     assert len(rows) == 1 and proportional((*rows[0][0], rows[0][1]), (1, 1, -4)) is not None
 

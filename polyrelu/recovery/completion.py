@@ -27,7 +27,7 @@ __all__ = []
 def complete_families(queries, partial, rows, pending, numerics, log):
     """Complete the last layer's neurons picked from families by the next layer's traces; whether any was.
 
-    A neuron ``z_j`` picked from a family (:func:`~polyrelu.recovery.driver._second_chance`) has the
+    A neuron ``z_j`` picked from a family (:func:`~polyrelu.recovery.next_layer.second_chance`) has the
     right signs but possibly wrong weights along its free directions ``d_k``:
     the next layer reads ``v_j relu(z_j + Σ θ_k d_k)``. Traced over the
     product columns ``[z_j on]·d_k`` (:meth:`~polyrelu.recovery.partial.PartialNetwork.use_features`),

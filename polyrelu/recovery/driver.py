@@ -19,8 +19,6 @@ search line
 fresh points
     Points drawn independently of the search, on which the candidate must
     agree with the oracle (exactly, or within the float threshold).
-second chance
-    Tracing again with the previous layer's orientation known: fewer unknowns.
 
 What it leaves to others: every stage above.
 """
@@ -28,7 +26,6 @@ What it leaves to others: every stage above.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import time
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -40,21 +37,19 @@ from ..checks import require_bool, require_callable, require_instance, require_i
 from ..domain import Box, DomainLike
 from ..errors import ComplexTooLargeError, RecoveryError, ShapeError
 from ..geometry import Polyhedron
-from ..geometry.linalg import span_complement
 from ..geometry.rational import to_fraction
 from ..network import ReLUNetwork
 from ..progress import progress_bar
 from ..symmetry import canonical_form, same_function
 from .breakpoints import domain_inequalities
-from .completion import complete_families
 from .control import BudgetExhausted, Clock, StageFailed, TimeSpent
-from .families import fix_family, merge_families, on_pieces
 from .first_layer import (
     explained_by,
     first_layer_hyperplane,
     hyperplanes_crossing,
     partly_bent_hyperplanes,
 )
+from .next_layer import orientation_by_search, second_chance, stable_neurons_by_skip_traces
 from .numerics import numerics_for
 from .oracle import Queries
 from .orientation import apply_flips, orient_layer
@@ -68,7 +63,7 @@ from .sampling import (
 )
 from .search_lines import Explorer
 from .skip_features import trace_over_skip_features
-from .tracing import RANKED_WIDTH, drop_deeper, orientations_by_pieces, trace_neuron
+from .tracing import drop_deeper, trace_neuron
 
 __all__ = ["RecoveryResult", "recover_network"]
 
@@ -247,9 +242,9 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
         traced = [c for i, c in enumerate(traced) if not any(numerics.parallel(c, d) for d in traced[:i])]
         bar.update(len(traced))
         if not traced and partial.net is not None:
-            guessed = _orientation_by_search(queries, partial, pending, numerics, log)
+            guessed = orientation_by_search(queries, partial, pending, numerics, log)
             if not guessed and len(partial.layers) > 1:
-                guessed = _stable_neurons_by_skip_traces(queries, partial, pending, numerics, log)
+                guessed = stable_neurons_by_skip_traces(queries, partial, pending, numerics, log)
             if guessed:
                 partial.append_layer(guessed)
                 log["widths"] = tuple(len(layer) for layer in partial.layers)
@@ -269,7 +264,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
             except StageFailed as failure:
                 rows = trace_over_skip_features(queries, partial, pending, numerics, failure)
             clock.stage = f"tracing layer-{known + 1} hypersurfaces with layer {known} oriented"
-            partial.append_layer(rows + _second_chance(queries, partial, rows, pending, numerics, log))
+            partial.append_layer(rows + second_chance(queries, partial, rows, pending, numerics, log))
         log["widths"] = tuple(len(layer) for layer in partial.layers)
         log["families"] = sorted(partial.free)
     clock.stage = f"fitting the output layer on the complex of {_layers_text(len(partial.layers))}"
@@ -317,7 +312,7 @@ def _uncrossed_text(log):
 def _families_text(log, stage):
     """The neurons picked from families that nothing completes, in words: suspects when the next layer fits nothing.
 
-    A member of a family (:func:`_second_chance`) has the neuron's signs but
+    A member of a family (:func:`~polyrelu.recovery.next_layer.second_chance`) has the neuron's signs but
     not necessarily its weights on the previous layer's neurons it never
     crosses. The output fit completes a family of the last layer, and one
     of the layer before it where the output reads what its traces did not
@@ -351,137 +346,6 @@ def _along_text(row):
 def _layers_text(count):
     """``"layer 1"``, ``"layers 1-3"``: the hidden layers known, for the stage of a recovery."""
     return "no layer" if count == 0 else "layer 1" if count == 1 else f"layers 1-{count}"
-
-
-def _second_chance(queries, partial, rows, pending, numerics, log):
-    """More neurons of the layer just found, traced with the previous layer's orientation known.
-
-    A hypersurface that crosses few regions may leave its formula a family
-    over ``relu(ẑ_i)``, ``ẑ_i`` and ``1``; with the orientation fixed by its
-    layer-mates only ``relu(z_i)`` and ``1`` remain, and fewer pieces do.
-    What still stays free is a neuron's weight on a previous-layer neuron that
-    is off wherever it vanishes (TPIC fails): such families are merged across
-    the hypersurface's components and fixed by :func:`fix_family`; the free
-    neurons are kept in ``partial.free`` for the output fit.
-    """
-    partial.rebuild(oriented=True)
-    if complete_families(queries, partial, rows, pending, numerics, log):
-        partial.rebuild(oriented=True)
-    n = len(partial.layers[-1])
-    position = {col: j for j, col in enumerate(partial.basis)}
-    found = [partial.basis_vector(w, b) for w, b in rows]
-    traced = []
-    for bp in pending:
-        if explained_by(partial, found + [c for c, *_ in traced], bp) or on_pieces(partial, traced, bp):
-            continue
-        result = trace_neuron(queries, partial, bp, numerics, log=log, fading=True)
-        if result is not None:
-            traced.append(result)
-    traced = merge_families(partial, drop_deeper(queries, partial, traced, numerics, accepted=found, fading=True, log=log))
-    layer = len(partial.layers)
-    more = []
-    for c, regions, span, pieces in traced:
-        if span:
-            c = fix_family(partial, span, regions, pieces)
-            if c is None:
-                continue
-        if any(numerics.parallel(c, d) for d in found + [partial.basis_vector(w, b) for w, b in more]):
-            continue
-        if span:
-            partial.free[layer, len(rows) + len(more)] = tuple(
-                _over_columns(d, position, n) for d in (span[k] for k in span_complement([c], span))
-            )
-        more.append(_over_columns(c, position, n))
-    return more
-
-
-def _over_columns(c, position, n):
-    """Coefficients ``c`` on the oriented feature basis as a row ``(w, b)`` over the last layer (0 on a column outside it)."""
-    zero = Fraction(0)
-    return tuple(c[position[i]] if i in position else zero for i in range(n)), (c[position[n]] if n in position else zero)
-
-
-def _stable_neurons_by_skip_traces(queries, partial, pending, numerics, log):
-    """The next layer when no orientation of the last one lets its traces fit: a last-layer neuron may be positive everywhere.
-
-    Such a neuron never bends ``f``, so no trace finds it, and the next layer
-    reads the previous layer's outputs through it: its formulas lie outside
-    the span of the last layer's features in every orientation, and
-    :func:`_orientation_by_search` finds none. Traced over the skip features
-    instead (orientation-free, :func:`~polyrelu.recovery.skip_features.trace_over_skip_features`), the formulas
-    show the orientation and the missing neurons. Returns the next layer's
-    rows with its second chance (:func:`_second_chance`), or None, after
-    which the round ends (``partial`` is left with the skip features).
-    """
-    partial.rebuild()
-    layer = len(partial.layers)
-    try:
-        rows = trace_over_skip_features(
-            queries, partial, pending, numerics, StageFailed(f"no orientation of layer {layer} fits the next layer's traces")
-        )
-    except StageFailed:
-        return None
-    return rows + _second_chance(queries, partial, rows, pending, numerics, log)
-
-
-def _orientation_by_search(queries, partial, pending, numerics, log):
-    """The next layer when no breakpoint pins a formula before the last layer is oriented: try every orientation.
-
-    Each orientation of a narrow last layer (at most
-    ``numerics.orientation_search_width`` neurons) gets the oriented tracing of :func:`_second_chance`; a wrong
-    one makes the pieces' equations inconsistent. A layer of up to ``RANKED_WIDTH`` neurons gets every
-    orientation too, ranked first without queries by the pieces its unoriented traces left undetermined
-    (:func:`orientations_by_pieces`); a wider one none; a layer the caller gave only its own. The orientation that
-    explains the most neurons is kept (the output fit checks it); None if
-    none explains any.
-    """
-    n, width = len(partial.layers[-1]), numerics.orientation_search_width
-    original, layer = list(partial.layers[-1]), len(partial.layers)
-    stage = f"searching the orientations of layer {layer}"
-    if partial.is_known():  # the caller's orientation
-        candidates = [(False,) * n]
-    elif n <= width:
-        candidates = list(itertools.product((False, True), repeat=n))
-    elif width and n <= RANKED_WIDTH:  # every orientation, those that fit the pieces traced unoriented first
-        partial.clock.stage = f"ranking the orientations of layer {layer} by the pieces traced"
-        candidates = orientations_by_pieces(partial, log.get("pieces", {}).get(layer, ()), 1 << n)
-        stage += f" (ranked by the {len(log.get('pieces', {}).get(layer, ()))} hypersurfaces traced unoriented)"
-    else:
-        if width:
-            partial.clock.stage += f" (layer {layer} has {n} neurons, too many to search their 2^{n} orientations)"
-        return None
-    partial.clock.stage = stage
-    best = (0, None, None, None)
-    free = {key: v for key, v in partial.free.items() if key[0] != layer}
-
-    def attempt(start, start_free, flips):
-        """Trace the next layer over ``start`` flipped; the neurons its completion moved."""
-        nonlocal best
-        partial.clock.check()
-        partial.layers[-1], partial.free = list(start), dict(start_free)
-        apply_flips(partial, flips)
-        tried = list(partial.layers[-1])
-        rows = _second_chance(queries, partial, [], pending, numerics, log)
-        if len(rows) > best[0]:
-            # the flipped layer as the next layer's traces completed it (:func:`~polyrelu.recovery.completion.complete_families`)
-            best = (len(rows), list(partial.layers[-1]), rows, dict(partial.free))
-        return [j for j, (before, after) in enumerate(zip(tried, partial.layers[-1])) if before != after]
-
-    for flips in candidates:
-        completed = attempt(original, free, flips)
-        if completed:
-            # a completed neuron is exact up to its sign: its member may have had the other orientation's signs
-            # on its traced regions (2→5→5→5→1, seed 314238: both family neurons completed, one negated)
-            done, done_free = list(partial.layers[-1]), dict(partial.free)
-            for more in itertools.product((False, True), repeat=len(completed)):
-                if any(more):
-                    negated = dict(zip(completed, more))
-                    attempt(done, done_free, [negated.get(j, False) for j in range(n)])
-    partial.layers[-1], partial.free = list(original), free
-    if best[1] is None:
-        return None
-    _, partial.layers[-1], rows, partial.free = best
-    return rows
 
 
 def _check_arguments(oracle, input_dim, max_queries, lines, seed, float_oracle, tolerance, max_rounds, checks, max_seconds, max_cells, progress):

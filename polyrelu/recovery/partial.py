@@ -80,7 +80,7 @@ class PartialNetwork:
         self.oriented = False
         self.skip = False
         self.products = []
-        self.free = {}  # (layer, neuron) -> a family's free directions (w, b) over the previous layer (:func:`_second_chance`)
+        self.free = {}  # (layer, neuron) -> a family's free directions (w, b) over the previous layer (:func:`~polyrelu.recovery.next_layer.second_chance`)
         self.known = 0  # leading layers the caller gave (append_known_layers): complete, their orientation final
         # skip traces free in relu(-ẑ_i) are kept as families too (skip_features._unread_neurons): second attempt only
         self.on_families = False
@@ -232,6 +232,13 @@ class PartialNetwork:
                 for p, a in enumerate(self._column_in_basis(column)):
                     c[p] += v * a
         return tuple(c)
+
+    def basis_row(self, c):
+        """Coefficients ``c`` on the oriented features' :attr:`basis` as a row ``(w, b)`` over the last layer (0 on a column outside it)."""
+        position = {col: p for p, col in enumerate(self.basis)}
+        n = len(self.layers[-1])
+        w = tuple(c[position[i]] if i in position else Fraction(0) for i in range(n))
+        return w, (c[position[n]] if n in position else Fraction(0))
 
     def _column_in_basis(self, column):
         """Feature ``column`` as coefficients on :attr:`basis` (exact; it lies in their span on every region)."""

@@ -117,7 +117,7 @@ def _unread_neurons(partial, c, span):
     (``partial.on_families``): its member's skip part is not the neuron's
     until the output completes it, so orienting the layer adds neurons for
     it, and with them and the carriers the oriented second pass
-    (:func:`~polyrelu.recovery.driver._second_chance`) pins nothing down. On
+    (:func:`~polyrelu.recovery.next_layer.second_chance`) pins nothing down. On
     2→5→4→4→1 (seed 78354) the layer grew from 4 to 11 and the two layer-3
     neurons that pass finds were lost (undecided, where the first attempt
     without the family recovers it in 7,406 queries).

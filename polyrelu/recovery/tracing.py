@@ -136,7 +136,7 @@ def _cached_continuation(queries, partial, facet, region, h, numerics, log):
     """:func:`_continue_across`, remembered in ``log["continuations"]`` by the sets the facet and region are.
 
     The continuation is a fact about ``f`` and the geometry only: the
-    orientation search (:func:`~polyrelu.recovery.driver._orientation_by_search`)
+    orientation search (:func:`~polyrelu.recovery.next_layer.orientation_by_search`)
     rebuilds the same complex with flipped neurons (other signs and cell ids,
     the same polyhedra) and traces the same hypersurfaces again.
     """
@@ -446,7 +446,7 @@ def orientations_by_pieces(partial, traces, count):
     oracle query: every orientation of up to ``RANKED_WIDTH`` neurons is
     ranked by (traces contradicted, traces left undetermined); the orientation
     search traces them again in that order
-    (:func:`~polyrelu.recovery.driver._orientation_by_search`). A ranking only
+    (:func:`~polyrelu.recovery.next_layer.orientation_by_search`). A ranking only
     proposes; the output fit and the final check decide.
 
     Parameters
