@@ -822,3 +822,15 @@ def test_a_family_neuron_completed_onto_its_zero_set_is_also_tried_negated():
     result = recover_network(network_oracle(net), 2, max_seconds=120)
     assert result.status == "recovered" and same_function(result.network, net).equal
     assert result.layer_widths == (5, 4, 5)
+
+
+def test_a_fading_neuron_bent_at_by_the_deeper_pieces_it_fades_at_is_kept():
+    # the three-hidden-layer sample's 2→3→4→3→1 (N(0, 1), seed 926249): layer-2 neuron 1 is positive on a thin
+    # unbounded wedge only and fades on 3 of the 10 facets of its zero set. The second pass traces it exactly, but it
+    # "bends" (fades) only at two layer-3 pieces traced beside it, and they bend at it: the crossing graph decided
+    # nothing, every candidate was dropped and layer 2 came out with 3 neurons (undecided). Four undecided pieces
+    # bend at it, so it is kept, and the pieces become deeper.
+    net = _gaussian((2, 3, 4, 3, 1), 926249)
+    result = recover_network(network_oracle(net), 2, max_seconds=120)
+    assert result.status == "recovered", result.reason
+    assert equivalent(result.network, net)

@@ -403,8 +403,16 @@ def drop_deeper(queries, partial, candidates, numerics, accepted=(), fading=Fals
     formula is deeper; one that bends only at deeper ones is kept (if ``f``
     does not bend on it everywhere, only when it bends at one at least: its
     fading is explained there); one that bends at a kept one is deeper, and
-    so on; what stays undecided is dropped. ``log``: the cuts already found
-    (:func:`_cached_cut`).
+    so on. What stays undecided bends at undecided ones, often in a cycle: a
+    fading neuron seems to bend at the deeper pieces where it fades, and they
+    bend at it, the same three rays of ``f`` at the crossing either way. The
+    candidate the most undecided ones bend at (at least two, no tie) is then
+    kept and the propagation goes on: deeper neurons bend at the neurons they
+    read, and a neuron of this layer is read by many, where a deeper piece is
+    bent at only by the neurons fading at it (2→3→4→3→1, seed 926249: a
+    layer-2 neuron positive on a thin wedge, bent at by four layer-3 pieces,
+    was dropped with them). What stays undecided after that is dropped.
+    ``log``: the cuts already found (:func:`_cached_cut`).
     """
     everywhere = {region.id for region in partial.complex.regions()} if accepted else set()
     others = [(c, everywhere) for c in accepted]
@@ -424,12 +432,19 @@ def drop_deeper(queries, partial, candidates, numerics, accepted=(), fading=Fals
         i for i in bends_at
         if candidates[i][0] is not None and _bends_everywhere(queries, partial, candidates[i][0], candidates[i][1], numerics, log=log) is None
     }
+    chosen = set()
     while True:
-        kept = {i for i, at in bends_at.items() if i not in deeper and at <= deeper and (i not in faded or at)}
+        kept = chosen | {i for i, at in bends_at.items() if i not in deeper and at <= deeper and (i not in faded or at)}
         more = {i for i, at in bends_at.items() if i not in deeper and i not in kept and at & kept}
-        if not more:
+        if more:
+            deeper |= more
+            continue
+        undecided = [i for i in bends_at if i not in deeper and i not in kept]
+        readers = {i: sum(1 for j in undecided if i in bends_at[j]) for i in undecided}
+        top = max(readers.values(), default=0)
+        if top < 2 or list(readers.values()).count(top) > 1:
             return [a for i, a in enumerate(candidates) if i in kept]
-        deeper |= more
+        chosen.add(next(i for i, count in readers.items() if count == top))
 
 
 def orientations_by_pieces(partial, traces, count):
