@@ -17,7 +17,6 @@ What it leaves to others: the families themselves (``families``), the
 tracing (``tracing``), when to complete (``driver``).
 """
 
-
 from .first_layer import explained_by
 from .tracing import drop_deeper, trace_neuron
 
