@@ -978,6 +978,24 @@ def test_drop_deeper_drops_a_formula_that_bends_at_an_accepted_one():
     assert drop_deeper(exact_queries(straight), partial, [other], ExactNumerics(), accepted=[neuron]) == [other]
 
 
+def test_drop_deeper_judges_a_family_only_where_its_formula_predicts():
+    # oriented layer 1 (x1, x2), the neuron z = relu(x2) - 1 - 2 relu(x1) traced in the quadrant x1 < 0 < x2 only:
+    # its piece x2 = 1 leaves the weight on relu(x1) (off there) free, a family relu(x2) - 1 + t relu(x1).
+    # The member with t = 0 predicts x2 = 1 in x1 > 0 too, where f bends on x2 = 1 + 2 x1 instead; the
+    # family predicts nothing there, so that is no fading: the candidate stays (it was dropped as a
+    # neuron that fades at no deeper one: 2→3→4→4→1, seed 963484, lost the piece of a layer-3 neuron so)
+    net = ReLUNetwork([[[1, 0], [0, 1]], [[-2, 1]], [[1]]], [[0, 0], [-1], [0]])
+    partial = partial_with([[((1, 0), 0), ((0, 1), 0)]], oriented=True)
+    assert partial.basis == [0, 1, 2]  # relu(x1), relu(x2), 1
+    left = partial.locate((Fraction(-1), Fraction(2)))
+    family = ((0, 1, -1), {left.id}, ((1, 0, 0), (0, 1, -1)), {left.id: (-1, 0, 1)})
+    queries = exact_queries(net)
+    assert drop_deeper(queries, partial, [family], ExactNumerics(), fading=True) == [family]
+    # the same formula given as determined predicts x2 = 1 beyond x1 = 0, where f is flat: it fades at nothing
+    determined = ((0, 1, -1), {left.id}, (), {left.id: (-1, 0, 1)})
+    assert drop_deeper(queries, partial, [determined], ExactNumerics(), fading=True) == []
+
+
 def test_drop_deeper_keeps_two_neurons_crossing_at_a_small_angle_far_out():
     # layer 2: x2 - 1000 and x2 - 1000 + (x1 - 1000)/4096, crossing at (1000, 1000) at an angle below 2·shrink;
     # f = relu(a) + 2 relu(b) bends along both everywhere. Probes as far from the crossing as the sides of it

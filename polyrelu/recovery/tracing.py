@@ -34,7 +34,7 @@ from ..geometry.linalg import pivot_columns
 from ..geometry.rational import primitive_integer_row, row_value
 from .breakpoints import breakpoint_at, is_breakpoint_along, segment_breakpoints
 from .control import StageFailed
-from .families import formula_family, scale_on_region, vanishes_somewhere
+from .families import formula_family, scale_on_region, vanishes_somewhere, vanishing_members
 from .numerics import vadd, vdot, vscale, vsub
 
 __all__ = []
@@ -427,10 +427,14 @@ def drop_deeper(queries, partial, candidates, numerics, accepted=(), fading=Fals
         i: {j for j, b in enumerate(candidates) if j != i and _bends_at(queries, partial, a, b, numerics)}
         for i, a in enumerate(candidates) if i not in deeper
     }
-    # a candidate f does not bend on everywhere is kept only where it fades at a deeper one
+    # a candidate f does not bend on everywhere is kept only where it fades at a deeper one; a family's formula
+    # predicts only where its members vanishing on the traced regions vanish (as trace_neuron checked it)
     faded = {
         i for i in bends_at
-        if candidates[i][0] is not None and _bends_everywhere(queries, partial, candidates[i][0], candidates[i][1], numerics, log=log) is None
+        if candidates[i][0] is not None and _bends_everywhere(
+            queries, partial, candidates[i][0], candidates[i][1], numerics, log=log,
+            vanishing=vanishing_members(partial, candidates[i][2], candidates[i][3]) if candidates[i][2] else (),
+        ) is None
     }
     chosen = set()
     while True:
