@@ -962,6 +962,38 @@ def test_continue_across_does_not_call_a_shallow_crossing_unseen():
     assert _continue_across(queries, partial, facet, beyond, bp.row, ExactNumerics()) is None
 
 
+def test_continue_across_finds_a_continuation_hugging_the_wall():
+    # f = relu(g), g = 5 - x1 + 100 x2 below the wall x2 = 0 and 5 - x1 + 10^6 x2 above: the hypersurface meets
+    # the wall at (5, 0) at an angle atan(1/100) and runs on at atan(10^-6). The segment parallel to the wall
+    # meets the continuation about 1,500 from (5, 0), far past its ends; the search across the wall's side,
+    # further and further along it, finds it (beyond, the row 5 - x1 + 10^6 x2)
+    def hugging(x):
+        x1, x2 = (Fraction(v) for v in x)
+        return (max(Fraction(0), 5 - x1 + (100 if x2 < 0 else 10**6) * x2),)
+
+    partial = partial_with([[((1, 0), 0), ((0, 1), 0)]], oriented=True)
+    queries = Queries(hugging, 2, ExactNumerics(), math.inf)
+    bp = breakpoint_data(hugging, (3, Fraction(-1, 50)), (Fraction(1, 8), 0))
+    assert proportional(bp.row, (5, -1, 100))
+    region = partial.locate(bp.point)
+    facet = next(
+        partial.complex[f] for f in partial.complex.lattice.facets(region.id)
+        if tuple(partial.complex[f].polyhedron.equations[0][1:]) in ((0, 1), (0, -1))
+    )
+    beyond = next(partial.complex[r] for r in partial.complex.lattice.cofacets(facet.id) if r != region.id)
+    assert _continue_across(queries, partial, facet, beyond, bp.row, ExactNumerics()) is None  # not asked to look
+    found = _continue_across(queries, partial, facet, beyond, bp.row, ExactNumerics(), hugging=True)
+    assert found not in (None, UNSEEN) and proportional(found, (5, -1, 10**6))
+    # where the hypersurface ends at the wall (f = relu(min(g, -x2)), zero above it), the search across finds
+    # nothing and makes nothing up
+    def stops(x):
+        x1, x2 = (Fraction(v) for v in x)
+        return (max(Fraction(0), min(5 - x1 + 100 * x2, -x2)),)
+
+    queries = Queries(stops, 2, ExactNumerics(), math.inf)
+    assert _continue_across(queries, partial, facet, beyond, bp.row, ExactNumerics(), hugging=True) is None
+
+
 def test_drop_deeper_drops_a_formula_that_bends_at_an_accepted_one():
     # the network of the test above: the layer-2 neuron x1 - 1 accepted by an earlier pass, the layer-3 one traced now
     net = ReLUNetwork([[[1, 0], [0, 1]], [[1, 0], [0, 1]], [[1, 1], [1, 0]], [[1, 1]]], [[0, 0], [-1, 0], [-2, 5], [0]])

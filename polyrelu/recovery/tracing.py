@@ -47,7 +47,7 @@ RANKED_WIDTH = 5
 UNSEEN = "unseen"
 
 
-def _continue_across(queries, partial, facet, region, h, numerics):
+def _continue_across(queries, partial, facet, region, h, numerics, hugging=False):
     """The hyperplane of a hypersurface beyond ``facet`` in ``region``, given its hyperplane ``h`` on the near side.
 
     Both hyperplanes contain ``h ∩ aff(facet)``, so the far one is ``h + μ·wall``:
@@ -58,6 +58,10 @@ def _continue_across(queries, partial, facet, region, h, numerics):
     facet, no segment fit in ``region``, or ``h`` is nearly parallel to the
     wall (a continuation at such an angle meets the segment, ``offset`` from
     the wall, up to ``offset · cot(angle)`` from its centre, beyond its ends).
+    With ``hugging``, where ``h`` is nearly parallel to the wall and that
+    segment meets nothing, the continuation may hug the wall:
+    :func:`_continuation_along_wall` looks for it across the wall's side, far
+    along it (exact mode, ``n0 = 2``).
     """
     n0 = partial.n0
     poly = facet.polyhedron
@@ -105,7 +109,63 @@ def _continue_across(queries, partial, facet, region, h, numerics):
                     return h2
                 # the one breakpoint was another hypersurface's, the continuation crossing beyond the segment
         offset *= numerics.continuation_shrink
+    if hugging and searched and not steep and not numerics.measures_continuations:
+        h2 = _continuation_along_wall(queries, partial, q, wall, region, h, numerics)
+        if h2 is not None:
+            return h2
     return UNSEEN if searched and steep else None
+
+
+def _continuation_along_wall(queries, partial, q, wall, region, h, numerics):
+    """The continuation of ``h`` beyond the wall through ``q`` when it runs nearly along the wall, or None.
+
+    A segment parallel to the wall at ``offset`` meets a continuation at angle
+    ``α`` to the wall ``offset · cot(α)`` from its centre: nothing for ``α``
+    below ``atan(1/64)``. Such a continuation is found across: on segments
+    perpendicular to the wall, ``D`` along it on either side of ``q`` (from
+    ``D · 2^-60`` to ``D / 64`` into ``region``, which the continuation crosses
+    for ``2^-60 < tan(α) < 1/64`` on the side it heads to), ``D`` growing from
+    ``(1 + |q|) · shrink`` while the segment stays in ``region``. Each
+    breakpoint found gives the line through it and ``h ∩ wall``, accepted only
+    where ``f`` bends along it (:func:`is_breakpoint_along`). A layer-3 neuron
+    positive on a sliver about ``2·10^4`` out (2→3→4→4→1, seed 963484) meets a
+    layer-2 zero set at an angle about ``4·10^-4`` and runs on beyond it at
+    about ``10^-5``.
+    """
+    if partial.n0 != 2:
+        return None  # from n0 = 3 on the wall's directions are a plane or more: not searched
+    normal = tuple(Fraction(v) for v in wall[1:])
+    inward = vscale(1 / max(abs(v) for v in normal), normal)
+    if partial.locate(vadd(q, vscale(numerics.shrink**3, inward))) is not region:
+        inward = vscale(-1, inward)
+    along = (-inward[1], inward[0])
+    slope = sum(abs(v) for v in wall[1:])
+    distance = (1 + max(abs(v) for v in q)) * numerics.shrink
+    for _ in range(12):
+        inside = False
+        for side in (1, -1):
+            foot = vadd(q, vscale(side * distance, along))
+            near, far = vadd(foot, vscale(distance / (1 << 60), inward)), vadd(foot, vscale(distance / 64, inward))
+            if not (partial.locate(near) is region and partial.locate(far) is region):
+                continue
+            inside = True
+            step = vsub(far, near)
+            try:
+                found = segment_breakpoints(lambda s: queries(vadd(near, vscale(s, step))), Fraction(0), Fraction(1), numerics)
+            except StageFailed:
+                continue
+            for t, *_ in found:
+                y = vadd(near, vscale(t, step))
+                mu = -row_value(h, y) / row_value(wall, y)
+                h2 = primitive_integer_row(vadd(h, vscale(mu, wall)))
+                # probes within 2·radius (max-norm) of y stay off the wall
+                radius = min(distance * numerics.shrink, abs(row_value(wall, y)) / (4 * slope))
+                if any(h2[1:]) and is_breakpoint_along(queries, y, h2, numerics, radius):
+                    return h2
+        if not inside and distance > (1 + max(abs(v) for v in q)) * numerics.shrink * (1 << 12):
+            break
+        distance *= 8
+    return None
 
 
 def crossing_point(poly, h, n0):
@@ -132,7 +192,7 @@ def crossing_point(poly, h, n0):
     return vadd(a, vscale(ha / (ha - hb), vsub(b, a)))
 
 
-def _cached_continuation(queries, partial, facet, region, h, numerics, log):
+def _cached_continuation(queries, partial, facet, region, h, numerics, log, hugging=False):
     """:func:`_continue_across`, remembered in ``log["continuations"]`` by the sets the facet and region are.
 
     The continuation is a fact about ``f`` and the geometry only: the
@@ -141,11 +201,11 @@ def _cached_continuation(queries, partial, facet, region, h, numerics, log):
     the same polyhedra) and traces the same hypersurfaces again.
     """
     if log is None:
-        return _continue_across(queries, partial, facet, region, h, numerics)
-    key = (partial.cell_key(facet), partial.cell_key(region), tuple(h))
+        return _continue_across(queries, partial, facet, region, h, numerics, hugging)
+    key = (partial.cell_key(facet), partial.cell_key(region), tuple(h), hugging)
     cache = log.setdefault("continuations", {})
     if key not in cache:
-        cache[key] = _continue_across(queries, partial, facet, region, h, numerics)
+        cache[key] = _continue_across(queries, partial, facet, region, h, numerics, hugging)
     return cache[key]
 
 
@@ -198,7 +258,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None, fading=False
                 beyond = [cells[r] for r in lattice.cofacets(f) if r != region.id]
                 if len(beyond) != 1 or beyond[0].id in seen or beyond[0].dimension != partial.n0:
                     continue
-                h2 = _cached_continuation(queries, partial, facet, beyond[0], h, numerics, log)
+                h2 = _cached_continuation(queries, partial, facet, beyond[0], h, numerics, log, hugging=whole)
                 if h2 is UNSEEN:
                     unseen.add(beyond[0].id)
                 if h2 is None or h2 is UNSEEN:
@@ -411,7 +471,10 @@ def drop_deeper(queries, partial, candidates, numerics, accepted=(), fading=Fals
     read, and a neuron of this layer is read by many, where a deeper piece is
     bent at only by the neurons fading at it (2→3→4→3→1, seed 926249: a
     layer-2 neuron positive on a thin wedge, bent at by four layer-3 pieces,
-    was dropped with them). What stays undecided after that is dropped.
+    was dropped with them). The pieces already found deeper count as readers
+    too (traced further, three of those four are found deeper first, and the
+    neuron and the fourth were left bending at each other alone). What stays
+    undecided after that is dropped.
     ``log``: the cuts already found (:func:`_cached_cut`).
     """
     everywhere = {region.id for region in partial.complex.regions()} if accepted else set()
@@ -444,7 +507,8 @@ def drop_deeper(queries, partial, candidates, numerics, accepted=(), fading=Fals
             deeper |= more
             continue
         undecided = [i for i in bends_at if i not in deeper and i not in kept]
-        readers = {i: sum(1 for j in undecided if i in bends_at[j]) for i in undecided}
+        # readers among the pieces found deeper too: they bend at the neurons they read
+        readers = {i: sum(1 for j in bends_at if j not in kept and i in bends_at[j]) for i in undecided}
         top = max(readers.values(), default=0)
         if top < 2 or list(readers.values()).count(top) > 1:
             return [a for i, a in enumerate(candidates) if i in kept]
