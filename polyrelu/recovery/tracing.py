@@ -103,8 +103,7 @@ def _continue_across(queries, partial, facet, region, h, numerics, hugging=False
                         continue
                     h2 = measured.row
                 else:
-                    mu = -row_value(h, y) / row_value(wall, y)
-                    h2 = primitive_integer_row(vadd(h, vscale(mu, wall)))
+                    h2 = _pencil_row_through(h, wall, y)
                 if any(h2[1:]) and is_breakpoint_along(queries, y, h2, numerics, offset * numerics.shrink):
                     return h2
                 # the one breakpoint was another hypersurface's, the continuation crossing beyond the segment
@@ -140,7 +139,7 @@ def _continuation_along_wall(queries, partial, q, wall, region, h, numerics):
         inward = vscale(-1, inward)
     along = (-inward[1], inward[0])
     slope = sum(abs(v) for v in wall[1:])
-    distance = (1 + max(abs(v) for v in q)) * numerics.shrink
+    start = distance = (1 + max(abs(v) for v in q)) * numerics.shrink
     for _ in range(12):
         inside = False
         for side in (1, -1):
@@ -156,16 +155,21 @@ def _continuation_along_wall(queries, partial, q, wall, region, h, numerics):
                 continue
             for t, *_ in found:
                 y = vadd(near, vscale(t, step))
-                mu = -row_value(h, y) / row_value(wall, y)
-                h2 = primitive_integer_row(vadd(h, vscale(mu, wall)))
+                h2 = _pencil_row_through(h, wall, y)
                 # probes within 2·radius (max-norm) of y stay off the wall
                 radius = min(distance * numerics.shrink, abs(row_value(wall, y)) / (4 * slope))
                 if any(h2[1:]) and is_breakpoint_along(queries, y, h2, numerics, radius):
                     return h2
-        if not inside and distance > (1 + max(abs(v) for v in q)) * numerics.shrink * (1 << 12):
+        if not inside and distance > start * (1 << 12):
             break
         distance *= 8
     return None
+
+
+def _pencil_row_through(h, wall, y):
+    """The row ``h + μ·wall`` (primitive integers) that vanishes at ``y``: the hyperplane through ``y`` and ``h ∩ wall``."""
+    mu = -row_value(h, y) / row_value(wall, y)
+    return primitive_integer_row(vadd(h, vscale(mu, wall)))
 
 
 def crossing_point(poly, h, n0):
