@@ -27,7 +27,7 @@ from fractions import Fraction
 
 from ..formulas import shared_formula
 from ..geometry import Polyhedron
-from ..geometry.linalg import echelon_basis
+from ..geometry.linalg import echelon_basis, fmpq_matrix, fraction_rows
 from ..geometry.rational import row_value
 from .numerics import vdot, vscale
 
@@ -60,10 +60,13 @@ def formula_family(partial, equations, pieces):
 
 def vanishing_members(partial, span, regions):
     """An echelon basis of the members of ``span`` that are zero on every one of ``regions``."""
-    values = [[vdot(F_row, v) for v in span] for rid in regions for F_row in partial.reduced(partial.complex[rid])]
+    rows = [F_row for rid in regions for F_row in partial.reduced(partial.complex[rid])]
+    # in flint: a trace's regions times its span is most of a family's cost in Fractions
+    values = fraction_rows(fmpq_matrix(rows) * fmpq_matrix(list(zip(*span)))) if rows else []
     combinations = partial.numerics.nullspace(values, len(span))
-    members = [tuple(sum(a * v[k] for a, v in zip(alpha, span)) for k in range(len(span[0]))) for alpha in combinations]
-    return echelon_basis(members) if members else ()
+    if not combinations:
+        return ()
+    return echelon_basis([tuple(v) for v in fraction_rows(fmpq_matrix(combinations) * fmpq_matrix(span))])
 
 
 def reduced_by(c, echelon):

@@ -77,6 +77,8 @@ class PartialNetwork:
         self.net = None
         self.complex = None
         self._cell_keys = {}  # cell id -> cell_key, for the complex built last
+        self._maps = {}  # region id -> the pre-activation maps of the network built last (pre_activation_maps)
+        self._chosen = {}  # (oriented, skip, products) -> features, their basis and precondition on the complex built last
         self.oriented = False
         self.skip = False
         self.products = []
@@ -156,7 +158,7 @@ class PartialNetwork:
         self.net = ReLUNetwork(Ws, bs)
         self.clock.check()
         self.complex = canonical_complex(self.net, self.domain, max_cells=self.max_cells, progress=False)
-        self._cell_keys = {}
+        self._cell_keys, self._maps, self._chosen = {}, {}, {}
         self.offset = sum(len(layer) for layer in self.layers[:-1])
         self.use_features(oriented)
 
@@ -187,10 +189,16 @@ class PartialNetwork:
             if layer == last and last > 0
             for k, d in enumerate(directions)
         ] if products and oriented and not skip else []
-        self._features, self._integer_features, self._columns = {}, {}, {}
-        regions = self.complex.regions()
-        self.basis = pivot_columns([row for R in regions for row in self.features(R)])
-        self.precondition = self.numerics.precondition([row for R in regions for row in self.reduced(R)])
+        # the same features are chosen again and again on one complex (an orientation tried, then its completion)
+        key = (oriented, skip, tuple(self.products))
+        chosen = self._chosen.get(key)
+        if chosen is None:
+            self._features, self._integer_features, self._columns = {}, {}, {}
+            regions = self.complex.regions()
+            self.basis = pivot_columns([row for R in regions for row in self.features(R)])
+            self.precondition = self.numerics.precondition([row for R in regions for row in self.reduced(R)])
+            chosen = self._chosen[key] = (self._features, self._integer_features, self._columns, self.basis, self.precondition)
+        self._features, self._integer_features, self._columns, self.basis, self.precondition = chosen
 
     def features(self, region):
         """The ``(n0 + 1) × (2 n_l + 1)`` matrix of ``relu(ẑ_i)``, ``ẑ_i`` and ``1`` on a region (affine coefficient columns).
@@ -200,7 +208,7 @@ class PartialNetwork:
         """
         hit = self._features.get(region.id)
         if hit is None:
-            G, g = self.net.pre_activation_maps(region.signs)[len(self.layers) - 1]
+            G, g = self.pre_activation_maps(region)[len(self.layers) - 1]
             signs = region.signs[self.offset : self.offset + len(g)]
             lin = [(g[i], *G[i]) for i in range(len(g))]
             relu = [v if s > 0 else (0,) * (self.n0 + 1) for v, s in zip(lin, signs)]
@@ -273,13 +281,25 @@ class PartialNetwork:
             else:
                 del self.free[layer, j]
 
+    def pre_activation_maps(self, region):
+        """The network's :meth:`~polyrelu.network.ReLUNetwork.pre_activation_maps` on a region, remembered until the next :meth:`rebuild`.
+
+        Features are chosen again and again on one complex (every orientation
+        tried, every completion, :meth:`use_features`), and composing the
+        maps in rationals is most of what that costs.
+        """
+        hit = self._maps.get(region.id)
+        if hit is None:
+            hit = self._maps[region.id] = self.net.pre_activation_maps(region.signs)
+        return hit
+
     def previous_relu(self, region):
         """``relu(y_k)`` of the layer ``y`` before the last on a region: affine maps ``(constant, *linear)``."""
         return self.layer_relu(region, len(self.layers) - 2)
 
     def layer_relu(self, region, layer):
         """``relu`` of hidden layer ``layer`` (0-based, known) on a region: affine maps ``(constant, *linear)``."""
-        G, g = self.net.pre_activation_maps(region.signs)[layer]
+        G, g = self.pre_activation_maps(region)[layer]
         offset = sum(len(known) for known in self.layers[:layer])
         zero = (Fraction(0),) * (self.n0 + 1)
         return [(g[i], *G[i]) if region.signs[offset + i] > 0 else zero for i in range(len(g))]
