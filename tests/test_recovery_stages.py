@@ -18,6 +18,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from reference import dot, rank, solve
 
+import polyrelu.recovery.completion as completion
 from polyrelu import (
     Box,
     RecoveryError,
@@ -42,7 +43,7 @@ from polyrelu.recovery.breakpoints import (
     line_range,
     segment_breakpoints,
 )
-from polyrelu.recovery.completion import complete_families
+from polyrelu.recovery.completion import complete_families, complete_families_at_breakpoints
 from polyrelu.recovery.control import (
     BudgetExhausted,
     Clock,
@@ -80,7 +81,7 @@ from polyrelu.recovery.numerics import (
 from polyrelu.recovery.oracle import Queries, answer_precision
 from polyrelu.recovery.orientation import apply_flips, orient_layer
 from polyrelu.recovery.output import fit_output
-from polyrelu.recovery.partial import PartialNetwork
+from polyrelu.recovery.partial import PartialNetwork, direction_map
 from polyrelu.recovery.search_lines import Explorer
 from polyrelu.recovery.tracing import (
     UNSEEN,
@@ -675,6 +676,26 @@ def test_features_are_the_known_layers_affine_maps(depth, oriented):
     stacked = [row for R in partial.complex.regions() for row in partial.features(R)]
     basis_columns = [[row[j] for row in stacked] for j in partial.basis]
     assert rank(basis_columns) == len(partial.basis) == rank([[row[j] for row in stacked] for j in range(width)])
+
+
+def test_features_chosen_again_on_one_complex_are_the_first_choice_and_a_rebuild_forgets_them():
+    # a layer-2 family of _family_net(-2): the product columns are a third choice of features on the same complex
+    net, partial, _ = _picked_family()
+    partial.rebuild(oriented=True)
+    first = (list(partial.basis), {R.id: partial.features(R) for R in partial.complex.regions()})
+    partial.use_features(oriented=True, products=True)
+    assert len(partial.products) == 1 and len(partial.basis) > len(first[0])
+    partial.use_features(oriented=True)
+    assert (partial.basis, {R.id: partial.features(R) for R in partial.complex.regions()}) == first
+    # flipped and rebuilt: the maps are the new network's, not remembered from the old one
+    apply_flips(partial, [True, False])
+    partial.rebuild(oriented=True)
+    for R in partial.complex.regions():
+        assert partial.pre_activation_maps(R) == partial.net.pre_activation_maps(R.signs)
+        x = R.relative_interior_point()
+        z = hidden_values(partial.layers, x)[-1]
+        F = partial.features(R)  # column 0: relu of the flipped neuron
+        assert F[0][0] + dot([row[0] for row in F[1:]], x) == relu(z[0])
 
 
 @FAST
@@ -1302,6 +1323,59 @@ def test_a_trace_where_tpic_fails_leaves_a_family_containing_the_neuron(w):
     assert vanishing == ((0, 0, 1, 0),) and proportional(c2, c) is not None and rank([*span2, *span]) == 2
 
 
+def _picked_family(with_y2=True):
+    """``_family_net(-2)`` over its first layer with y1 picked from its family at ``w = 0`` (free: ``relu(x1 - 2)``)."""
+    net = _family_net(-2)
+    y1, y2 = layer_rows(net, 1)
+    picked = ((Fraction(1), Fraction(1, 2), Fraction(0)), Fraction(-1))
+    partial = partial_with([layer_rows(net, 0), [picked, y2] if with_y2 else [picked]])
+    partial.free[1, 0] = (((Fraction(0), Fraction(0), Fraction(1)), Fraction(0)),)
+    return net, partial, y1
+
+
+def test_a_breakpoint_on_a_family_neurons_far_component_completes_it():
+    # y1's second component x1 = 3 + relu(x2)/2 lies where x1 - 2 is on: the member w = 0 misses it, the breakpoint
+    # of f at (4, 2) is unexplained, and on its region (all three layer-1 neurons on) only the member with w = -2
+    # vanishes along it
+    net, partial, y1 = _picked_family()
+    queries, N = exact_queries(net), ExactNumerics()
+    bp = breakpoint_at(queries, (Fraction(4), Fraction(2)), (Fraction(1, 64), Fraction(0)), 2, N)
+    assert not partial.explains(bp)
+    log = {}
+    assert complete_families_at_breakpoints(queries, partial, [bp], N, log)
+    assert partial.layers[1][0] == y1 and not partial.free and log["completed"] == [(2, 0, 0)]
+    partial.rebuild()
+    assert partial.explains(bp)
+
+
+def test_a_hyperplane_where_the_members_span_few_maps_completes_nothing(monkeypatch):
+    # without y2 in the partial network its breakpoint at (15/4, -1) is unexplained; on its region (x1 > 2, x2 < 0)
+    # the previous layer's maps span only (1, x1), so a member (w = -11/7) vanishes along y2's line there too:
+    # no evidence, whatever f does elsewhere
+    net, partial, _ = _picked_family(with_y2=False)
+    queries, N = exact_queries(net), ExactNumerics()
+    bp = breakpoint_at(queries, (Fraction(15, 4), Fraction(-1)), (Fraction(1, 64), Fraction(0)), 2, N)
+    region = partial.locate(bp.point)
+    relu = partial.previous_relu(region)
+    base, move = direction_map(relu, partial.layers[1][0]), direction_map(relu, partial.free[1, 0][0])
+    fitted = solve([[move[i], -bp.row[i]] for i in range(3)], [-v for v in base])
+    assert fitted is not None and fitted[0] == Fraction(-11, 7)  # the equations alone would complete it
+    monkeypatch.setattr(completion, "_bends_elsewhere", lambda *args: True)
+    before, free = list(partial.layers[1]), dict(partial.free)
+    assert not complete_families_at_breakpoints(queries, partial, [bp], N, {})
+    assert partial.layers[1] == before and partial.free == free
+
+
+def test_a_completion_is_kept_only_where_f_bends_along_its_moved_zero_set():
+    net, partial, _ = _picked_family()
+    queries, N = exact_queries(net), ExactNumerics()
+    bp = breakpoint_at(queries, (Fraction(4), Fraction(2)), (Fraction(1, 64), Fraction(0)), 2, N)
+    region, directions = partial.locate(bp.point), partial.free[1, 0]
+    assert completion._bends_elsewhere(queries, partial, 0, directions, (Fraction(-2),), region, N)
+    for wrong in (Fraction(-11, 7), Fraction(-3), Fraction(1)):
+        assert not completion._bends_elsewhere(queries, partial, 0, directions, (wrong,), region, N)
+
+
 @pytest.mark.parametrize("w", [1, -2])
 def test_an_undetermined_trace_logs_the_neurons_its_hypersurface_never_crosses(w):
     # before orientation a trace does not settle for a family: it fails, and the log says which layer-1 zero
@@ -1569,6 +1643,26 @@ def test_the_orientation_search_keeps_the_layer_its_traces_completed(flips):
     rows = orientation_by_search(queries, partial, _zero_set_breakpoints(net, queries), ExactNumerics(), log)
     assert partial.layers[-1] == layer_rows(net, 1) and partial.free == {}
     assert len(rows) == 1 and proportional((*rows[0][0], rows[0][1]), (1, 1, -4)) is not None
+
+
+def test_the_orientation_search_turns_to_another_as_good_when_the_one_kept_led_nowhere():
+    # u reads y2 only: y1's sign changes no trace, so both of its signs explain u. A round that kept one and goes
+    # on (log["orientations"]) gets the other next time, then the first again
+    net = _deep_family_net(3, reads=0)
+    queries = exact_queries(net)
+    pending = _zero_set_breakpoints(net, queries)
+    partial = partial_with([layer_rows(net, 0), layer_rows(net, 1)])
+    log, kept = {}, []
+    for _ in range(3):
+        partial.layers[-1], partial.free = layer_rows(net, 1), {}
+        partial.rebuild()
+        rows = orientation_by_search(queries, partial, pending, ExactNumerics(), log)
+        assert len(rows) == 1 and rows[0][1] == -4 * rows[0][0][1]  # u / 4 (its weight on y1 left to the family)
+        kept.append(list(partial.layers[-1]))
+    y1, y2 = layer_rows(net, 1)
+    assert [k[1] for k in kept] == [y2] * 3
+    assert {kept[0][0], kept[1][0]} == {y1, flipped([y1], [True])[0]} and kept[2] == kept[0]
+    assert sorted(log["orientations"][2].values()) == [1, 2]
 
 
 def test_merge_families_joins_two_components_of_one_neuron_only():

@@ -5,7 +5,8 @@ wrong weights along its free directions. Where it is on, the next layer reads
 it with those weights, so the next layer's traces over the product columns
 ``[z_j on]·d_k`` (:meth:`~polyrelu.recovery.partial.PartialNetwork.use_features`)
 show the missing steps as linear unknowns. This module reads them and
-completes the layer.
+completes the layer; or, for the last layer, reads them from a breakpoint
+of ``f`` that no known neuron explains (:func:`complete_families_at_breakpoints`).
 
 Glossary
 --------
@@ -17,7 +18,13 @@ What it leaves to others: the families themselves (``families``), the
 tracing (``tracing``), when to complete (``driver``).
 """
 
+from ..geometry import Polyhedron
+from ..geometry.linalg import rank, solution_space
+from ..geometry.rational import row_value
+from .breakpoints import is_breakpoint_along
 from .first_layer import explained_by
+from .numerics import vadd, vscale
+from .partial import direction_map
 from .tracing import drop_deeper, trace_neuron
 
 __all__ = []
@@ -50,6 +57,111 @@ def complete_families(queries, partial, rows, pending, numerics, log):
     partial.complete_families(last, steps)
     log.setdefault("completed", []).extend((last + 1, j, k) for j, k in sorted(steps))
     return True
+
+
+def complete_families_at_breakpoints(queries, partial, pending, numerics, log):
+    """Complete the last layer's family neurons that a breakpoint no known neuron explains lies on; whether any was.
+
+    A neuron picked from a family fits every piece traced, but along its free
+    directions ``d_k`` it may miss the rest of its hypersurface, and a
+    breakpoint ``f`` shows there stays unexplained. On the breakpoint's
+    region the member ``z_j + Σ θ_k d_k`` is an affine map; that it vanishes
+    on the breakpoint's hyperplane ``h`` is ``n0 + 1`` linear equations
+    ``z_j + Σ θ_k d_k = λ h`` in the unknowns ``θ, λ``. They say something
+    only where the previous layer's maps span more than ``K + 1`` dimensions
+    (``K`` free directions): where few previous-layer neurons are on, every
+    hyperplane there fits a member. Only a unique solution with ``λ ≠ 0``,
+    of one family only, is a candidate, and it must also be where ``f``
+    bends on another region, one where it moves the picked neuron's zero
+    set (:func:`_bends_elsewhere`); a breakpoint two families fit completes
+    neither. Exact mode only (float breakpoints fit nothing exactly). The
+    caller rebuilds; the next layer's traces and the output fit check the
+    completed neuron like any other.
+    """
+    last = len(partial.layers) - 1
+    families = {j: directions for (layer, j), directions in partial.free.items() if layer == last}
+    if not numerics.max_families or not families or last < 1:
+        return False
+    steps = {}
+    for bp in pending:
+        region = partial.locate(bp.point)
+        if region is None:
+            continue
+        relu = partial.previous_relu(region)
+        dimension = _map_dimension(partial, relu)
+        fits = []
+        for j, directions in families.items():
+            if dimension <= len(directions) + 1:
+                continue  # every hyperplane there fits some member: the breakpoint tells nothing
+            base = direction_map(relu, partial.layers[last][j])
+            moves = [direction_map(relu, d) for d in directions]
+            if not any(any(g) for g in moves):
+                continue  # the free directions vanish here: the breakpoint says nothing about them
+            rows = [[*(g[i] for g in moves), -bp.row[i]] for i in range(partial.n0 + 1)]
+            space = solution_space(rows, [-v for v in base])
+            if space is not None and not space.basis and space.point[-1]:
+                fits.append((j, space.point[:-1]))
+        # two families fitting: the breakpoint may be either's, or a third neuron's that both spans reach here
+        if len(fits) == 1 and (fits[0][0], 0) not in steps:
+            j, theta = fits[0]
+            if _bends_elsewhere(queries, partial, j, families[j], theta, region, numerics):
+                steps.update(((j, k), t) for k, t in enumerate(theta))
+    if not steps:
+        return False
+    partial.complete_families(last, steps)
+    log.setdefault("completed", []).extend((last + 1, j, k) for j, k in sorted(steps))
+    return True
+
+
+# regions on which a completion is checked against f before it is refused (complete_families_at_breakpoints)
+COMPLETION_CHECKS = 6
+
+
+def _bends_elsewhere(queries, partial, j, directions, theta, region, numerics):
+    """Whether ``f`` bends along the completed member of family ``j`` inside a region other than ``region``.
+
+    Only regions where the step ``Σ θ_k d_k`` moves the member's zero set
+    are asked (elsewhere it is the neuron picked's, which ``f`` may bend
+    along either way), where the previous layer's maps span more than
+    ``K + 1`` dimensions, and where the zero set is not the region's wall; at most
+    :data:`COMPLETION_CHECKS` of them: the member's zero set there, a
+    relative interior point of it, and :func:`~polyrelu.recovery.breakpoints.is_breakpoint_along`.
+    """
+    picked = partial.layers[-1][j]
+    w, b = picked
+    for (dw, db), t in zip(directions, theta):
+        w, b = vadd(w, vscale(t, dw)), b + t * db
+    asked = 0
+    for other in partial.complex.regions():
+        if other.id == region.id or asked >= COMPLETION_CHECKS:
+            continue
+        relu = partial.previous_relu(other)
+        row = direction_map(relu, (w, b))
+        # where the step only rescales the map, the zero set is the picked neuron's: f bends there either way; where
+        # the maps span few directions, a zero set is as easily another neuron's as on the breakpoint's region
+        if not any(row[1:]) or rank([row, direction_map(relu, picked)]) < 2:
+            continue
+        if _map_dimension(partial, relu) <= len(directions) + 1:
+            continue
+        poly = other.polyhedron
+        cut = Polyhedron(ieqs=poly.inequalities, eqns=[*poly.equations, row], ambient_dim=partial.n0)
+        if cut.is_empty() or cut.dimension() != partial.n0 - 1:
+            continue
+        y = cut.relative_interior_point()
+        if any(row_value(r, y) == 0 for r in poly.inequalities):
+            continue  # the zero set is the region's wall: what bends there is the wall's neuron
+        asked += 1
+        if is_breakpoint_along(queries, y, row, numerics):
+            return True
+    return False
+
+
+def _map_dimension(partial, relu):
+    """The dimension of the affine maps the previous layer's outputs ``relu`` and ``1`` span on a region.
+
+    Far out, where a single neuron below is on, it is two whatever ``n0``.
+    """
+    return rank([*relu, (1,) + (0,) * partial.n0])
 
 
 def _completing_steps(queries, partial, rows, pending, numerics, log):

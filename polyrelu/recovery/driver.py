@@ -42,6 +42,7 @@ from ..network import ReLUNetwork
 from ..progress import progress_bar
 from ..symmetry import canonical_form, same_function
 from .breakpoints import domain_inequalities
+from .completion import complete_families_at_breakpoints
 from .control import BudgetExhausted, Clock, StageFailed, TimeSpent
 from .first_layer import (
     explained_by,
@@ -190,8 +191,9 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
     which a last-layer neuron is on everywhere (``PartialNetwork.on_families``).
     """
     # continuations and cuts are facts about f and the geometry (tracing._cached_continuation, _cached_cut): the
-    # next round's complex repeats most of this one's polyhedra
-    kept = {key: log[key] for key in ("continuations", "cuts") if key in log}
+    # next round's complex repeats most of this one's polyhedra; the orientations searched before are what a round
+    # that did not end in a network already tried (next_layer.orientation_by_search)
+    kept = {key: log[key] for key in ("continuations", "cuts", "orientations") if key in log}
     log.clear()
     log.update(kept)
     clock = queries.clock
@@ -209,6 +211,8 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
         pending = [k for k in pending if not partial.explains(k)]
         if not pending:
             break
+        if complete_families_at_breakpoints(queries, partial, pending, numerics, log):
+            continue  # rebuilt with the completed neurons: some breakpoints explained now
         traced = []
         failed = set()  # (region, hyperplane) pieces already traced in vain at this layer
         seeds = []  # a breakpoint on each first-layer hyperplane accepted

@@ -100,8 +100,9 @@ def orientation_by_search(queries, partial, pending, numerics, log):
     one makes the pieces' equations inconsistent. A layer of up to ``RANKED_WIDTH`` neurons gets every
     orientation too, ranked first without queries by the pieces its unoriented traces left undetermined
     (:func:`orientations_by_pieces`); a wider one none; a layer the caller gave only its own. The orientation that
-    explains the most neurons is kept (the output fit checks it); None if
-    none explains any.
+    explains the most neurons is kept (the output fit checks it); among as many, the one kept least often in
+    earlier rounds (``log["orientations"]``: a round that kept one and goes on did not end in a network, and
+    the search would otherwise keep it again). None if none explains any.
     """
     n, width = len(partial.layers[-1]), numerics.orientation_search_width
     original, layer = list(partial.layers[-1]), len(partial.layers)
@@ -119,8 +120,10 @@ def orientation_by_search(queries, partial, pending, numerics, log):
             partial.clock.stage += f" (layer {layer} has {n} neurons, too many to search their 2^{n} orientations)"
         return None
     partial.clock.stage = stage
-    best = (0, None, None, None)
+    best = ((0, 0), None, None, None)
     free = {key: v for key, v in partial.free.items() if key[0] != layer}
+    # how often each oriented layer was kept in earlier rounds: none of them ended in a network
+    kept = log.setdefault("orientations", {}).setdefault(layer, {})
 
     def attempt(start, start_free, flips):
         """Trace the next layer over ``start`` flipped; the neurons its completion moved."""
@@ -130,9 +133,10 @@ def orientation_by_search(queries, partial, pending, numerics, log):
         apply_flips(partial, flips)
         tried = list(partial.layers[-1])
         rows = second_chance(queries, partial, [], pending, numerics, log)
-        if len(rows) > best[0]:
+        score = (len(rows), -kept.get(tuple(sorted(partial.layers[-1])), 0))
+        if rows and score > best[0]:
             # the flipped layer as the next layer's traces completed it (:func:`~polyrelu.recovery.completion.complete_families`)
-            best = (len(rows), list(partial.layers[-1]), rows, dict(partial.free))
+            best = (score, list(partial.layers[-1]), rows, dict(partial.free))
         return [j for j, (before, after) in enumerate(zip(tried, partial.layers[-1])) if before != after]
 
     for flips in candidates:
@@ -149,4 +153,6 @@ def orientation_by_search(queries, partial, pending, numerics, log):
     if best[1] is None:
         return None
     _, partial.layers[-1], rows, partial.free = best
+    key = tuple(sorted(partial.layers[-1]))
+    kept[key] = kept.get(key, 0) + 1
     return rows
