@@ -824,6 +824,19 @@ def test_a_family_neuron_completed_onto_its_zero_set_is_also_tried_negated():
     assert result.layer_widths == (5, 4, 5)
 
 
+def test_families_the_output_leaves_free_beside_a_positive_neuron_are_completed_by_their_signs():
+    # the three-hidden-layer sample's 2→5→5→5→1 (N(0, 1), seed 940330): layers 1-2 come out exact, the four layer-3
+    # neurons traced are families, and a fifth layer-3 neuron is positive on the whole domain. Over the skip features
+    # the output's fit is undetermined in every family's step (a four-dimensional null space), so the steps it picked
+    # broke the neurons' signs in every orientation (undecided after 36,176 queries). Along the null space, the steps
+    # that keep every neuron's signs are one exact feasibility problem
+    net = _gaussian((2, 5, 5, 5, 1), 940330)
+    result = recover_network(network_oracle(net), 2, max_seconds=120)
+    assert result.status == "recovered", result.reason
+    assert same_function(result.network, net).equal
+    assert result.layer_widths == (5, 5, 5)
+
+
 def test_a_fading_neuron_bent_at_by_the_deeper_pieces_it_fades_at_is_kept():
     # the three-hidden-layer sample's 2→3→4→3→1 (N(0, 1), seed 926249): layer-2 neuron 1 is positive on a thin
     # unbounded wedge only and fades on 3 of the 10 facets of its zero set. The second pass traces it exactly, but it

@@ -86,6 +86,9 @@ def fit_output(queries, partial, numerics, retry=True):
         except (StageFailed, MissedBreakpoint):
             if not retry:
                 raise
+            if _families_kept_by_signs(partial, regions, targets, families, relus):
+                partial.rebuild()
+                return fit_output(queries, partial, numerics)  # the completed neurons left ``partial.free``
             if not families and _complete_inner_families(partial, regions, targets):
                 partial.rebuild()
                 return fit_output(queries, partial, numerics)  # once more: the completed directions left ``partial.free``
@@ -104,6 +107,8 @@ def fit_output(queries, partial, numerics, retry=True):
 
 # neurons of the layer before the last whose orientations the output fit searches (2^k - 1 more fits)
 MAX_UNREAD_FLIPS = 3
+# last-layer families whose output weights' signs :func:`_families_kept_by_signs` searches (2^k feasibility problems)
+MAX_SIGN_SEARCH = 5
 
 
 def _unread_orientations(partial):
@@ -198,6 +203,84 @@ def _complete_inner_families(partial, regions, targets):
         return False
     partial.complete_families(last - 1, steps)
     return True
+
+
+def _families_kept_by_signs(partial, regions, targets, families, relus):
+    """Complete the last layer's families where the output leaves their steps free; whether any was.
+
+    Beside a last-layer neuron positive on the whole domain, the output's fit
+    over the skip features and the family columns ``[ẑ_j > 0]·d_k``
+    (:func:`_fit_with_families`) can be undetermined: ``d_k`` is a
+    combination of the ``relu(y)`` that the positive neuron reads as well.
+    Every solution ``x0 + Σ α_i n_i`` (``n_i`` the null space) then explains
+    ``f`` on every region, and gives the neuron ``j`` the step ``u_jk / c_j``
+    (``c_j`` the weight on ``relu(ẑ_j)``, ``u_jk`` on its column); the
+    network is valid where each completed neuron keeps its signs on every
+    region. With a sign ``σ_j`` for each ``c_j``, that is linear in ``α``
+    (and in ``c_j t_k`` for the directions the output never sees):
+    ``σ_j (c_j ẑ_j + Σ u_jk d_k) > 0`` where ``j`` is on, ``< 0`` inside the
+    regions where it is off, ``σ_j c_j > 0``. One exact feasibility problem
+    per choice of the ``σ`` (that of ``x0`` first); the first feasible one
+    completes every family of the last layer. The caller rebuilds and fits
+    again, which decides; the final check against the oracle decides that.
+    """
+    numerics = partial.numerics
+    last = len(partial.layers) - 1
+    free = {j: directions for (layer, j), directions in sorted(partial.free.items()) if layer == last}
+    if len(targets) != 1 or not free or len(free) > MAX_SIGN_SEARCH or not numerics.max_families:
+        return False  # several outputs would each need the same steps: a bilinear problem
+    partial.use_features(skip=True)
+    size = len(partial.basis)
+    position = {col: p for p, col in enumerate(partial.basis)}
+    if any(j not in position for j in free):
+        return False
+    zero = (Fraction(0),) * (partial.n0 + 1)
+    seen = [(j, k) for j in free for (k, side) in sorted(families.get(j, {})) if side == 0]
+    rows = {
+        R.id: [(*F_row, *(families[j][k, 0].get(R.id, zero)[r] for j, k in seen)) for r, F_row in enumerate(partial.reduced(R))]
+        for R in regions
+    }
+    x0 = numerics.fit([(rows[R.id], t) for R, t in zip(regions, targets[0])], regions, locate=False)
+    if x0 is None:
+        return False
+    null = numerics.nullspace([row for R in regions for row in rows[R.id]], size + len(seen))
+    unseen = [(j, k) for j, directions in free.items() for k in range(len(directions)) if (j, k) not in seen]
+    nvars = len(null) + len(unseen)
+
+    def coefficient(p):
+        """``x[p]`` as an affine row in the unknowns ``(α, s)``."""
+        return (x0[p], *(z[p] for z in null), *(Fraction(0),) * len(unseen))
+
+    for signs in itertools.product((1, -1), repeat=len(free)):
+        partial.clock.check()
+        sigma = {j: s if x0[position[j]] >= 0 else -s for j, s in zip(free, signs)}
+        ieqs, eqns, strict = set(), set(), set()
+        for j, directions in free.items():
+            c = coefficient(position[j])
+            strict.add(vscale(sigma[j], c))
+            us = {k: coefficient(size + p) for p, (i, k) in enumerate(seen) if i == j}
+            for R in regions:
+                relu = relus[R.id]
+                base = direction_map(relu, partial.layers[-1][j])
+                # the map c_j ẑ_j + Σ u_jk d_k, a row per unknown: the constant of (α, s) first
+                maps = [vscale(c[v], base) for v in range(1 + nvars)]
+                for k, u in us.items():
+                    d = direction_map(relu, directions[k])
+                    maps = [vadd(m, vscale(u[v], d)) for v, m in enumerate(maps)]
+                for q, (i, k) in enumerate(unseen, start=1 + len(null)):
+                    if i == j:
+                        maps[q] = vadd(maps[q], direction_map(relu, directions[k]))
+                on = 1 if R.signs[partial.offset + j] > 0 else -1
+                sign_rows(R, on * sigma[j], maps, ieqs, eqns, strict)
+        t = solve_rows(ieqs, eqns, strict, nvars)
+        if t is None:
+            continue
+        x = [x0[p] + sum(a * z[p] for a, z in zip(t, null)) for p in range(size + len(seen))]
+        steps = {(j, k): x[size + p] / x[position[j]] for p, (j, k) in enumerate(seen)}
+        steps.update({(j, k): s / x[position[j]] for (j, k), s in zip(unseen, t[len(null):])})
+        partial.complete_families(last, steps)
+        return True
+    return False
 
 
 def _output_families(partial, regions):
