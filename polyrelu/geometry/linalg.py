@@ -59,23 +59,26 @@ def fmpq_matrix(rows: Rows) -> flint.fmpq_mat:
     """
 
     def q(v):
-        if type(v) is int:
+        kind = type(v)
+        if kind is int:
             return v
-        v = Fraction(v)
+        if kind is not Fraction:  # Fraction(Fraction) copies: most entries are Fractions already
+            v = Fraction(v)
         return flint.fmpq(v.numerator, v.denominator)
 
     return flint.fmpq_mat([[q(v) for v in row] for row in rows])
 
 
-def fraction_rows(matrix: flint.fmpq_mat) -> list:
-    """A flint ``fmpq_mat`` as a list of rows of :class:`~fractions.Fraction`.
+def fraction_rows(matrix: flint.fmpq_mat, count: Optional[int] = None) -> list:
+    """A flint ``fmpq_mat`` as a list of rows of :class:`~fractions.Fraction` (its first ``count`` rows if given).
 
     Examples
     --------
     >>> fraction_rows(flint.fmpq_mat([[1, flint.fmpq(-2, 3)]]))
     [[Fraction(1, 1), Fraction(-2, 3)]]
     """
-    return [[Fraction(int(v.p), int(v.q)) for v in row] for row in matrix.tolist()]
+    rows = matrix.tolist() if count is None else [[matrix[i, j] for j in range(matrix.ncols())] for i in range(count)]
+    return [[Fraction(int(v.p), int(v.q)) for v in row] for row in rows]
 
 
 def _integer_matrix(rows):
@@ -158,7 +161,7 @@ def reduced_echelon(rows: Rows, rhs: Sequence) -> Optional[tuple]:
     pivots = echelon_pivots(echelon, r)
     if pivots and pivots[-1] == n:
         return None
-    return pivots, fraction_rows(echelon)[:r]
+    return pivots, fraction_rows(echelon, r)
 
 
 class SolutionSpace(NamedTuple):
@@ -335,7 +338,7 @@ def echelon_basis(vectors: Rows) -> tuple:
     if not vectors:
         return ()
     echelon, r = fmpq_matrix(vectors).rref()
-    return tuple(tuple(row) for row in fraction_rows(echelon)[:r])
+    return tuple(tuple(row) for row in fraction_rows(echelon, r))
 
 
 def pivot_columns(rows: Rows, *, modulus: Optional[int] = None) -> list:
