@@ -80,7 +80,7 @@ from polyrelu.recovery.numerics import (
 )
 from polyrelu.recovery.oracle import Queries, answer_precision
 from polyrelu.recovery.orientation import apply_flips, orient_layer
-from polyrelu.recovery.output import fit_output
+from polyrelu.recovery.output import _families_kept_by_signs, _output_families, fit_output
 from polyrelu.recovery.partial import PartialNetwork, direction_map
 from polyrelu.recovery.search_lines import Explorer
 from polyrelu.recovery.tracing import (
@@ -1629,6 +1629,66 @@ def test_a_family_nothing_reads_stays_open():
     rows, _ = fit_output(exact_queries(net), partial, ExactNumerics())
     assert partial.layers[1] == layer_rows(member, 1) and partial.free == {(1, 0): (((0, 0, 1), 0),)}
     assert rows == layer_rows(net, 3)
+
+
+def _stable_reader_net(w, outputs=1):
+    """:func:`_output_family_net`'s layers 1-2 with a third layer-2 neuron ``s = relu(x1 - 2) + relu(x2) + 1``
+    (positive everywhere), read by the output: ``f = relu(y1) + relu(y2) + 2 s`` (and ``f - s`` with two outputs).
+
+    ``y1`` is on wherever ``x1 > 2``, so ``[y1 on]·relu(x1 - 2) = relu(x1 - 2)``, which ``s`` reads too: the
+    output cannot tell ``y1``'s weight ``w`` on ``relu(x1 - 2)`` from ``s``'s.
+    """
+    h = Fraction(1, 2)
+    out = [[1, 1, 2], [1, 1, 1]][:outputs]
+    return ReLUNetwork(
+        [[[1, 0], [0, 1], [1, 0]], [[1, h, w], [Fraction(-1, 3), 1, 1], [0, 1, 1]], out],
+        [[0, 0, -2], [-1, -h, 1], [0] * outputs],
+    )
+
+
+def _family_fit_inputs(net, partial):
+    """What :func:`fit_output` hands its stages: the regions, the output's maps on them, the family columns."""
+    regions = partial.complex.regions()
+    targets = []
+    for j in range(net.architecture.output_dim):
+        maps = [net.affine_map(net.signs(R.relative_interior_point())) for R in regions]
+        targets.append([(c[j], *A[j]) for A, c in maps])
+    return (regions, targets, *_output_families(partial, regions))
+
+
+@pytest.mark.parametrize("w", [3, Fraction(-1, 2)])
+def test_families_the_output_leaves_free_are_completed_keeping_their_signs(w):
+    # layers 1-2 without the stable s, y1 picked with the wrong weight 0: every solution of the output's fit over
+    # the skip features and [y1 on]·relu(x1 - 2) explains f, and one keeping y1's signs is a network computing f
+    net, member = _stable_reader_net(w), _stable_reader_net(0)
+    partial = partial_with([layer_rows(member, 0), layer_rows(member, 1)[:2]])
+    partial.free[1, 0] = (((0, 0, 1), 0),)
+    regions, targets, families, relus = _family_fit_inputs(net, partial)
+    assert _families_kept_by_signs(partial, regions, targets, families, relus)
+    assert partial.free == {}
+    (w1, b1), y2 = partial.layers[1]
+    assert w1[:2] == (1, Fraction(1, 2)) and b1 == -1 and y2 == layer_rows(net, 1)[1]
+    layers = [partial.layers[0], [(w1, b1)]]
+    for R in regions:  # the completed neuron keeps the signs y1 had on every region (strictly inside, weakly at vertices)
+        on = 1 if R.signs[3] > 0 else -1
+        assert on * hidden_values(layers, R.relative_interior_point())[1][0] > 0
+        assert all(on * hidden_values(layers, v)[1][0] >= 0 for v in R.polyhedron.vertices())
+    partial.rebuild()
+    rows, _ = fit_output(exact_queries(net), partial, ExactNumerics())
+    found = ReLUNetwork(
+        [[list(v) for v, _ in layer] for layer in [*partial.layers, rows]], [[b for _, b in layer] for layer in [*partial.layers, rows]]
+    )
+    assert same_function(found, net).equal
+
+
+def test_families_completed_by_their_signs_need_one_output():
+    # with two outputs each would have to give the same step (bilinear): nothing is completed, nothing changed
+    net, member = _stable_reader_net(3, outputs=2), _stable_reader_net(0, outputs=2)
+    partial = partial_with([layer_rows(member, 0), layer_rows(member, 1)[:2]])
+    partial.free[1, 0] = (((0, 0, 1), 0),)
+    before = list(partial.layers[1])
+    assert not _families_kept_by_signs(partial, *_family_fit_inputs(net, partial))
+    assert partial.layers[1] == before and partial.free == {(1, 0): (((0, 0, 1), 0),)}
 
 
 @pytest.mark.parametrize("flips", [(False, False), (True, False), (True, True)])
