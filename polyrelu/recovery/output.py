@@ -251,27 +251,32 @@ def _families_kept_by_signs(partial, regions, targets, families, relus):
         """``x[p]`` as an affine row in the unknowns ``(α, s)``."""
         return (x0[p], *(z[p] for z in null), *(Fraction(0),) * len(unseen))
 
+    # per family and region, the map c_j ẑ_j + Σ u_jk d_k as a row per unknown (the constant of (α, s) first):
+    # the same for every choice of signs below
+    maps = {}
+    for j, directions in free.items():
+        c = coefficient(position[j])
+        us = {k: coefficient(size + p) for p, (i, k) in enumerate(seen) if i == j}
+        for R in regions:
+            relu = relus[R.id]
+            base = direction_map(relu, partial.layers[-1][j])
+            rows_j = [vscale(c[v], base) for v in range(1 + nvars)]
+            for k, u in us.items():
+                d = direction_map(relu, directions[k])
+                rows_j = [vadd(m, vscale(u[v], d)) for v, m in enumerate(rows_j)]
+            for q, (i, k) in enumerate(unseen, start=1 + len(null)):
+                if i == j:
+                    rows_j[q] = vadd(rows_j[q], direction_map(relu, directions[k]))
+            maps[j, R.id] = rows_j
     for signs in itertools.product((1, -1), repeat=len(free)):
         partial.clock.check()
         sigma = {j: s if x0[position[j]] >= 0 else -s for j, s in zip(free, signs)}
         ieqs, eqns, strict = set(), set(), set()
-        for j, directions in free.items():
-            c = coefficient(position[j])
-            strict.add(vscale(sigma[j], c))
-            us = {k: coefficient(size + p) for p, (i, k) in enumerate(seen) if i == j}
+        for j in free:
+            strict.add(vscale(sigma[j], coefficient(position[j])))
             for R in regions:
-                relu = relus[R.id]
-                base = direction_map(relu, partial.layers[-1][j])
-                # the map c_j ẑ_j + Σ u_jk d_k, a row per unknown: the constant of (α, s) first
-                maps = [vscale(c[v], base) for v in range(1 + nvars)]
-                for k, u in us.items():
-                    d = direction_map(relu, directions[k])
-                    maps = [vadd(m, vscale(u[v], d)) for v, m in enumerate(maps)]
-                for q, (i, k) in enumerate(unseen, start=1 + len(null)):
-                    if i == j:
-                        maps[q] = vadd(maps[q], direction_map(relu, directions[k]))
                 on = 1 if R.signs[partial.offset + j] > 0 else -1
-                sign_rows(R, on * sigma[j], maps, ieqs, eqns, strict)
+                sign_rows(R, on * sigma[j], maps[j, R.id], ieqs, eqns, strict)
         t = solve_rows(ieqs, eqns, strict, nvars)
         if t is None:
             continue
