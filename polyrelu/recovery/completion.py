@@ -23,8 +23,7 @@ from ..geometry.linalg import rank, solution_space
 from ..geometry.rational import row_value
 from .breakpoints import is_breakpoint_along
 from .first_layer import explained_by
-from .numerics import vadd, vscale
-from .partial import direction_map
+from .partial import direction_map, moved_neuron
 from .tracing import drop_deeper, trace_neuron
 
 __all__ = []
@@ -128,9 +127,7 @@ def _bends_elsewhere(queries, partial, j, directions, theta, region, numerics):
     relative interior point of it, and :func:`~polyrelu.recovery.breakpoints.is_breakpoint_along`.
     """
     picked = partial.layers[-1][j]
-    w, b = picked
-    for (dw, db), t in zip(directions, theta):
-        w, b = vadd(w, vscale(t, dw)), b + t * db
+    w, b = moved_neuron(picked, zip(theta, directions))
     asked = 0
     for other in partial.complex.regions():
         if other.id == region.id or asked >= COMPLETION_CHECKS:

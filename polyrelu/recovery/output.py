@@ -28,7 +28,7 @@ from .control import MissedBreakpoint, StageFailed
 from .families import sign_rows, solve_rows
 from .numerics import vadd, vscale
 from .orientation import apply_flips, orient_layer, stable_orientation
-from .partial import direction_map
+from .partial import direction_map, moved_neuron
 
 __all__ = []
 
@@ -417,10 +417,7 @@ def _corrected_layer(partial, regions, relus, flips, rows, products, cols):
     for (l, j), directions in partial.free.items():
         if l != last:
             continue
-        w, b = layer[j]
-        for k, (dw, db) in enumerate(directions):
-            if (j, k) in delta:
-                w, b = vadd(w, vscale(delta[j, k], dw)), b + delta[j, k] * db
+        w, b = moved_neuron(layer[j], [(delta[j, k], d) for k, d in enumerate(directions) if (j, k) in delta])
         rest = [d for k, d in enumerate(directions) if (j, k) not in delta]
         pieces = [
             (R, 1 if (R.signs[partial.offset + j] > 0) != flips[j] else -1, direction_map(relus[R.id], (w, b)),
@@ -436,9 +433,7 @@ def _corrected_layer(partial, regions, relus, flips, rows, products, cols):
                 break
         else:
             return None
-        w, b = vscale(sign, w), sign * b
-        for x, (dw, db) in zip(t, rest):
-            w, b = vadd(w, vscale(x, dw)), b + x * db
+        w, b = moved_neuron((vscale(sign, w), sign * b), zip(t, rest))
         layer[j] = (tuple(w), b)
         rows = [(tuple(sign * v if i == j else v for i, v in enumerate(w_out)), beta) for w_out, beta in rows]
     return layer, rows

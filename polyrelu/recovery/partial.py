@@ -59,6 +59,14 @@ def direction_map(relu, direction):
     return a
 
 
+def moved_neuron(row, moves):
+    """A neuron ``(w, b)`` moved by ``Σ θ_k d_k``: ``moves`` are the pairs ``(θ_k, d_k)``, each ``d_k = (w_k, b_k)`` a family's direction."""
+    w, b = row
+    for t, (dw, db) in moves:
+        w, b = vadd(w, vscale(t, dw)), b + t * db
+    return w, b
+
+
 class PartialNetwork:
     """Hidden layers recovered so far; the last one's orientation is provisional.
 
@@ -269,12 +277,8 @@ class PartialNetwork:
         """
         rows = self.layers[layer]
         for j in sorted({j for j, _ in steps}):
-            w, b = rows[j]
             directions = self.free[layer, j]
-            for k, (dw, db) in enumerate(directions):
-                if (j, k) in steps:
-                    w, b = vadd(w, vscale(steps[j, k], dw)), b + steps[j, k] * db
-            rows[j] = (w, b)
+            rows[j] = moved_neuron(rows[j], [(steps[j, k], d) for k, d in enumerate(directions) if (j, k) in steps])
             rest = tuple(d for k, d in enumerate(directions) if (j, k) not in steps)
             if rest:
                 self.free[layer, j] = rest
