@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from reference import dot, rank, solve
 
@@ -86,6 +86,7 @@ from polyrelu.recovery.search_lines import Explorer
 from polyrelu.recovery.tracing import (
     UNSEEN,
     _continue_across,
+    _cut_point,
     crossing_point,
     drop_deeper,
     orientations_by_pieces,
@@ -1461,6 +1462,39 @@ def test_crossing_point_on_an_edge_is_the_exact_cut(a, b, kind, h):
     cut = Polyhedron(ieqs=edge.inequalities, eqns=[*edge.equations, h], ambient_dim=2)
     expected = None if cut.is_empty() or cut.dimension() != 0 else cut.relative_interior_point()
     assert crossing_point(edge, h, 2) == expected
+
+
+@FAST
+@given(
+    st.lists(small_points, min_size=1, max_size=5, unique=True),
+    st.sampled_from([((), ()), (((1, 0),), ()), (((1, 1), (0, -1)), ()), ((), ((0, 1),))]),
+    st.tuples(*[st.integers(-3, 3)] * 3),
+    st.booleans(),
+)
+@example([(0, 0), (1, 0), (0, 1)], ((), ()), (0, 0, 1), False)  # along an edge, the triangle above it
+@example([(0, 0), (1, 0), (0, 1)], ((), ()), (0, 0, -1), False)  # the same edge, the triangle below the row
+@example([(1, 0), (1, 1), (2, 0)], (((-1, 0),), ()), (0, 1, 0), False)  # positive at the vertices, crossed along a ray
+@example([(1, 0), (1, 1), (2, 0)], ((), ((1, 0),)), (0, 1, 0), False)  # positive at the vertices, crossed along a line
+def test_a_cut_read_off_the_generators_is_the_exact_cut(points, directions, h, through_two_points):
+    """Where a row vanishes on a polygon (bounded or not, with a line or without): a row of one strict sign on its
+    generators misses it; every other row is decided by the exact feasibility problem, so the answer, the cut's
+    relative interior point or None, is exactly the direct one. Rows through two of the points touch the polygon
+    along an edge, through a vertex or across it, where the strict signs matter."""
+    if through_two_points and len(points) > 1:
+        p, q = points[:2]
+        h = (p[0] * q[1] - p[1] * q[0], p[1] - q[1], q[0] - p[0])
+    assume(any(h[1:]))
+    rays, lines = directions
+    P = Polyhedron(vertices=points, rays=rays, lines=lines)
+    assume(P.dimension() == 2)
+    cut = Polyhedron(ieqs=P.inequalities, eqns=[h], ambient_dim=2)
+    expected = None if cut.is_empty() or cut.dimension() != 1 else cut.relative_interior_point()
+    assert _cut_point(P, [h], 1) == expected
+    # two rows: the cut is a point, or nothing
+    g = (1, 1, 0)
+    both = Polyhedron(ieqs=P.inequalities, eqns=[h, g], ambient_dim=2)
+    expected = None if both.is_empty() or both.dimension() != 0 else both.relative_interior_point()
+    assert _cut_point(P, [h, g], 0) == expected
 
 
 def test_formula_family_names_the_member_when_features_coincide_on_every_piece_and_none_when_determined():

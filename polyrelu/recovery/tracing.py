@@ -401,9 +401,31 @@ def _cached_cut(partial, region, row, log):
 
 
 def _cut_point(poly, rows, dimension):
-    """A relative interior point of ``poly`` where the affine ``rows`` vanish, when that part has ``dimension``; else None (exact)."""
+    """A relative interior point of ``poly`` where the affine ``rows`` vanish, when that part has ``dimension``; else None (exact).
+
+    ``poly`` is a cell of a lattice-built complex, whose generators are known:
+    most rows asked about miss it, and :func:`_misses` tells so without the
+    feasibility problems.
+    """
+    if any(_misses(poly, row) for row in rows):
+        return None
     cut = Polyhedron(ieqs=poly.inequalities, eqns=[*poly.equations, *rows], ambient_dim=poly.ambient_dim)
     return None if cut.is_empty() or cut.dimension() != dimension else cut.relative_interior_point()
+
+
+def _misses(poly, row):
+    """Whether the affine ``row`` has one strict sign on all of ``poly``, read off its generators (exact).
+
+    On ``conv(vertices) + cone(rays) + span(lines)`` the row keeps the sign
+    it has at every vertex if it is constant along the lines and does not
+    turn back along a ray.
+    """
+    vertices, rays, lines = poly.vertices_rays_lines()
+    if not vertices or any(vdot(row[1:], d) for d in lines):
+        return False
+    values = [row_value(row, v) for v in vertices]
+    slopes = [vdot(row[1:], d) for d in rays]
+    return (all(v > 0 for v in values) and all(s >= 0 for s in slopes)) or (all(v < 0 for v in values) and all(s <= 0 for s in slopes))
 
 
 def _near_boundary(poly, y, distance):
