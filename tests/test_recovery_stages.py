@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from reference import dot, rank, solve
 
 import polyrelu.recovery.completion as completion
+import polyrelu.recovery.next_layer as next_layer
 from polyrelu import (
     Box,
     RecoveryError,
@@ -69,7 +70,7 @@ from polyrelu.recovery.first_layer import (
     straight_hyperplane,
     walk_hyperplane,
 )
-from polyrelu.recovery.next_layer import orientation_by_search
+from polyrelu.recovery.next_layer import orientation_by_search, second_chance
 from polyrelu.recovery.numerics import (
     ExactNumerics,
     FloatNumerics,
@@ -1739,6 +1740,29 @@ def test_the_orientation_search_keeps_the_layer_its_traces_completed(flips):
     assert len(rows) == 1 and proportional((*rows[0][0], rows[0][1]), (1, 1, -4)) is not None
 
 
+def test_an_orientation_alone_in_explaining_every_breakpoint_is_tried_first_next_round_and_ends_the_search(monkeypatch):
+    # u reads y1 and y2: only the true orientation of layer 2 lets u's traces fit. The first search tries all four
+    # and remembers it; the next round (more breakpoints, same layer) tries it first and stops there
+    net = _deep_family_net(3)
+    queries = exact_queries(net)
+    pending = _zero_set_breakpoints(net, queries)
+    partial = partial_with([layer_rows(net, 0), layer_rows(net, 1)])
+    attempts = []
+    monkeypatch.setattr(next_layer, "second_chance", lambda *a, **k: attempts.append(a[1].layers[-1][:]) or second_chance(*a, **k))
+    log, found = {}, []
+    for breakpoints in (pending[: len(pending) // 2], pending):
+        attempts.clear()
+        partial.layers[-1], partial.free = flipped(layer_rows(net, 1), (True, False)), {}
+        partial.rebuild()
+        rows = orientation_by_search(queries, partial, breakpoints, ExactNumerics(), log)
+        found.append((len(attempts), list(partial.layers[-1]), rows))
+    (first, layer_first, rows_first), (second, layer_second, rows_second) = found
+    assert first == 4 and second == 1
+    assert layer_first == layer_second == layer_rows(net, 1) and len(rows_first) == len(rows_second) == 1
+    assert proportional((*rows_second[0][0], rows_second[0][1]), (1, 1, -4)) is not None
+    assert log["complete orientations"][2] == {(True, False)}
+
+
 def test_the_orientation_search_turns_to_another_as_good_when_the_one_kept_led_nowhere():
     # u reads y2 only: y1's sign changes no trace, so both of its signs explain u. A round that kept one and goes
     # on (log["orientations"]) gets the other next time, then the first again
@@ -1757,6 +1781,7 @@ def test_the_orientation_search_turns_to_another_as_good_when_the_one_kept_led_n
     assert [k[1] for k in kept] == [y2] * 3
     assert {kept[0][0], kept[1][0]} == {y1, flipped([y1], [True])[0]} and kept[2] == kept[0]
     assert sorted(log["orientations"][2].values()) == [1, 2]
+    assert len(log["complete orientations"][2]) == 2  # both explain every breakpoint: each round searches them all
 
 
 def test_merge_families_joins_two_components_of_one_neuron_only():

@@ -192,8 +192,8 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
     """
     # continuations and cuts are facts about f and the geometry (tracing._cached_continuation, _cached_cut): the
     # next round's complex repeats most of this one's polyhedra; the orientations searched before are what a round
-    # that did not end in a network already tried (next_layer.orientation_by_search)
-    kept = {key: log[key] for key in ("continuations", "cuts", "orientations") if key in log}
+    # that did not end in a network already tried, and those that explained everything (next_layer.orientation_by_search)
+    kept = {key: log[key] for key in ("continuations", "cuts", "orientations", "complete orientations") if key in log}
     log.clear()
     log.update(kept)
     clock = queries.clock
