@@ -150,8 +150,8 @@ def orientation_by_search(queries, partial, pending, numerics, log):
             # the flipped layer as the next layer's traces completed it (:func:`~polyrelu.recovery.completion.complete_families`)
             best = (score, list(partial.layers[-1]), rows, dict(partial.free))
         neurons = [partial.basis_vector(w, b) for w, b in rows]
-        complete = bool(rows) and all(explained_by(partial, neurons, bp) for bp in pending)
-        return [j for j, (before, after) in enumerate(zip(tried, partial.layers[-1])) if before != after], complete
+        explains = bool(rows) and all(explained_by(partial, neurons, bp) for bp in pending)
+        return [j for j, (before, after) in enumerate(zip(tried, partial.layers[-1])) if before != after], explains
 
     complete = set()
     for flips in candidates:
