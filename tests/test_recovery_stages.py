@@ -1580,10 +1580,10 @@ def _deep_family_net(w, reads=1):
     )
 
 
-def _zero_set_breakpoints(net, queries, layer=2):
-    """Breakpoints of ``f`` on the zero set of ``net``'s neuron ``(layer + 1, 0)``, on five horizontal lines (exact bisection)."""
+def _zero_set_breakpoints(net, queries, layer=2, neuron=0):
+    """Breakpoints of ``f`` on the zero set of ``net``'s neuron ``(layer + 1, neuron)``, on five horizontal lines (exact bisection)."""
     layers = net_layers(net)[: layer + 1]
-    value = lambda x1, x2: hidden_values(layers, (x1, x2))[layer][0]  # noqa: E731
+    value = lambda x1, x2: hidden_values(layers, (x1, x2))[layer][neuron]  # noqa: E731
     found = []
     for x2 in (-3, -1, 1, 3, 6):
         grid = [Fraction(k, 4) + Fraction(1, 7) for k in range(-80, 81)]  # off the zero set
@@ -1627,6 +1627,82 @@ def test_a_family_the_next_layer_does_not_read_stays_open():
     assert not complete_families(queries, partial, [], _zero_set_breakpoints(net, queries), ExactNumerics(), log)
     assert partial.layers[-1] == layer_rows(member, 1) and partial.free == {(1, 0): (((0, 0, 1), 0),)}
     assert "completed" not in log
+
+
+def _deep_family_net_reading_a_far_neuron(w):
+    """:func:`_deep_family_net` with ``y3 = relu(x1) - 10`` beside ``y1, y2``, and two layer-3 neurons.
+
+    ``u = relu(y1) + relu(y2) + relu(y3) - 4`` and ``u' = 2 relu(y1) + relu(y2) + relu(y3) - 11/2``, ``f = relu(u) +
+    relu(u')``. Both are positive wherever ``x1 > 10`` (``relu(y1) >= 9`` there for ``w >= 0``), so neither
+    zero set meets ``y3``'s on side: their pieces leave their weights on ``relu(y3)`` free, families; ``f``
+    bends along ``x1 = 10``, where they read ``y3``.
+    """
+    h = Fraction(1, 2)
+    return ReLUNetwork(
+        [[[1, 0], [0, 1], [1, 0]], [[1, h, w], [Fraction(-1, 3), 1, 1], [1, 0, 0]], [[1, 1, 1], [2, 1, 1]], [[1, 1]]],
+        [[0, 0, -2], [-1, -h, -10], [-4, Fraction(-11, 2)], [0]],
+    )
+
+
+@pytest.mark.parametrize("w", [1, 3, Fraction(1, 2)])
+def test_next_layer_traces_that_are_families_still_complete_a_middle_layer_family(w):
+    # as above, but every trace of u and u' leaves its weight on relu(y3) free: the formulas fitting its pieces
+    # are a plane of them, and across it the weights on relu(y1) and on [y1 on]·relu(x1 - 2) keep the ratio w
+    net, member = _deep_family_net_reading_a_far_neuron(w), _deep_family_net_reading_a_far_neuron(0)
+    queries = exact_queries(net)
+    on = {neuron: [bp for bp in _zero_set_breakpoints(net, queries, neuron=neuron) if bp.point[0] < 10] for neuron in (0, 1)}
+    assert all(len(found) >= 3 for found in on.values())
+    partial = partial_with([layer_rows(member, 0), layer_rows(member, 1)], oriented=True)
+    partial.free[1, 0] = (((0, 0, 1), 0),)
+    partial.use_features(oriented=True, products=True)
+    traces = [trace_neuron(queries, partial, bp, ExactNumerics()) for found in on.values() for bp in found]
+    assert all(t is not None and len(t[2]) == 2 for t in traces)  # families, every one: no formula is determined
+    partial.use_features(oriented=True)
+    for pending, completes in ((on[0], False), (on[0] + on[1], True)):
+        log = {}
+        # one neuron's family alone is not evidence enough; two neurons' families that agree are
+        assert complete_families(queries, partial, [], pending, ExactNumerics(), log) is completes
+        partial.use_features(oriented=True)
+    assert partial.layers[-1] == layer_rows(net, 1)
+    assert partial.free == {} and log["completed"] == [(2, 0, 0)]
+
+
+@pytest.mark.parametrize(
+    "traces, step",
+    [
+        ([[(2, 6, 0), (0, 0, 1)]], None),  # a family: the weight on relu(y3) free, the ratio fixed; alone, not enough
+        ([[(2, 6, 0), (0, 0, 1)], [(1, 3, 0, 1), (0, 0, 1)]], Fraction(3)),  # two families: two subspaces
+        ([[(2, 6, 0), (0, 0, 1)], [(1, 3, 1), (0, 0, 2)]], None),  # one subspace written twice is one family
+        ([[(2, 6, 0), (0, 1, 0)], [(2, 6, 1)]], Fraction(3)),  # a family that moves the ratio says nothing; a formula does
+        ([[(2, 6, 0), (0, 0, 1)], [(1, 3, 5)]], Fraction(3)),  # a family and a formula agree
+        ([[(2, 6, 0), (0, 0, 1)], [(1, 4, 5)]], None),  # they disagree
+        ([[(2, 6, 0), (0, 0, 1)], [(1, 3, 0), (0, 1, 7)], [(1, 4, 5)]], None),
+        ([[(1, 3, 5)], [(0, 5, 0), (0, 0, 1)]], None),  # a trace with the column but no weight on z_j
+        ([[(0, 0, 1)]], None),  # a family that says nothing of either
+    ],
+)
+def test_the_completing_step_is_read_only_where_every_formula_fitting_the_pieces_agrees(monkeypatch, traces, step):
+    # the traces over the product columns, given as spans in the coordinates (relu(y1), [y1 on]·relu(x1 - 2),
+    # relu(y3), relu(y2))
+    partial = partial_with([layer_rows(_deep_family_net_reading_a_far_neuron(0), l) for l in (0, 1)], oriented=True)
+    partial.free[1, 0] = (((0, 0, 1), 0),)
+    partial.use_features(oriented=True, products=True)
+    position = {col: p for p, col in enumerate(partial.basis)}
+    columns = (0, 4, 2, 1)  # z_0, the product column after z_0..z_2 and 1, z_2, z_1
+    assert len(partial.products) == 1 and 4 in position
+
+    def vector(entries):
+        v = [Fraction(0)] * len(partial.basis)
+        for col, x in zip(columns, entries):
+            v[position[col]] = Fraction(x)
+        return tuple(v)
+
+    results = iter([(None, set(), tuple(vector(e) for e in span), {}) if len(span) > 1 else (vector(span[0]), set(), (), {}) for span in traces])
+    monkeypatch.setattr(completion, "explained_by", lambda *args: False)
+    monkeypatch.setattr(completion, "trace_neuron", lambda *args, **kwargs: next(results))
+    monkeypatch.setattr(completion, "drop_deeper", lambda queries, partial, traced, numerics: traced)
+    steps = completion._completing_steps(None, partial, [], [None] * len(traces), ExactNumerics(), {})
+    assert steps == ({} if step is None else {(0, 0): step})
 
 
 def _output_family_net(w, reads=1):

@@ -19,7 +19,7 @@ tracing (``tracing``), when to complete (``driver``).
 """
 
 from ..geometry import Polyhedron
-from ..geometry.linalg import rank, solution_space
+from ..geometry.linalg import echelon_basis, rank, solution_space
 from ..geometry.rational import row_value
 from .breakpoints import is_breakpoint_along
 from .first_layer import explained_by
@@ -38,7 +38,10 @@ def complete_families(queries, partial, rows, pending, numerics, log):
     product columns ``[z_j on]·d_k`` (:meth:`~polyrelu.recovery.partial.PartialNetwork.use_features`),
     a next-layer formula shows ``v_j`` and the products ``v_j θ_k`` as linear
     unknowns, each checked by :func:`~polyrelu.recovery.tracing.trace_neuron`
-    on every region its prediction crosses. Every formula that reads ``z_j``
+    on every region its prediction crosses. A next-layer trace that is itself
+    a family (its pieces miss another neuron's zero set) still shows ``θ_k``
+    when every formula fitting its pieces has the same ratio of the two
+    (:func:`_completing_steps`). Every trace that reads ``z_j``
     (``v_j ≠ 0``) must give the same ``θ_k``; the neuron becomes
     ``z_j + Σ θ_k d_k`` and the directions so fixed leave ``partial.free``.
     Called with the last layer oriented; it leaves ``partial`` to be rebuilt.
@@ -162,25 +165,60 @@ def _map_dimension(partial, relu):
 
 
 def _completing_steps(queries, partial, rows, pending, numerics, log):
-    """``{(j, k): θ_k}`` read from the next layer's traces over the product columns (:func:`complete_families`)."""
+    """``{(j, k): θ_k}`` read from the next layer's traces over the product columns (:func:`complete_families`).
+
+    A trace gives the formulas that fit its pieces: one, or a family (its
+    span). The true formula ``c`` is among them, with ``c[z_j] = v_j`` and
+    ``c[[z_j on]·d_k] = v_j θ_k``. Where those two coordinates of every member
+    lie on one line through 0, spanned by ``(a, b)`` with ``a ≠ 0``, so does
+    ``(v_j, v_j θ_k)``: a trace that reads ``z_j`` shows ``θ_k = b / a``
+    whatever the weights its pieces leave free. Where they span
+    the plane the trace says nothing about ``θ_k``; a member with ``a = 0``
+    and ``b ≠ 0`` means the column stands for something else, and ``θ_k``
+    stays open. Every trace that shows ``θ_k`` must show the same
+    (2→5→4→6→1, sample index 21 of ``benchmarks/survey_recovery.py``: every
+    layer-3 trace was a family, so the two layer-2 neurons picked from families
+    with weights 4-6 % off were never completed, until the families' ratios
+    were read). A family's formulas are not checked region by region as a
+    unique formula is, and the pieces of something other than a next-layer
+    neuron show a ratio too (2→6→4→6→1, index 49: a layer-2 neuron positive on
+    the whole domain, taken for a family neuron, was moved by a ratio of
+    140-digit integers that one family alone showed). Nor can ``f`` check the
+    step: it moves the neuron only where its free directions are non-zero,
+    where the neuron keeps one sign, so its zero set stays where it was. So a
+    step that no unique formula shows needs two different families that show
+    it, hypersurfaces of two neurons or two components of one; by chance two
+    ratios of integers that long do not agree.
+    """
     n = len(partial.layers[-1])
     position = {col: j for j, col in enumerate(partial.basis)}
     found = [partial.basis_vector(w, b) for w, b in rows]
     traced = []
     for bp in pending:
-        if explained_by(partial, found + [c for c, *_ in traced], bp):
+        if explained_by(partial, found + [c for c, *_ in traced if c is not None], bp):
             continue
         result = trace_neuron(queries, partial, bp, numerics, log=log)
-        if result is not None and result[0] is not None and not result[2]:
+        if result is not None and (result[0] is not None or result[2]):
             traced.append(result)
-    formulas = [c for c, *_ in drop_deeper(queries, partial, traced, numerics)]
+    spans = [span or (c,) for c, _, span, _ in drop_deeper(queries, partial, traced, numerics)]
     steps = {}
     for column, (j, k, _) in enumerate(partial.products, start=n + 1):
         if column not in position or j not in position:
             continue
-        if any(c[position[column]] for c in formulas if not c[position[j]]):
-            continue  # a product with no weight on z_j: the column stands for something else
-        ratios = {c[position[column]] / c[position[j]] for c in formulas if c[position[j]]}
-        if len(ratios) == 1:
+        ratios, foreign, families, unique = set(), False, set(), False
+        for span in spans:
+            pairs = [(v[position[j]], v[position[column]]) for v in span]
+            if rank(pairs) != 1:
+                continue
+            a, b = next(pair for pair in pairs if any(pair))
+            if not a:
+                foreign = True
+                break
+            ratios.add(b / a)
+            if len(span) > 1:
+                families.add(tuple(echelon_basis(span)))  # one subspace, one family, however it is written
+            else:
+                unique = True
+        if not foreign and len(ratios) == 1 and (unique or len(families) > 1):
             steps[j, k] = ratios.pop()
     return steps
