@@ -86,6 +86,7 @@ from polyrelu.recovery.partial import PartialNetwork, direction_map
 from polyrelu.recovery.search_lines import Explorer
 from polyrelu.recovery.tracing import (
     UNSEEN,
+    _bends_at,
     _continue_across,
     _cut_point,
     crossing_point,
@@ -1017,6 +1018,37 @@ def test_continue_across_finds_a_continuation_hugging_the_wall():
     assert _continue_across(queries, partial, facet, beyond, bp.row, ExactNumerics(), hugging=True) is None
 
 
+def _fading_oracle():
+    """``f = relu(relu(x1 - 1) - relu(x2 + 1/2))``: ``x1 = 1`` fades above ``x2 = -1/2``.
+
+    ``f`` bends along ``x1 = 1`` below ``x2 = -1/2`` only; above, on the
+    downstream zero set ``x1 = 3/2 + x2`` alone, which does not pass through
+    ``(1, 0)``.
+    """
+    def f(x):
+        x1, x2 = (Fraction(v) for v in x)
+        return (max(Fraction(0), max(Fraction(0), x1 - 1) - max(Fraction(0), x2 + Fraction(1, 2))),)
+    return f
+
+
+def test_a_family_trace_that_fades_is_kept_with_fading_and_its_faded_regions_keep_no_sign():
+    # x1 = 1 below the wall x2 = 0 leaves the weight on relu(x2) (off there) free: a family. Beyond the wall f
+    # never bends on it again. Without fading that is a deeper neuron's trace ending: refused; with it, the family,
+    # the region beyond crossed without a piece
+    partial = partial_with([[((1, 0), 1000), ((0, 1), 0)]], oriented=True)
+    oracle = _fading_oracle()
+    queries = Queries(oracle, 2, ExactNumerics(), math.inf)
+    bp = breakpoint_data(oracle, (1, -10), (Fraction(1, 2), 0))
+    assert trace_neuron(queries, partial, bp, ExactNumerics()) is None
+    c, crossed, span, pieces = trace_neuron(queries, partial, bp, ExactNumerics(), fading=True)
+    below, above = partial.locate(bp.point), partial.locate((Fraction(1), Fraction(10)))
+    assert crossed == {below.id, above.id} and set(pieces) == {below.id} and len(span) == 2
+    assert proportional(c, (1, 0, -1001))
+    # any weight on relu(x2) keeps the neuron's signs where they are known: a member is picked
+    member = fix_family(partial, span, crossed, pieces)
+    assert member is not None and proportional(_affine_on(partial, below, member), pieces[below.id]) > 0
+
+
 def test_drop_deeper_drops_a_formula_that_bends_at_an_accepted_one():
     # the network of the test above: the layer-2 neuron x1 - 1 accepted by an earlier pass, the layer-3 one traced now
     net = ReLUNetwork([[[1, 0], [0, 1]], [[1, 0], [0, 1]], [[1, 1], [1, 0]], [[1, 1]]], [[0, 0], [-1, 0], [-2, 5], [0]])
@@ -1049,6 +1081,46 @@ def test_drop_deeper_judges_a_family_only_where_its_formula_predicts():
     # the same formula given as determined predicts x2 = 1 beyond x1 = 0, where f is flat: it fades at nothing
     determined = ((0, 1, -1), {left.id}, (), {left.id: (-1, 0, 1)})
     assert drop_deeper(queries, partial, [determined], ExactNumerics(), fading=True) == []
+
+
+def _fading_oracle_at_a_crossing(bend):
+    """``f = relu(D) + relu(E)``, ``D = x2 + bend·relu(x1)``, ``E = -x2 - 100 + relu(x1)``: ``X = x1`` read by both.
+
+    ``f`` bends along ``x1 = 0`` where ``D > 0`` or ``E > 0``: above ``(0, 0)``,
+    where ``D`` crosses it, and below ``x2 = -100``; between, ``X`` fades.
+    ``D`` runs along ``x2 = 0`` left of ``X`` and along ``x2 = -bend·x1`` right
+    of it.
+    """
+    def f(x):
+        x1, x2 = (Fraction(v) for v in x)
+        r = max(Fraction(0), x1)
+        return (max(Fraction(0), x2 + bend * r) + max(Fraction(0), -x2 - 100 + r),)
+    return Queries(f, 2, ExactNumerics(), math.inf)
+
+
+def test_drop_deeper_keeps_a_neuron_that_fades_where_a_deeper_one_bends_at_it():
+    # three rays of f from (0, 0): up (X, visible), left (D), up-right (D beyond X, bend -1). Read as X straight
+    # and fading below, D bending at X: the ray up-right is across X from D's ray and on X's side of D's line,
+    # which X bending at D cannot explain. Both were dropped as bending at each other
+    partial = partial_with([[((1, 0), 100), ((0, 1), 100)]], oriented=True)
+    assert partial.basis == [0, 1, 2]  # relu(x1 + 100), relu(x2 + 100), 1
+    region = partial.locate((Fraction(0), Fraction(0)))
+    neuron = ((1, 0, -100), {region.id}, (), {})  # x1 = 0
+    deeper = ((0, 1, -100), {region.id}, (), {})  # x2 = 0: D's piece left of X
+    queries = _fading_oracle_at_a_crossing(-1)
+    assert not _bends_at(queries, partial, neuron, deeper, ExactNumerics())
+    assert _bends_at(queries, partial, deeper, neuron, ExactNumerics())
+    assert drop_deeper(queries, partial, [neuron, deeper], ExactNumerics(), fading=True) == [neuron]
+    assert drop_deeper(queries, partial, [deeper, neuron], ExactNumerics(), fading=True) == [neuron]
+    # D bent the other way (down-right, bend 1): D straight and fading right of X, X bending at it down-right,
+    # fits the same three rays; the crossing decides nothing and each candidate bends at the other
+    queries = _fading_oracle_at_a_crossing(1)
+    assert _bends_at(queries, partial, neuron, deeper, ExactNumerics())
+    assert _bends_at(queries, partial, deeper, neuron, ExactNumerics())
+    assert drop_deeper(queries, partial, [neuron, deeper], ExactNumerics(), fading=True) == []
+    # X fading on both sides of a crossing shows nothing there; with no other crossing it counts as a bend
+    below = ((0, 1, -99), {region.id}, (), {})  # x2 = -1
+    assert _bends_at(_fading_oracle_at_a_crossing(-1), partial, neuron, below, ExactNumerics())
 
 
 def test_drop_deeper_keeps_two_neurons_crossing_at_a_small_angle_far_out():
@@ -1564,7 +1636,12 @@ def test_fix_family_picks_a_member_with_the_neurons_sign_on_every_region():
         wrong = tuple(v if i != 2 else k * member[0] for i, v in enumerate(member))
         assert _sign_disagreements(net, partial, crossed, wrong), k
     # a trace said to miss a region it crosses: the signs carried around contradict, no member
-    assert fix_family(partial, span, crossed - {min(crossed)}, {rid: h for rid, h in pieces.items() if rid != min(crossed)}) is None
+    missing = min(crossed)
+    assert fix_family(partial, span, crossed - {missing}, {rid: h for rid, h in pieces.items() if rid != missing}) is None
+    # said to fade there (crossed, no piece), the regions reached from it keep no sign: a member fitting every piece
+    faded = fix_family(partial, span, crossed, {rid: h for rid, h in pieces.items() if rid != missing})
+    assert faded is not None
+    assert all(proportional(_affine_on(partial, partial.complex[rid], faded), h) > 0 for rid, h in pieces.items() if rid != missing)
 
 
 def _deep_family_net(w, reads=1):

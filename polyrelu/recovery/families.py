@@ -153,11 +153,14 @@ def fix_family(partial, span, traced, pieces):
     read where it borders a traced region and carried across the walls
     between untraced ones; the member must have that sign there
     (:func:`sign_rows`). On regions the free columns miss this checks that
-    the trace was complete.
+    the trace was complete. A traced region without a piece is one the
+    neuron fades into (:func:`~polyrelu.recovery.tracing.trace_neuron` with
+    ``fading``): it may run on there unseen, so the regions reached from it
+    without crossing a piece keep no sign.
     """
     cells = partial.complex
     n0 = partial.n0
-    sign, neighbours = {}, {}
+    sign, neighbours, open_, conflicts = {}, {}, set(), set()
     for facet in cells.cells(n0 - 1):
         pair = [r for r in cells.lattice.cofacets(facet.id) if cells[r].dimension == n0]
         if len(pair) != 2:
@@ -168,20 +171,28 @@ def fix_family(partial, span, traced, pieces):
             neighbours.setdefault(b, []).append(a)
         elif (a in traced) != (b in traced):
             inside, outside = (a, b) if a in traced else (b, a)
+            if inside not in pieces:
+                open_.add(outside)  # beyond a region the neuron fades into: it may run on unseen
+                continue
             v = row_value(pieces[inside], facet.relative_interior_point())
             s = (v > 0) - (v < 0)
             if s == 0 or sign.setdefault(outside, s) != s:
-                return None
-    queue = list(sign)
+                conflicts.add(outside)
+    open_ = _reached(open_, neighbours)
+    queue = [r for r in sign if r not in open_]
     while queue:
         r = queue.pop()
         for q in neighbours.get(r, ()):
+            if q in open_:
+                continue
             if q not in sign:
                 sign[q] = sign[r]
                 queue.append(q)
             elif sign[q] != sign[r]:
-                return None
-    regions = cells.regions()
+                conflicts.add(q)
+    if conflicts - open_:
+        return None
+    regions = [R for R in cells.regions() if R.id not in open_ and (R.id in pieces or R.id not in traced)]
     if any(R.id not in pieces and R.id not in sign for R in regions):
         return None
     ieqs, eqns, strict = set(), set(), set()
@@ -199,6 +210,17 @@ def fix_family(partial, span, traced, pieces):
         return None
     c = tuple(sum(a * v[k] for a, v in zip(alpha, span)) for k in range(len(span[0])))
     return vscale(1 / max(abs(v) for v in c), c)
+
+
+def _reached(seeds, neighbours):
+    """The regions reached from ``seeds`` across the walls in ``neighbours`` (an adjacency map), ``seeds`` included."""
+    reached, queue = set(seeds), list(seeds)
+    while queue:
+        for q in neighbours.get(queue.pop(), ()):
+            if q not in reached:
+                reached.add(q)
+                queue.append(q)
+    return reached
 
 
 def on_pieces(partial, traced, bp):

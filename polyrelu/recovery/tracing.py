@@ -239,6 +239,12 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None, fading=False
     ``fading``: a region where ``f`` does not bend on the formula's zero set
     is left out of the regions crossed instead of refusing the formula
     (:func:`_bends_everywhere`); :func:`drop_deeper` with ``fading`` decides.
+    A family whose trace ends where ``f`` stops showing it beyond a wall
+    (:data:`UNSEEN`) is kept too, when its pieces determine its formula up to
+    members vanishing on all of them: the regions beyond are among those
+    crossed, without a piece, and
+    :func:`~polyrelu.recovery.families.fix_family` leaves the signs open
+    there and wherever the neuron may run on unseen from them.
     """
     start = partial.locate(bp.point)
     if start is None:
@@ -300,7 +306,7 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None, fading=False
         if family is None:
             break
         c, vanishing, span = family
-        if unseen - seen:
+        if unseen - seen and (c is None or not fading):
             # a layer-l neuron is flat in every region, so its trace ends only where f stops showing it; a deeper
             # neuron's ends where it bends at a neuron the complex lacks, and its pieces leave room for a family
             return None
@@ -311,7 +317,8 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None, fading=False
             return None
         crossed = checked[0]
         if crossed == seen:
-            return c, crossed, span, pieces
+            # the regions it fades into are crossed too, without a piece: fix_family leaves their signs open
+            return c, crossed | unseen, span, pieces
         orientation = scale_on_region(partial, c, start.id, pieces[start.id])
         for rid in sorted(crossed - seen):  # another component, where the family's prediction is exact
             row = tuple(orientation * vdot(F_row, c) for F_row in partial.reduced(cells[rid]))
@@ -448,12 +455,29 @@ def _bends_at(queries, partial, a, b, numerics):
     the two sides (2→3→5→6→1, seed 548483: two true layer-2 neurons crossing
     at ``(4043, 1292)`` at an angle near ``2·shrink``, whose probes crossed each
     other, so both were dropped as deeper).
+
+    A middle-layer neuron *fades* where every neuron reading it is off, and
+    such a neuron ``a`` crossing a deeper piece ``b`` that reads it shows
+    ``f`` bending along ``a`` on one side only: three rays of ``f`` meet at
+    the crossing, ``a``'s, ``b``'s, and ``b``'s continuation bent across
+    ``a``. A deeper ``a`` bending at a fading ``b`` shows three rays too.
+    Where each shows one ray, the third tells them apart in two of the four
+    angles the two zero sets make (:func:`_ray_between`): across ``a`` from
+    ``b``'s ray and on the side of ``b``'s zero set where ``a``'s ray is,
+    only ``b`` can run on, and that crossing shows ``a`` straight (2→6→5→3→1,
+    sample index 3 of ``benchmarks/survey_recovery.py``: true layer-2 neurons
+    dropped as bending at the layer-3 pieces that read them); in the
+    opposite angle only ``a`` can; in the other two either, and the
+    crossing counts as a bend. A crossing where ``f`` bends along ``a`` on
+    neither side tells nothing, and the next region both cross is asked;
+    only such crossings count as a bend.
     """
     (ca, regions_a), (cb, regions_b) = a[:2], b[:2]
     if ca is None or cb is None:
         return False
     n0 = partial.n0
     cells = partial.complex
+    blind = False  # a crossing where a faded on both sides of b
     for rid in regions_a & regions_b:
         region = cells[rid]
         F = partial.reduced(region)
@@ -462,18 +486,71 @@ def _bends_at(queries, partial, a, b, numerics):
         q = _cut_point(region.polyhedron, [ra, rb], n0 - 2)
         if q is None:
             continue
-        ga, gb = ra[1:], rb[1:]
-        u = vsub(gb, vscale(vdot(gb, ga) / vdot(ga, ga), ga))
-        u = vscale(1 / max(abs(v) for v in u), u)
         offset = (1 + max(abs(v) for v in q)) * numerics.shrink
         for _ in range(6):
-            sides = (vadd(q, vscale(offset, u)), vsub(q, vscale(offset, u)))
-            if all(partial.locate(y) is region for y in sides):
-                row = numerics.rationalize_row(ra)
-                # probes within 2·radius (max-norm) of y change b's value by at most 2·radius·|gb|_1
-                radius = min(offset * numerics.shrink, abs(row_value(rb, sides[0])) / (4 * sum(abs(v) for v in gb)))
-                return not all(is_breakpoint_along(queries, y, row, numerics, radius) for y in sides)
+            rays_a = _rays_along(queries, partial, region, ra, rb, q, offset, numerics)
+            if rays_a is not None:
+                break
             offset *= numerics.shrink
+        else:
+            continue
+        seen_a, tips_a = rays_a
+        if all(seen_a):
+            return False
+        if not any(seen_a):
+            blind = True  # a fades there on both sides of b: this crossing shows nothing, another may
+            continue
+        rays_b = _rays_along(queries, partial, region, rb, ra, q, offset, numerics)
+        if rays_b is None or all(rays_b[0]) or not any(rays_b[0]):
+            return True
+        # one ray each: a third ray through q is where the neuron that bends runs on
+        (a1, a2), (b1, b2) = [tips if seen[0] else tips[::-1] for seen, tips in (rays_a, rays_b)]
+        if _ray_between(queries, partial, region, ra, rb, q, b2, a1, numerics) and not _ray_between(
+            queries, partial, region, ra, rb, q, b1, a2, numerics
+        ):
+            continue  # b runs on across a, bent, where a fades: b reads a, and a is straight here
+        return True
+    return blind
+
+
+def _rays_along(queries, partial, region, r1, r2, q, offset, numerics):
+    """Whether ``f`` bends along ``r1`` on either side of ``r2``, ``offset`` from their crossing ``q``, and the two points asked; None if they leave ``region``.
+
+    The points are on ``r1``'s zero set, moved from ``q`` along the part of
+    ``∇r2`` orthogonal to ``∇r1`` (in the plane of the two gradients), to the
+    side where ``r2 > 0`` first.
+    """
+    g1, g2 = r1[1:], r2[1:]
+    u = vsub(g2, vscale(vdot(g2, g1) / vdot(g1, g1), g1))
+    u = vscale(1 / max(abs(v) for v in u), u)
+    sides = (vadd(q, vscale(offset, u)), vsub(q, vscale(offset, u)))
+    if not all(partial.locate(y) is region for y in sides):
+        return None
+    row = numerics.rationalize_row(r1)
+    # probes within 2·radius (max-norm) of y change r2's value by at most 2·radius·|∇r2|_1
+    radius = min(offset * numerics.shrink, abs(row_value(r2, sides[0])) / (4 * sum(abs(v) for v in g2)))
+    return [is_breakpoint_along(queries, y, row, numerics, radius) is not None for y in sides], sides
+
+
+def _ray_between(queries, partial, region, ra, rb, q, start, end, numerics):
+    """Whether ``f`` bends, on the segment from ``start`` to ``end`` (its inner seven eighths), along a hyperplane through ``ra = rb = 0``.
+
+    ``start`` and ``end`` are on the two zero sets near their crossing ``q``,
+    so the segment stays in one of the four angles they make there: such a
+    breakpoint is a ray of ``f`` from the crossing in that angle.
+    """
+    if not all(partial.locate(y) is region for y in (start, end)):
+        return False
+    step = vsub(end, start)
+    try:
+        found = segment_breakpoints(lambda t: queries(vadd(start, vscale(t, step))), Fraction(1, 16), Fraction(15, 16), numerics)
+    except StageFailed:
+        return False
+    for t, *_ in found:
+        p = vadd(start, vscale(t, step))
+        row = vsub(vscale(row_value(rb, p), ra), vscale(row_value(ra, p), rb))  # zero at p and where ra = rb = 0
+        if any(row[1:]) and is_breakpoint_along(queries, p, numerics.rationalize_row(row), numerics):
+            return True
     return False
 
 
