@@ -126,7 +126,8 @@ def three_hidden(count, max_seconds, jobs, known_layers=0):
     for k, ((widths, seed), (verdict, queries, took, found, reason)) in enumerate(zip(cases, rows)):
         tally[verdict] += 1
         where = stage_of(reason) if verdict == "undecided" else ""
-        stages[where] += bool(where)
+        if where:
+            stages[where] += 1
         print(f"| {k} | {'→'.join(map(str, widths))} | {seed} | {verdict} | {found or ''} | {queries} | {took:.1f} | {where} |")
     recovered = tally["trivially equivalent"] + tally["same function"]
     print()
