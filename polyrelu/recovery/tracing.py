@@ -469,8 +469,9 @@ def _bends_at(queries, partial, a, b, numerics):
     dropped as bending at the layer-3 pieces that read them); in the
     opposite angle only ``a`` can; in the other two either, and the
     crossing counts as a bend. A crossing where ``f`` bends along ``a`` on
-    neither side tells nothing, and the next region both cross is asked;
-    only such crossings count as a bend.
+    neither side tells nothing, and the next region both cross is asked; if
+    none tells, that counts as a bend (counted as none, two deeper pieces of
+    the sample were kept beside the true neurons).
     """
     (ca, regions_a), (cb, regions_b) = a[:2], b[:2]
     if ca is None or cb is None:
@@ -505,8 +506,8 @@ def _bends_at(queries, partial, a, b, numerics):
             return True
         # one ray each: a third ray through q is where the neuron that bends runs on
         (a1, a2), (b1, b2) = [tips if seen[0] else tips[::-1] for seen, tips in (rays_a, rays_b)]
-        if _ray_between(queries, partial, region, ra, rb, q, b2, a1, numerics) and not _ray_between(
-            queries, partial, region, ra, rb, q, b1, a2, numerics
+        if _ray_between(queries, partial, region, ra, rb, b2, a1, numerics) and not _ray_between(
+            queries, partial, region, ra, rb, b1, a2, numerics
         ):
             continue  # b runs on across a, bent, where a fades: b reads a, and a is straight here
         return True
@@ -532,10 +533,10 @@ def _rays_along(queries, partial, region, r1, r2, q, offset, numerics):
     return [is_breakpoint_along(queries, y, row, numerics, radius) is not None for y in sides], sides
 
 
-def _ray_between(queries, partial, region, ra, rb, q, start, end, numerics):
+def _ray_between(queries, partial, region, ra, rb, start, end, numerics):
     """Whether ``f`` bends, on the segment from ``start`` to ``end`` (its inner seven eighths), along a hyperplane through ``ra = rb = 0``.
 
-    ``start`` and ``end`` are on the two zero sets near their crossing ``q``,
+    ``start`` and ``end`` are on the two zero sets near their crossing,
     so the segment stays in one of the four angles they make there: such a
     breakpoint is a ray of ``f`` from the crossing in that angle.
     """
