@@ -241,8 +241,9 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None, fading=False
     (:func:`_bends_everywhere`); :func:`drop_deeper` with ``fading`` decides.
     A family whose trace ends where ``f`` stops showing it beyond a wall
     (:data:`UNSEEN`) is kept too, when its pieces determine its formula up to
-    members vanishing on all of them: the regions beyond are among those
-    crossed, without a piece, and
+    members vanishing on all of them and it is a layer-2 neuron (its formula
+    over the first layer, which has no families): the regions beyond are
+    among those crossed, without a piece, and
     :func:`~polyrelu.recovery.families.fix_family` leaves the signs open
     there and wherever the neuron may run on unseen from them.
     """
@@ -306,9 +307,11 @@ def trace_neuron(queries, partial, bp, numerics, extra=1, log=None, fading=False
         if family is None:
             break
         c, vanishing, span = family
-        if unseen - seen and (c is None or not fading):
+        if unseen - seen and (c is None or not fading or len(partial.layers) > 1):
             # a layer-l neuron is flat in every region, so its trace ends only where f stops showing it; a deeper
-            # neuron's ends where it bends at a neuron the complex lacks, and its pieces leave room for a family
+            # neuron's ends where it bends at a neuron the complex lacks, and its pieces leave room for a family.
+            # Over layer 2 and beyond the formula is read over family members picked on open signs, and a fading
+            # trace fitted there completes them wrongly (2→3→5→4→1, sample index 17)
             return None
         if c is None:
             return None, set(seen), span, pieces
