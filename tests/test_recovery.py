@@ -41,6 +41,8 @@ from polyrelu.examples import (
     with_dead_neuron,
     with_stably_active_layer,
 )
+from polyrelu.recovery import driver
+from polyrelu.recovery.control import StageFailed
 from polyrelu.recovery.driver import without_needless_neurons
 from polyrelu.recovery.sampling import vertex_points
 
@@ -317,8 +319,9 @@ def test_the_seed_0_gaussian_benchmark_network_gives_the_same_function():
 # networks) no layer-3 hypersurface crosses enough regions to pin its formula before layer 2 (five neurons, one
 # more than the exhaustive search takes) is oriented: the pieces traced unoriented rank its orientations.
 # The eighth and ninth were undecided until the output fit read families and stably active neurons together.
-# In the last (the same sample, index 17) a layer-3 family that fades at a wall was kept and completed the layer-2
-# families wrongly: such families are kept over the first layer only.
+# In the thirteenth (the same sample, index 17) a layer-3 family that fades at a wall was kept and completed the layer-2
+# families wrongly: such families are kept over the first layer only. In the last (index 1) the first round
+# finds two of three first-layer hyperplanes and no orientation fits; the attempt goes on with more lines.
 GAUSSIAN_CASES = [
     ((2, 6, 2, 2), 471357, False),
     ((3, 2, 3, 1), 105724, True),
@@ -333,6 +336,7 @@ GAUSSIAN_CASES = [
     ((3, 2, 3, 2), 358750, True),
     ((2, 5, 5, 4, 1), 190204, True),
     ((2, 3, 5, 4, 1), 227891, True),
+    ((2, 3, 4, 5, 1), 354917, True),
 ]
 
 
@@ -394,6 +398,36 @@ def test_the_budget_ends_in_undecided():
     result = recover_network(network_oracle(net), 2, max_queries=50)
     assert result.status == "undecided" and "budget" in result.reason
     assert result.queries <= 50 and not result
+
+
+def _rounds_failing(monkeypatch, failing_rounds):
+    """Make the first ``failing_rounds`` rounds of recovery end as a round where no orientation fits; their attempts (one-sided or not) in ``calls``."""
+    calls, real = [], driver._rebuild
+
+    def rebuild(*args, **kwargs):
+        calls.append(args[7])  # one_sided: which attempt the round belongs to
+        if len(calls) <= failing_rounds:
+            raise StageFailed("no orientation of layer 1 explains the next layer's formulas")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(driver, "_rebuild", rebuild)
+    return calls
+
+
+def test_a_round_where_no_orientation_fits_is_followed_by_another(monkeypatch):
+    # most often a neuron the search lines have not met yet: the same attempt goes on with more lines
+    calls = _rounds_failing(monkeypatch, 1)
+    net = generic_network((2, 3, 2, 1), seed=1)
+    result = recover_network(network_oracle(net), 2)
+    assert result.status == "recovered" and same_function(result.network, net).equal
+    assert calls == [False, False]
+
+
+def test_rounds_where_no_orientation_fits_and_no_neuron_is_added_end_the_attempt(monkeypatch):
+    calls = _rounds_failing(monkeypatch, 100)
+    result = recover_network(network_oracle(generic_network((2, 3, 2, 1), seed=1)), 2)
+    assert result.status == "undecided" and "no orientation of layer 1 explains" in result.reason
+    assert calls == [False, False, True, True]
 
 
 def test_input_dimension_one_is_undecided():

@@ -638,6 +638,17 @@ def recover_network(
                         net = without_needless_neurons(net, domain, points)
                         widths = list(net.architecture.hidden_widths)
                         return result("recovered", canonical_form(net), widths=widths, regions=regions)
+                    except StageFailed:
+                        # no orientation or completion fits: most often a neuron the search lines have not met yet (a
+                        # first-layer hyperplane bent on one side only, 2→3→4→5→1, sample index 1); more lines, and the
+                        # next round, as after a missed breakpoint, unless this round added no neuron either
+                        found = sum(log.get("widths", ()))
+                        if attempt >= max_rounds or (attempt > 1 and found <= neurons):
+                            raise
+                        neurons = found
+                        clock.stage = "searching breakpoints on more search lines"
+                        for _ in range(2 * n0 + 2):
+                            explorer.search()
                     except MissedBreakpoint as missed:
                         # a round that adds no neuron ends the attempt: more of the same search rarely helps
                         # and an undecided answer should come soon
