@@ -42,7 +42,7 @@ from polyrelu.examples import (
     with_stably_active_layer,
 )
 from polyrelu.recovery import driver
-from polyrelu.recovery.control import StageFailed
+from polyrelu.recovery.control import MissedBreakpoint, StageFailed
 from polyrelu.recovery.driver import without_needless_neurons
 from polyrelu.recovery.sampling import vertex_points
 
@@ -428,6 +428,35 @@ def test_rounds_where_no_orientation_fits_and_no_neuron_is_added_end_the_attempt
     result = recover_network(network_oracle(generic_network((2, 3, 2, 1), seed=1)), 2)
     assert result.status == "undecided" and "no orientation of layer 1 explains" in result.reason
     assert calls == [False, False, True, True]
+
+
+def test_a_breakpoint_an_earlier_round_explained_is_not_walked_anew(monkeypatch):
+    # walking a hyperplane looks for a first-layer neuron seen in part; a breakpoint the layers of an earlier round
+    # explained lies on a neuron found, so the next round walks it only if it was walked already (remembered)
+    real_rebuild, real_test = driver._rebuild, driver.first_layer_hyperplane
+    rounds, asked = [], []
+
+    def rebuild(queries, explorer, *args, **kwargs):
+        rounds.append(set(explorer.explained))
+        found = real_rebuild(queries, explorer, *args, **kwargs)
+        if len(rounds) == 1:  # a second round, walking
+            raise MissedBreakpoint(explorer.breakpoints[0].point)
+        return found
+
+    def first_layer_test(queries, bp, explorer, walk=False, one_sided=False):
+        key = (bp.point, bp.row)
+        asked.append((len(rounds), key in rounds[-1], walk, key in explorer.walks))
+        return real_test(queries, bp, explorer, walk, one_sided)
+
+    monkeypatch.setattr(driver, "_rebuild", rebuild)
+    monkeypatch.setattr(driver, "first_layer_hyperplane", first_layer_test)
+    net = generic_network((2, 3, 2, 1), seed=1)
+    result = recover_network(network_oracle(net), 2)
+    assert result.status == "recovered" and len(rounds) == 2 and rounds[1]
+    second = [(before, walk, walked) for r, before, walk, walked in asked if r == 2]
+    assert any(walk for _, walk, _ in second)  # the round walks what the first did not explain
+    assert any(before and not walk for before, walk, _ in second)
+    assert all(walked for before, walk, walked in second if walk and before)
 
 
 def test_input_dimension_one_is_undecided():

@@ -1288,6 +1288,23 @@ def test_straight_hyperplane_refuses_a_flat_piece_that_runs_straight_across_a_cr
     assert straight_hyperplane(queries, whole, Fraction(32), N, None)
 
 
+def test_a_hyperplane_a_walk_leaves_is_not_walked_again_from_another_breakpoint():
+    # f leaving the flat piece's hyperplane is a fact about the hyperplane: a second breakpoint on the same piece
+    # is refused from the walks' memo without a query; a walk that could not separate breakpoints decides nothing
+    queries = exact_queries(FLAT)
+    N = ExactNumerics()
+    flat = _flat_breakpoint(queries, (Fraction(6, 17), -10), (Fraction(1, 8), 0))
+    other = _flat_breakpoint(queries, (Fraction(8, 17), -8), (Fraction(1, 8), 0))
+    assert proportional(other.row, flat.row) and other.point != flat.point
+    memo = {}
+    assert not straight_hyperplane(queries, flat, Fraction(32), N, None, memo=memo)
+    asked = queries.count
+    assert not straight_hyperplane(queries, other, Fraction(32), N, None, memo=memo)
+    assert queries.count == asked
+    # without the memo the same answer costs a walk
+    assert not straight_hyperplane(queries, other, Fraction(32), N, None, memo={}) and queries.count > asked
+
+
 def _walking_explorer():
     explorer = StandInExplorer(ExactNumerics(), Fraction(32))
     explorer.walks = {}

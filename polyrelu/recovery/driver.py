@@ -208,7 +208,9 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
         known = len(partial.layers)
         clock.stage = f"building the complex of {_layers_text(known)}"
         partial.rebuild()
-        pending = [k for k in pending if not partial.explains(k)]
+        explains = [partial.explains(k) for k in pending]
+        explorer.explained.update((k.point, k.row) for k, yes in zip(pending, explains) if yes)
+        pending = [k for k, yes in zip(pending, explains) if not yes]
         if not pending:
             break
         if complete_families_at_breakpoints(queries, partial, pending, numerics, log):
@@ -224,7 +226,12 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
             if explained_by(partial, [c if partial.net is None else c[0] for c in traced], bp):
                 continue
             if partial.net is None:
-                found = bp.row if first_layer_hyperplane(queries, bp, explorer, walk, one_sided) else None
+                # a hyperplane is walked for a first-layer neuron seen in part; a breakpoint the layers of an earlier
+                # round explained lies on a neuron found, and walking it again and again (a deeper piece, refused)
+                # took a third of a round (3→5→6→6→1, sample index 29); a walk made already is remembered
+                key = (bp.point, bp.row)
+                walks = walk and (key not in explorer.explained or key in explorer.walks)
+                found = bp.row if first_layer_hyperplane(queries, bp, explorer, walks, one_sided) else None
                 if found is not None:
                     seeds.append(bp)
             else:

@@ -185,8 +185,7 @@ def straight_hyperplane(queries, bp, window, numerics, domain_rows, one_sided=Fa
         return False
     for _, crossers in walks:
         for other in crossers:
-            # a hyperplane up to sign: the first non-zero entry of its normal positive
-            key = other.row if next(v for v in other.row[1:] if v) > 0 else tuple(-v for v in other.row)
+            key = _up_to_sign(other.row)
             if key not in memo:
                 memo[key] = any(
                     walk_hyperplane(queries, other, u, window, numerics, domain_rows, crossers=False) is None
@@ -280,17 +279,34 @@ def crossing_hyperplanes(queries, accepted, known, numerics, memo, ends=False):
 
 
 def _walks(queries, bp, window, numerics, domain_rows, memo):
-    """The walks through the breakpoint along each tangent direction (None if one leaves its hyperplane), remembered in ``memo``."""
+    """The walks through the breakpoint along each tangent direction (None if one leaves its hyperplane), remembered in ``memo``.
+
+    ``f`` leaving the hyperplane on one walk is a fact about the hyperplane,
+    wherever the walk started: ``memo`` keeps it under the row
+    (:func:`_up_to_sign`), and another breakpoint on it is not walked. A
+    walk that could not separate a line's breakpoints tells nothing about
+    the others.
+    """
     key = (bp.point, bp.row)
     if key not in memo:
-        walks = []
-        for u in tangent_basis(bp.row[1:]):
-            walks.append(walk_hyperplane(queries, bp, u, window, numerics, domain_rows, ends=memo.setdefault(_ENDS, [])))
+        walks = [] if not memo.get(_up_to_sign(bp.row)) else None
+        for u in tangent_basis(bp.row[1:]) if walks is not None else ():
+            try:
+                walks.append(_walk(queries, bp, u, window, numerics, domain_rows, True, memo.setdefault(_ENDS, [])))
+            except StageFailed:
+                walks = None
+                break
             if walks[-1] is None:
                 walks = None
+                memo[_up_to_sign(bp.row)] = True
                 break
         memo[key] = walks
     return memo[key]
+
+
+def _up_to_sign(row):
+    """A hyperplane's row up to sign: the first non-zero entry of its normal positive."""
+    return row if next(v for v in row[1:] if v) > 0 else tuple(-v for v in row)
 
 
 def walk_hyperplane(queries, bp, u, window, numerics, domain_rows, crossers=True, ends=None):

@@ -38,6 +38,8 @@ class Explorer:
         self.lines = 0
         self.window = Fraction(1)
         self.walks = {}  # what walks along hyperplanes found (first_layer.straight_hyperplane), kept across rounds
+        # (point, row) of the breakpoints some round's layers explained (driver._rebuild): none is walked anew
+        self.explained = set()
         self.first_layer = []  # the last round's first-layer hyperplanes (rows (b, w)), for search_near_crossings
         self.vertices = None
         if domain_rows is not None:
