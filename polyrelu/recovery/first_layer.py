@@ -287,21 +287,22 @@ def _walks(queries, bp, window, numerics, domain_rows, memo):
     walk that could not separate a line's breakpoints tells nothing about
     the others.
     """
-    key = (bp.point, bp.row)
-    if key not in memo:
-        walks = [] if not memo.get(_up_to_sign(bp.row)) else None
-        for u in tangent_basis(bp.row[1:]) if walks is not None else ():
-            try:
-                walks.append(_walk(queries, bp, u, window, numerics, domain_rows, True, memo.setdefault(_ENDS, [])))
-            except StageFailed:
-                walks = None
-                break
-            if walks[-1] is None:
-                walks = None
-                memo[_up_to_sign(bp.row)] = True
-                break
-        memo[key] = walks
-    return memo[key]
+    key, hyperplane = (bp.point, bp.row), _up_to_sign(bp.row)
+    if key in memo:
+        return memo[key]
+    walks = None if memo.get(hyperplane) else []
+    for u in tangent_basis(bp.row[1:]) if walks is not None else ():
+        try:
+            walk = _walk(queries, bp, u, window, numerics, domain_rows, True, memo.setdefault(_ENDS, []))
+        except StageFailed:
+            walks = None
+            break
+        if walk is None:
+            walks, memo[hyperplane] = None, True
+            break
+        walks.append(walk)
+    memo[key] = walks
+    return walks
 
 
 def _up_to_sign(row):
