@@ -39,7 +39,7 @@ from .breakpoints import (
     segment_breakpoints,
 )
 from .control import StageFailed
-from .numerics import tangent_basis, vadd, vdot, vscale, vsub
+from .numerics import orthogonal_part, tangent_basis, vadd, vdot, vscale, vsub
 
 __all__ = []
 
@@ -110,7 +110,7 @@ def _straight_across(queries, bp, row, numerics):
     """Whether ``f`` bends on the breakpoint's hyperplane on both sides of hyperplane ``row``, close to where they cross."""
     h = bp.row
     gh, gl = [Fraction(v) for v in h[1:]], [Fraction(v) for v in row[1:]]
-    u = vsub(gl, vscale(vdot(gl, gh) / vdot(gh, gh), gh))  # across ``row``, within ``h``
+    u = orthogonal_part(gl, gh)  # across ``row``, within ``h``
     if not any(u):
         return False
     # the crossing nearest the breakpoint, along u: h stays 0 and row becomes 0

@@ -73,6 +73,11 @@ def vdot(u, v):
     return sum(a * b for a, b in zip(u, v))
 
 
+def orthogonal_part(v, normal):
+    """The part of ``v`` orthogonal to ``normal`` (exact): ``v`` projected onto the hyperplane ``normal^⊥``."""
+    return vsub(v, vscale(vdot(v, normal) / vdot(normal, normal), normal))
+
+
 def tangent_basis(normal):
     """Integer vectors spanning ``normal^⊥`` (exact)."""
     n = len(normal)

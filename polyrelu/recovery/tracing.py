@@ -35,7 +35,7 @@ from ..geometry.rational import primitive_integer_row, row_value
 from .breakpoints import breakpoint_at, is_breakpoint_along, segment_breakpoints
 from .control import StageFailed
 from .families import formula_family, scale_on_region, vanishes_somewhere, vanishing_members
-from .numerics import vadd, vdot, vscale, vsub
+from .numerics import orthogonal_part, vadd, vdot, vscale, vsub
 
 __all__ = []
 
@@ -72,7 +72,7 @@ def _continue_across(queries, partial, facet, region, h, numerics, hugging=False
     normal = tuple(Fraction(v) for v in wall[1:])
     grad = tuple(Fraction(v) for v in h[1:])
     # search along the wall (the part of ∇h parallel to it), a little way into ``region``
-    along = vsub(grad, vscale(vdot(grad, normal) / vdot(normal, normal), normal))
+    along = orthogonal_part(grad, normal)
     steep = vdot(grad, normal) ** 2 <= 256 * vdot(normal, normal) * vdot(along, along)  # cot(angle) <= 16
     normal = vscale(1 / max(abs(v) for v in normal), normal)
     along = vscale(1 / max(abs(v) for v in along), along)
@@ -525,7 +525,7 @@ def _rays_along(queries, partial, region, r1, r2, q, offset, numerics):
     side where ``r2 > 0`` first.
     """
     g1, g2 = r1[1:], r2[1:]
-    u = vsub(g2, vscale(vdot(g2, g1) / vdot(g1, g1), g1))
+    u = orthogonal_part(g2, g1)
     u = vscale(1 / max(abs(v) for v in u), u)
     sides = (vadd(q, vscale(offset, u)), vsub(q, vscale(offset, u)))
     if not all(partial.locate(y) is region for y in sides):
