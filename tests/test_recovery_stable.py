@@ -7,6 +7,7 @@ case here was undecided before ("no 0/1 orientation of layer 2 fits", or a stall
 checked exactly with ``same_function``.
 """
 
+import collections
 import itertools
 from fractions import Fraction
 
@@ -22,7 +23,7 @@ from polyrelu import (
 )
 from polyrelu.examples import generic_network
 from polyrelu.geometry.rational import row_value
-from polyrelu.recovery import orientation
+from polyrelu.recovery import driver, next_layer, orientation, skip_features, tracing
 from polyrelu.recovery.control import StageFailed
 from polyrelu.recovery.numerics import ExactNumerics
 from polyrelu.recovery.oracle import Queries
@@ -353,3 +354,30 @@ def test_a_network_reading_a_difference_past_a_layer_is_recovered(architecture, 
     result = recover_network(network_oracle(net), architecture[0], max_seconds=60)
     assert result.status == "recovered", result.reason
     assert same_function(result.network, net).equal
+
+
+def test_traces_over_the_skip_features_reuse_the_continuations_found_before(monkeypatch):
+    # a continuation beyond a wall is a fact about f and the geometry, remembered by the sets the facet and region
+    # are: the traces over the skip features cross the walls the oriented traces crossed before, and recomputed every
+    # continuation while they kept no memo (3→5→6→6→1 of the deep sample, seed 888395: 18,728 of its 27,947
+    # continuations, 6,333 of them distinct)
+    computed, skip_traced = collections.Counter(), []
+    real_continuation, real_skip = tracing._continue_across, skip_features.trace_over_skip_features
+
+    def continuation(queries, partial, facet, region, h, numerics, hugging=False):
+        computed[partial.cell_key(facet), partial.cell_key(region), tuple(h), hugging] += 1
+        return real_continuation(queries, partial, facet, region, h, numerics, hugging)
+
+    def skip_traces(*args, **kwargs):
+        skip_traced.append(len(computed))
+        return real_skip(*args, **kwargs)
+
+    monkeypatch.setattr(tracing, "_continue_across", continuation)
+    monkeypatch.setattr(next_layer, "trace_over_skip_features", skip_traces)
+    monkeypatch.setattr(driver, "trace_over_skip_features", skip_traces)
+    net = gaussian_network((2, 3, 3, 3, 1), 657541)  # a family over the skip features, as above
+    result = recover_network(network_oracle(net), 2, max_seconds=120)
+    assert result.status == "recovered", result.reason
+    assert same_function(result.network, net)
+    assert skip_traced and skip_traced[0] > 0  # traced over the skip features, after continuations were found
+    assert max(computed.values()) == 1  # each computed once, whichever features the trace read

@@ -1794,7 +1794,7 @@ def test_the_completing_step_is_read_only_where_every_formula_fitting_the_pieces
     results = iter([(None, set(), tuple(vector(e) for e in span), {}) if len(span) > 1 else (vector(span[0]), set(), (), {}) for span in traces])
     monkeypatch.setattr(completion, "explained_by", lambda *args: False)
     monkeypatch.setattr(completion, "trace_neuron", lambda *args, **kwargs: next(results))
-    monkeypatch.setattr(completion, "drop_deeper", lambda queries, partial, traced, numerics: traced)
+    monkeypatch.setattr(completion, "drop_deeper", lambda queries, partial, traced, numerics, log=None: traced)
     steps = completion._completing_steps(None, partial, [], [None] * len(traces), ExactNumerics(), {})
     assert steps == ({} if step is None else {(0, 0): step})
 

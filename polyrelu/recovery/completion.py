@@ -200,7 +200,7 @@ def _completing_steps(queries, partial, rows, pending, numerics, log):
         result = trace_neuron(queries, partial, bp, numerics, log=log)
         if result is not None and (result[0] is not None or result[2]):
             traced.append(result)
-    spans = [span or (c,) for c, _, span, _ in drop_deeper(queries, partial, traced, numerics)]
+    spans = [span or (c,) for c, _, span, _ in drop_deeper(queries, partial, traced, numerics, log=log)]
     steps = {}
     for column, (j, k, _) in enumerate(partial.products, start=n + 1):
         if column not in position or j not in position:

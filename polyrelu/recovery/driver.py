@@ -64,7 +64,7 @@ from .sampling import (
 )
 from .search_lines import Explorer
 from .skip_features import trace_over_skip_features
-from .tracing import drop_deeper, trace_neuron
+from .tracing import GEOMETRY_MEMOS, drop_deeper, trace_neuron
 
 __all__ = ["RecoveryResult", "recover_network"]
 
@@ -193,7 +193,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
     # continuations and cuts are facts about f and the geometry (tracing._cached_continuation, _cached_cut): the
     # next round's complex repeats most of this one's polyhedra; the orientations searched before are what a round
     # that did not end in a network already tried, and those that explained everything (next_layer.orientation_by_search)
-    kept = {key: log[key] for key in ("continuations", "cuts", "orientations", "complete orientations") if key in log}
+    kept = {key: log[key] for key in (*GEOMETRY_MEMOS, "orientations", "complete orientations") if key in log}
     log.clear()
     log.update(kept)
     clock = queries.clock
@@ -247,7 +247,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
         if partial.net is None and one_sided:
             traced += partly_bent_hyperplanes(queries, explorer, traced, [k for k in pending if (None, k.row) in failed])
         if partial.net is not None:
-            traced = [c for c, *_ in drop_deeper(queries, partial, traced, numerics)]
+            traced = [c for c, *_ in drop_deeper(queries, partial, traced, numerics, log=log)]
         traced = [tuple(Fraction(v) for v in c) for c in traced]
         # rounded formulas may miss that a breakpoint is explained: one neuron traced twice
         traced = [c for i, c in enumerate(traced) if not any(numerics.parallel(c, d) for d in traced[:i])]
@@ -273,7 +273,7 @@ def _rebuild(queries, explorer, domain, numerics, rng, bar, log, one_sided=False
                 flips, rows, _ = orient_layer(partial, traced)
                 apply_flips(partial, flips)
             except StageFailed as failure:
-                rows = trace_over_skip_features(queries, partial, pending, numerics, failure)
+                rows = trace_over_skip_features(queries, partial, pending, numerics, failure, log)
             clock.stage = f"tracing layer-{known + 1} hypersurfaces with layer {known} oriented"
             partial.append_layer(rows + second_chance(queries, partial, rows, pending, numerics, log))
         log["widths"] = tuple(len(layer) for layer in partial.layers)

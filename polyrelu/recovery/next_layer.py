@@ -85,7 +85,7 @@ def stable_neurons_by_skip_traces(queries, partial, pending, numerics, log):
     layer = len(partial.layers)
     try:
         rows = trace_over_skip_features(
-            queries, partial, pending, numerics, StageFailed(f"no orientation of layer {layer} fits the next layer's traces")
+            queries, partial, pending, numerics, StageFailed(f"no orientation of layer {layer} fits the next layer's traces"), log
         )
     except StageFailed:
         return None

@@ -23,12 +23,12 @@ from ..geometry.linalg import in_span, span_complement
 from .families import on_pieces
 from .first_layer import explained_by
 from .orientation import orient_with_stable_neurons
-from .tracing import drop_deeper, trace_neuron
+from .tracing import drop_deeper, geometry_memo, trace_neuron
 
 __all__ = ["trace_over_skip_features"]
 
 
-def trace_over_skip_features(queries, partial, pending, numerics, failure):
+def trace_over_skip_features(queries, partial, pending, numerics, failure, log):
     """The next layer's rows when no orientation of the last layer fits: traced again over the skip features.
 
     A last-layer neuron positive on the whole domain is never traced, but the
@@ -53,15 +53,16 @@ def trace_over_skip_features(queries, partial, pending, numerics, failure):
     known = len(partial.layers)
     partial.clock.stage = f"tracing layer-{known + 1} hypersurfaces over layers {known - 1}-{known}"
     partial.use_features(skip=True)
+    memo = geometry_memo(log)
     traced = []
     for bp in pending:
         if explained_by(partial, [c for c, *_ in traced], bp) or on_pieces(partial, traced, bp):
             continue
-        found = trace_neuron(queries, partial, bp, numerics)
+        found = trace_neuron(queries, partial, bp, numerics, log=memo)
         if found is not None and found[0] is not None:
             traced.append(found)
     formulas, unread = [], []
-    for c, _, span, _ in drop_deeper(queries, partial, traced, numerics):
+    for c, _, span, _ in drop_deeper(queries, partial, traced, numerics, log=memo):
         neurons = _unread_neurons(partial, c, span)
         if neurons is not None and not any(numerics.parallel(c, d) for d in formulas):
             formulas.append(tuple(Fraction(v) for v in c))

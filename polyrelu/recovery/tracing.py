@@ -196,6 +196,23 @@ def crossing_point(poly, h, n0):
     return vadd(a, vscale(ha / (ha - hb), vsub(b, a)))
 
 
+# the entries of a round's log that remember facts about f and the geometry only, not about the round
+GEOMETRY_MEMOS = ("continuations", "cuts")
+
+
+def geometry_memo(log):
+    """The entries of ``log`` that remember facts about ``f`` and the geometry only, as a log of their own (internal API).
+
+    The continuations (:func:`_cached_continuation`) and cuts
+    (:func:`_cached_cut`) are the same whatever the features a trace reads,
+    so traces over other features share them; what a trace adds to the
+    round's statistics (``undetermined``, ``pieces``, ``uncrossed``) goes to
+    the returned log and stays out of ``log``, whose ``pieces`` rank the
+    orientations of the last layer (:func:`orientations_by_pieces`).
+    """
+    return {key: log.setdefault(key, {}) for key in GEOMETRY_MEMOS}
+
+
 def _cached_continuation(queries, partial, facet, region, h, numerics, log, hugging=False):
     """:func:`_continue_across`, remembered in ``log["continuations"]`` by the sets the facet and region are.
 
