@@ -20,6 +20,7 @@ from reference import dot, rank, solve
 
 import polyrelu.recovery.completion as completion
 import polyrelu.recovery.next_layer as next_layer
+import polyrelu.recovery.tracing as tracing
 from polyrelu import (
     Box,
     RecoveryError,
@@ -2203,3 +2204,36 @@ def test_known_layers_keep_the_pre_activations_up_to_a_positive_factor_and_leave
         orient_layer(partial, [reads_flipped])
     partial.known = 1
     assert orient_layer(partial, [reads_flipped])[0] == [False, True]
+
+
+@pytest.mark.parametrize(
+    "first, answer, searched_again",
+    [
+        # a row found without hugging the wall is the row with it; UNSEEN is UNSEEN either way
+        (False, (1, 2, 3), False),
+        (False, tracing.UNSEEN, False),
+        (True, tracing.UNSEEN, False),
+        # nothing found while hugging: nothing without it; nothing found without it leaves the wall to search
+        (True, None, False),
+        (False, None, True),
+        # a row found while hugging may lie along the wall, where the search without it does not look
+        (True, (1, 2, 3), True),
+    ],
+)
+def test_a_continuation_with_and_without_hugging_the_wall_is_searched_once_where_one_answers_for_both(
+    monkeypatch, first, answer, searched_again
+):
+    searches = []
+
+    def continuation(queries, partial, facet, region, h, numerics, hugging=False):
+        searches.append(hugging)
+        return answer
+
+    class Cells:
+        cell_key = staticmethod(lambda cell: cell)
+
+    monkeypatch.setattr(tracing, "_continue_across", continuation)
+    log = {}
+    assert tracing._cached_continuation(None, Cells, "facet", "region", (0, 1, 0), None, log, hugging=first) == answer
+    tracing._cached_continuation(None, Cells, "facet", "region", (0, 1, 0), None, log, hugging=not first)
+    assert searches == ([first, not first] if searched_again else [first])

@@ -46,6 +46,9 @@ RANKED_WIDTH = 5
 # what :func:`_continue_across` returns when ``h`` meets the facet but ``f`` does not bend beyond it near there
 UNSEEN = "unseen"
 
+# a continuation not in the memo yet (None is an answer there)
+_NOT_SEARCHED = object()
+
 
 def _continue_across(queries, partial, facet, region, h, numerics, hugging=False):
     """The hyperplane of a hypersurface beyond ``facet`` in ``region``, given its hyperplane ``h`` on the near side.
@@ -220,14 +223,24 @@ def _cached_continuation(queries, partial, facet, region, h, numerics, log, hugg
     orientation search (:func:`~polyrelu.recovery.next_layer.orientation_by_search`)
     rebuilds the same complex with flipped neurons (other signs and cell ids,
     the same polyhedra) and traces the same hypersurfaces again.
+
+    The search with ``hugging`` differs from the one without only where the
+    latter finds nothing and does not answer :data:`UNSEEN`: there it looks
+    along the wall as well. So a row found without it, and :data:`UNSEEN`
+    either way, stand for both; None found with it stands for the search
+    without it too.
     """
     if log is None:
         return _continue_across(queries, partial, facet, region, h, numerics, hugging)
-    key = (partial.cell_key(facet), partial.cell_key(region), tuple(h), hugging)
+    cells = (partial.cell_key(facet), partial.cell_key(region), tuple(h))
     cache = log.setdefault("continuations", {})
-    if key not in cache:
-        cache[key] = _continue_across(queries, partial, facet, region, h, numerics, hugging)
-    return cache[key]
+    if (*cells, hugging) not in cache:
+        other = cache.get((*cells, not hugging), _NOT_SEARCHED)
+        if other is UNSEEN or (other is None and not hugging) or (hugging and other not in (None, _NOT_SEARCHED)):
+            cache[(*cells, hugging)] = other
+        else:
+            cache[(*cells, hugging)] = _continue_across(queries, partial, facet, region, h, numerics, hugging)
+    return cache[(*cells, hugging)]
 
 
 def trace_neuron(queries, partial, bp, numerics, extra=1, log=None, fading=False):
