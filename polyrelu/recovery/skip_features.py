@@ -47,6 +47,11 @@ def trace_over_skip_features(queries, partial, pending, numerics, failure, log):
     known here, so the last layer then also gets the carriers of the layer
     before it (:func:`_previous_layer_carriers`), through which every
     orientation can be read.
+
+    ``log`` is the round's: the traces share its memos of continuations and
+    cuts, which do not depend on the features read
+    (:func:`~polyrelu.recovery.tracing.geometry_memo`), and leave its
+    statistics alone.
     """
     if len(partial.layers) < 2 or not partial.numerics.max_families:  # float mode completes no neuron from a fit
         raise failure
