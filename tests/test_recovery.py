@@ -89,7 +89,8 @@ def test_generic_networks_are_recovered_up_to_trivial_symmetry(generic_recoverie
 def _rejection_sampled_generic(count, seed):
     """Gaussian networks (n0 in {2, 3}, 1-2 hidden layers, widths 2-6, m in {1, 2}) redrawn until the four
     conditions hold on the exact complex: generic by sampling, not by construction (with three hidden layers
-    a Gaussian draw is almost never generic: TPIC fails; generic_network covers those)."""
+    a Gaussian draw is almost never generic, TPIC fails: none of 7,551 draws, n0 in {2, 3}, widths 2-6, seed
+    2027; generic_network covers those)."""
     rng = np.random.default_rng(seed)
     cases = []
     while len(cases) < count:
